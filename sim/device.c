@@ -1,0 +1,179 @@
+/* device.c — loads devices/<id>.json through the schema table and checks the
+ * relations between fields that no single field can (idle < TDP, ...). */
+#include "device.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+
+#define POS(path, req, member, help) \
+    {path, XS_F_NUM, req, 0, INFINITY, 1, NULL, offsetof(xs_device, member), 0, help}
+#define FRAC(path, member, help) \
+    {path, XS_F_NUM, 1, 0, 1, 1, NULL, offsetof(xs_device, member), 0, help}
+#define STR(path, req, member, help) \
+    {path, XS_F_STR, req, 0, 0, 0, NULL, offsetof(xs_device, member), \
+     sizeof(((xs_device *)0)->member), help}
+#define NOTE(path, help) {path, XS_F_STR, 1, 0, 0, 0, NULL, XS_NOSTORE, 4096, help}
+#define NOTE_OPT(path, help) {path, XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096, help}
+
+static const xs_field DEVICE_FIELDS[] = {
+    STR("id", 1, id, "device id, equal to the file name without .json"),
+    STR("name", 1, name, "marketing name"),
+    {"class", XS_F_ENUM, 1, 0, 0, 0, XS_CLASS_CHOICES, offsetof(xs_device, cls), 0,
+     "device class, selects the cost model"},
+    {"arch", XS_F_ENUM, 1, 0, 0, 0, XS_ARCH_CHOICES, offsetof(xs_device, arch), 0,
+     "micro-architecture"},
+    NOTE_OPT("note", "free text"),
+    {"compute.sm_version", XS_F_INT, 1, 10, 200, 0, NULL, offsetof(xs_device, sm_version), 0,
+     "CUDA compute capability x 10 (sm_86 -> 86)"},
+    {"compute.sm_count", XS_F_INT, 1, 1, 100000, 0, NULL, offsetof(xs_device, sm_count), 0,
+     "streaming multiprocessors (or cores)"},
+    POS("compute.clock_base_mhz", 0, clock_base_mhz, "base clock"),
+    POS("compute.clock_boost_mhz", 1, clock_boost_mhz, "boost clock the fp32 peak assumes"),
+    POS("compute.clock_tensor_mhz", 1, clock_tensor_mhz, "clock the tensor peaks assume"),
+    POS("compute.clock_sustained_mhz", 1, clock_sustained_mhz,
+        "clock held under sustained dense load at the power limit"),
+    POS("compute.peak_fp32_tflops", 1, peak_tflops[XS_FP32], "dense fp32 vector peak"),
+    POS("compute.peak_tf32_tflops", 0, peak_tflops[XS_TF32], "dense tf32 tensor peak"),
+    POS("compute.peak_fp16_tflops", 1, peak_tflops[XS_FP16], "dense fp16 tensor peak"),
+    POS("compute.peak_bf16_tflops", 0, peak_tflops[XS_BF16], "dense bf16 tensor peak"),
+    POS("compute.peak_int8_tops", 0, peak_tflops[XS_INT8], "dense int8 tensor peak"),
+    POS("compute.peak_fp8_tflops", 0, peak_tflops[XS_FP8], "dense fp8 tensor peak"),
+    STR("compute.tensor_mma_shape", 1, mma_shape, "fp16/bf16 tensor-core MMA instruction shape, e.g. m16n8k16"),
+    NOTE("compute.source", "where the compute figures come from"),
+    NOTE_OPT("compute.note", "free text"),
+    STR("memory.type", 1, mem_type, "HBM2, GDDR6, ..."),
+    POS("memory.capacity_gb", 1, mem_capacity_gb, "device memory"),
+    POS("memory.bandwidth_gbs", 1, mem_bw_gbs, "peak DRAM bandwidth, 1e9 B/s"),
+    POS("memory.l2_mb", 1, l2_mb, "L2 cache"),
+    POS("memory.smem_per_sm_kb", 1, smem_per_sm_kb, "max shared memory per SM"),
+    NOTE("memory.source", "where the memory figures come from"),
+    NOTE_OPT("memory.note", "free text"),
+    POS("interconnect.nvlink_gbs_bidir", 0, nvlink_gbs_bidir, "NVLink total bidirectional"),
+    STR("interconnect.host_link", 1, host_link, "host link, e.g. PCIe 4.0 x16"),
+    POS("interconnect.host_gbs_bidir", 1, host_gbs_bidir, "host link bidirectional"),
+    NOTE("interconnect.source", "where the interconnect figures come from"),
+    NOTE_OPT("interconnect.note", "free text"),
+    POS("power.tdp_w", 1, tdp_w, "board power limit"),
+    POS("power.idle_w", 1, idle_w, "idle board power"),
+    FRAC("power.memory_frac", power_memory_frac,
+         "share of (tdp - idle) drawn by a kernel saturating memory bandwidth"),
+    NOTE("power.source", "where the power figures come from"),
+    NOTE_OPT("power.note", "free text"),
+    POS("price.usd_per_hour", 1, price_usd_per_hour, "on-demand price per device-hour"),
+    STR("price.provider", 1, price_provider, "who charges that price"),
+    STR("price.as_of", 1, price_as_of, "date of the price, YYYY, YYYY-MM or YYYY-MM-DD"),
+    NOTE("price.source", "where the price comes from"),
+    NOTE_OPT("price.note", "free text"),
+    FRAC("model.gemm_efficiency", gemm_efficiency,
+         "fraction of peak large well-shaped GEMMs reach"),
+    FRAC("model.mem_bw_efficiency", mem_bw_efficiency,
+         "fraction of DRAM bandwidth streaming kernels reach"),
+    POS("model.kernel_launch_us", 1, kernel_launch_us, "GPU-side cost of one kernel launch"),
+    NOTE("model.source", "where the model parameters come from"),
+    NOTE_OPT("model.note", "free text"),
+};
+
+const xs_field *xs_dev_fields(size_t *n)
+{
+    *n = sizeof DEVICE_FIELDS / sizeof DEVICE_FIELDS[0];
+    return DEVICE_FIELDS;
+}
+
+static int valid_date(const char *s)
+{
+    int y, m, d;
+    char tail;
+    size_t len = strlen(s);
+    if (len == 4)
+        return sscanf(s, "%4d%c", &y, &tail) == 1 && y >= 2000;
+    if (len == 7)
+        return sscanf(s, "%4d-%2d%c", &y, &m, &tail) == 2 && y >= 2000 && m >= 1 && m <= 12;
+    if (len == 10)
+        return sscanf(s, "%4d-%2d-%2d%c", &y, &m, &d, &tail) == 3 && y >= 2000 && m >= 1 &&
+               m <= 12 && d >= 1 && d <= 31;
+    return 0;
+}
+
+/* Relations between fields, checked after each field passed on its own. */
+static int check_relations(xs_device *d, const char *path, xs_error *err)
+{
+    char stem[256];
+    const char *base = strrchr(path, '/');
+    snprintf(stem, sizeof stem, "%s", base ? base + 1 : path);
+    char *dot = strrchr(stem, '.');
+    if (dot && strcmp(dot, ".json") == 0)
+        *dot = '\0';
+    if (strcmp(stem, d->id) != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'id' must equal the file name '%s', got \"%s\"", path,
+                            stem, d->id);
+    if (d->idle_w >= d->tdp_w)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'power.idle_w' must be below power.tdp_w (%g W), got %g",
+                            path, d->tdp_w, d->idle_w);
+    double top = fmax(d->clock_boost_mhz, d->clock_tensor_mhz);
+    if (d->clock_sustained_mhz > top)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'compute.clock_sustained_mhz' must not exceed the boost "
+                            "or tensor clock (%g MHz), got %g",
+                            path, top, d->clock_sustained_mhz);
+    if (d->clock_base_mhz > 0 && d->clock_base_mhz > d->clock_boost_mhz)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'compute.clock_base_mhz' must not exceed "
+                            "compute.clock_boost_mhz (%g), got %g",
+                            path, d->clock_boost_mhz, d->clock_base_mhz);
+    char tail;
+    if (sscanf(d->mma_shape, "m%dn%dk%d%c", &d->mma_m, &d->mma_n, &d->mma_k, &tail) != 3 ||
+        d->mma_m <= 0 || d->mma_n <= 0 || d->mma_k <= 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'compute.tensor_mma_shape' must look like m16n8k16, "
+                            "got \"%s\"",
+                            path, d->mma_shape);
+    if (!valid_date(d->price_as_of))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'price.as_of' must be a date YYYY, YYYY-MM or "
+                            "YYYY-MM-DD, got \"%s\"",
+                            path, d->price_as_of);
+    return XS_OK;
+}
+
+int xs_dev_load(const char *path, xs_device *dev, xs_error *err)
+{
+    char *text = NULL;
+    int rc = xs_read_file(path, &text, NULL, err);
+    if (rc)
+        return rc;
+    cJSON *root = NULL;
+    rc = xs_json_parse(text, path, &root, err);
+    free(text);
+    if (rc)
+        return rc;
+    xs_device d;
+    memset(&d, 0, sizeof d);
+    size_t n;
+    const xs_field *fields = xs_dev_fields(&n);
+    rc = xs_schema_apply(fields, n, root, path, &d, err);
+    cJSON_Delete(root);
+    if (!rc)
+        rc = check_relations(&d, path, err);
+    if (!rc)
+        *dev = d;
+    return rc;
+}
+
+double xs_dev_peak_flops(const xs_device *dev, xs_dtype t)
+{
+    double tflops = dev->peak_tflops[t];
+    if (tflops <= 0)
+        return 0;
+    /* The vector peak is quoted at the boost clock, tensor peaks at the
+     * tensor clock; both scale down to the clock the chip holds under load. */
+    double ref = t == XS_FP32 ? dev->clock_boost_mhz : dev->clock_tensor_mhz;
+    double ratio = fmin(1.0, dev->clock_sustained_mhz / ref);
+    return tflops * 1e12 * ratio;
+}

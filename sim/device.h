@@ -1,0 +1,66 @@
+/* device.h — one accelerator's datasheet facts and model parameters, loaded
+ * from devices/<id>.json. Immutable once loaded; every number has a source
+ * note in the file. */
+#ifndef XS_DEVICE_H
+#define XS_DEVICE_H
+
+#include <stdint.h>
+
+#include "dtype.h"
+#include "error.h"
+#include "schema.h"
+
+typedef enum { XS_CLASS_GPU, XS_CLASS_TPU, XS_CLASS_CPU } xs_dev_class;
+#define XS_CLASS_CHOICES "gpu|tpu|cpu"
+#define XS_ARCH_CHOICES "volta|turing|ampere|ada|hopper"
+typedef enum { XS_ARCH_VOLTA, XS_ARCH_TURING, XS_ARCH_AMPERE, XS_ARCH_ADA, XS_ARCH_HOPPER } xs_arch;
+
+typedef struct {
+    char id[64];
+    char name[96];
+    int cls;  /* xs_dev_class */
+    int arch; /* xs_arch */
+
+    int64_t sm_version; /* CUDA compute capability x 10: 70, 75, 80, 86, 89, 90 */
+    int64_t sm_count;
+    double clock_base_mhz;      /* 0 if the datasheet gives none */
+    double clock_boost_mhz;     /* the clock the fp32 vector peak assumes */
+    double clock_tensor_mhz;    /* the clock the tensor-core peaks assume */
+    double clock_sustained_mhz; /* held under sustained dense load at the power limit */
+    /* Dense peaks in TFLOP/s (TOPS for int8). fp32 is the vector (CUDA core)
+     * peak; the others are matrix-engine peaks, 0 where the engine lacks the
+     * format (no tf32/bf16 on Volta and Turing). */
+    double peak_tflops[XS_DTYPE_COUNT];
+    char mma_shape[24];
+    int mma_m, mma_n, mma_k;
+
+    char mem_type[24];
+    double mem_capacity_gb, mem_bw_gbs, l2_mb, smem_per_sm_kb;
+
+    double nvlink_gbs_bidir; /* 0 if the board has no NVLink */
+    double host_gbs_bidir;
+    char host_link[48];
+
+    double tdp_w, idle_w;
+    double power_memory_frac; /* share of (tdp - idle) drawn at full memory bandwidth */
+
+    double price_usd_per_hour;
+    char price_provider[128];
+    char price_as_of[16];
+
+    double gemm_efficiency;   /* fraction of peak large well-shaped GEMMs reach */
+    double mem_bw_efficiency; /* fraction of DRAM bandwidth streaming kernels reach */
+    double kernel_launch_us;  /* GPU-side cost of one kernel launch */
+} xs_device;
+
+/* Load and validate path into dev. The file's stem must equal its "id". */
+int xs_dev_load(const char *path, xs_device *dev, xs_error *err);
+
+/* The schema table, for documentation (`xpusim devices --help`). */
+const xs_field *xs_dev_fields(size_t *n);
+
+/* Matrix-engine peak in FLOP/s for t at the sustained clock, or 0 if the
+ * engine lacks the format; fp32 returns the vector-unit peak. */
+double xs_dev_peak_flops(const xs_device *dev, xs_dtype t);
+
+#endif

@@ -1,0 +1,15 @@
+/* energy.h — board power between idle and TDP, driven by how busy an op
+ * keeps the compute engines and the memory system. */
+#ifndef XS_ENERGY_H
+#define XS_ENERGY_H
+
+#include "device.h"
+#include "estimate.h"
+
+/* Fill est->power_w and est->energy_j from its times. A kernel that keeps
+ * the engines busy at their achievable rate all its time draws TDP (that is
+ * why the clock drops to the sustained clock); one that saturates DRAM
+ * draws power.memory_frac of the range; launch gaps draw idle power. */
+void xs_energy_fill(const xs_device *dev, xs_estimate *est);
+
+#endif

@@ -1,0 +1,28 @@
+/* error.h — the library's one error funnel: a status code plus a message a
+ * user can act on ("devices/t4.json: field 'memory.bandwidth_gbs' must be a
+ * number > 0, got -3"). Library code never exits; only xpusim.c decides. */
+#ifndef XS_ERROR_H
+#define XS_ERROR_H
+
+enum {
+    XS_OK = 0,
+    XS_EIO = -1,          /* a file could not be read or written */
+    XS_EJSON = -2,        /* malformed JSON */
+    XS_EFIELD = -3,       /* missing, unknown or mistyped field */
+    XS_ERANGE = -4,       /* a value outside its allowed range, or overflow */
+    XS_ENOMEM = -5,
+    XS_EUNSUPPORTED = -6, /* valid input that no model handles yet */
+    XS_EARG = -7          /* bad command-line argument */
+};
+
+typedef struct {
+    int code;
+    char msg[1024];
+} xs_error;
+
+/* Fill err (may be NULL) with code and a printf-style message; return code.
+ * Every error in the library goes through here, so one breakpoint sees all. */
+int xs_error_set(xs_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

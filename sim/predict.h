@@ -1,0 +1,32 @@
+/* predict.h — evaluates a workload on a device: one estimate per op, then
+ * the step, the run, energy, dollars and model FLOPs utilization. */
+#ifndef XS_PREDICT_H
+#define XS_PREDICT_H
+
+#include "device.h"
+#include "error.h"
+#include "estimate.h"
+#include "scenario.h"
+#include "workload.h"
+
+typedef struct {
+    xs_estimate *est; /* one per op, owned; free with xs_prediction_free */
+    /* one optimizer step, per device */
+    double step_time_s, step_energy_j, step_flops, matmul_flops;
+    double phase_time_s[XS_PHASE_COUNT];
+    double bound_time_s[XS_BOUND_COUNT];
+    double samples_per_s, tokens_per_s; /* all devices */
+    double mfu;          /* matmul FLOP/s over the datasheet peak of the engine used */
+    double peak_flops;   /* that peak */
+    double avg_power_w;
+    /* the whole run */
+    int64_t steps;
+    double run_time_s, run_energy_kwh, run_cost_usd;
+    int64_t devices;
+} xs_prediction;
+
+int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
+               xs_prediction *p, xs_error *err);
+void xs_prediction_free(xs_prediction *p);
+
+#endif

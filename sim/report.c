@@ -1,0 +1,409 @@
+/* report.c — see report.h. The table groups identical ops of all layers
+ * into one row (calls = layers x micro-batches) so a 24-layer model reads in
+ * one screen; JSON and CSV keep every op. */
+#include "report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gemm.h"
+
+/* One table row: an op name in one phase, summed over layers. */
+typedef struct {
+    const xs_op *first;
+    size_t first_index;
+    int64_t calls;
+    double flops, bytes, time_s;
+} row;
+
+static row *group_rows(const xs_workload *wl, const xs_prediction *p, size_t *nrows)
+{
+    row *rows = calloc(wl->n ? wl->n : 1, sizeof *rows);
+    size_t n = 0;
+    for (size_t i = 0; rows && i < wl->n; i++) {
+        const xs_op *op = &wl->ops[i];
+        size_t r = 0;
+        while (r < n && !(rows[r].first->phase == op->phase &&
+                          strcmp(rows[r].first->name, op->name) == 0))
+            r++;
+        if (r == n) {
+            rows[n].first = op;
+            rows[n].first_index = i;
+            n++;
+        }
+        double c = (double)op->count;
+        rows[r].calls += op->count;
+        rows[r].flops += op->flops * c;
+        rows[r].bytes += op->bytes * c;
+        rows[r].time_s += p ? p->est[i].time_s * c : 0;
+    }
+    *nrows = n;
+    return rows;
+}
+
+static void shape_text(const xs_op *op, char *buf, size_t size)
+{
+    if (!op->m) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    if (op->batch > 1)
+        snprintf(buf, size, "%lldx%lldx%lld b%lld", (long long)op->m, (long long)op->n,
+                 (long long)op->k, (long long)op->batch);
+    else
+        snprintf(buf, size, "%lldx%lldx%lld", (long long)op->m, (long long)op->n,
+                 (long long)op->k);
+}
+
+/* Only matmuls have a format of their own; pointwise ops run on fp32 units. */
+static const char *op_dtype(const xs_op *op)
+{
+    return xs_op_is_matmul(op->kind) ? xs_dtype_name(op->dtype) : "-";
+}
+
+static const char *act_name(int a)
+{
+    static const char *names[] = {"gelu", "gelu_new", "relu"};
+    return a >= 0 && a < 3 ? names[a] : "?";
+}
+
+static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workload *wl)
+{
+    const xs_model *m = &s->model;
+    const xs_train *t = &s->train;
+    xs_sb_printf(sb,
+                 "model     %s, %lld layers, hidden %lld, %lld heads, ffn %lld, vocab %lld, "
+                 "%s head: %.1f M parameters\n",
+                 m->arch == XS_DECODER ? "decoder" : "encoder", (long long)m->layers,
+                 (long long)m->hidden, (long long)m->heads, (long long)m->ffn,
+                 (long long)m->vocab, m->head == XS_HEAD_SPAN ? "span"
+                                      : m->head == XS_HEAD_LM ? "lm" : "cls",
+                 wl->params / 1e6);
+    xs_sb_printf(sb,
+                 "train     batch %lld x seq %lld, %s, %s (%s), %s kernels, %s attention, "
+                 "grad_accum %lld, %lld device%s\n",
+                 (long long)t->batch, (long long)t->seq, xs_precision_name(t->precision),
+                 xs_optimizer_name(t->optimizer), t->fused_optimizer ? "fused" : "eager",
+                 t->kernels == XS_K_FUSED ? "fused" : "eager",
+                 t->attention == XS_ATT_FLASH ? "flash" : "unfused", (long long)t->grad_accum,
+                 (long long)s->devices, s->devices > 1 ? "s" : "");
+}
+
+static void predict_table(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
+                           const xs_workload *wl, const xs_prediction *p)
+{
+    xs_sb_printf(sb, "xpusim predict: %s on %s (%s)\n", s->id, dev->id, dev->name);
+    scenario_lines(sb, s, wl);
+    xs_dtype engine;
+    int tensor;
+    xs_gemm_rate(dev, wl->matmul_dtype, &engine, &tensor);
+    xs_sb_printf(sb, "matmuls   asked in %s, run in %s on %s at %.0f MHz sustained%s\n\n",
+                 xs_dtype_name(wl->matmul_dtype), xs_dtype_name(engine),
+                 tensor ? "tensor cores" : "fp32 vector units", dev->clock_sustained_mhz,
+                 engine != wl->matmul_dtype ? " (the device has no tensor-core path for it)"
+                                            : "");
+    size_t nrows;
+    row *rows = group_rows(wl, p, &nrows);
+    if (!rows) {
+        sb->failed = 1;
+        return;
+    }
+    xs_sb_printf(sb, "%-5s %-32s %-9s %6s %-22s %10s %10s %9s %6s %-7s\n", "phase", "op",
+                 "kind", "calls", "m x n x k (batch)", "GFLOP", "MB", "time ms", "share",
+                 "bound");
+    for (size_t r = 0; r < nrows; r++) {
+        const xs_op *op = rows[r].first;
+        char shape[48];
+        shape_text(op, shape, sizeof shape);
+        xs_sb_printf(sb, "%-5s %-32s %-9s %6lld %-22s %10.2f %10.1f %9.3f %5.1f%% %-7s\n",
+                     xs_phase_name(op->phase), op->name, xs_op_kind_name(op->kind),
+                     (long long)rows[r].calls, shape, rows[r].flops / 1e9, rows[r].bytes / 1e6,
+                     rows[r].time_s * 1e3, 100 * rows[r].time_s / p->step_time_s,
+                     xs_bound_name(p->est[rows[r].first_index].bound));
+    }
+    free(rows);
+    xs_sb_printf(sb, "\nby phase  ");
+    for (int ph = 0; ph < XS_PHASE_COUNT; ph++)
+        if (p->phase_time_s[ph] > 0)
+            xs_sb_printf(sb, "%s %.1f ms (%.0f%%)   ", xs_phase_name(ph),
+                         p->phase_time_s[ph] * 1e3, 100 * p->phase_time_s[ph] / p->step_time_s);
+    xs_sb_printf(sb, "\nby bound  ");
+    for (int b = 0; b < XS_BOUND_COUNT; b++)
+        xs_sb_printf(sb, "%s %.1f ms (%.0f%%)   ", xs_bound_name(b), p->bound_time_s[b] * 1e3,
+                     100 * p->bound_time_s[b] / p->step_time_s);
+    xs_sb_printf(sb,
+                 "\n\nstep      %.4f s   %.1f samples/s   %.0f tokens/s   MFU %.1f%%   "
+                 "%.0f W avg   %.1f J\n",
+                 p->step_time_s, p->samples_per_s, p->tokens_per_s, 100 * p->mfu,
+                 p->avg_power_w, p->step_energy_j);
+    xs_sb_printf(sb,
+                 "run       %lld steps (%lld/epoch x %lld epochs)   %.2f h   %.3f kWh   "
+                 "$%.2f at $%.3f/device-hour (%s, %s)\n",
+                 (long long)p->steps, (long long)wl->steps_per_epoch, (long long)s->epochs,
+                 p->run_time_s / 3600, p->run_energy_kwh, p->run_cost_usd,
+                 dev->price_usd_per_hour, dev->price_provider, dev->price_as_of);
+}
+
+static cJSON *op_json(const xs_op *op, const xs_estimate *e)
+{
+    double c = (double)op->count;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", op->name);
+    cJSON_AddNumberToObject(o, "layer", op->layer);
+    cJSON_AddStringToObject(o, "phase", xs_phase_name(op->phase));
+    cJSON_AddStringToObject(o, "kind", xs_op_kind_name(op->kind));
+    cJSON_AddStringToObject(o, "dtype", op_dtype(op));
+    cJSON_AddNumberToObject(o, "m", (double)op->m);
+    cJSON_AddNumberToObject(o, "n", (double)op->n);
+    cJSON_AddNumberToObject(o, "k", (double)op->k);
+    cJSON_AddNumberToObject(o, "batch", (double)op->batch);
+    cJSON_AddBoolToObject(o, "ta", op->ta);
+    cJSON_AddBoolToObject(o, "tb", op->tb);
+    cJSON_AddNumberToObject(o, "calls", c);
+    cJSON_AddNumberToObject(o, "launches", (double)op->launches * c);
+    cJSON_AddNumberToObject(o, "flops", op->flops * c);
+    cJSON_AddNumberToObject(o, "bytes", op->bytes * c);
+    if (e) {
+        cJSON_AddStringToObject(o, "engine", xs_dtype_name(e->engine));
+        cJSON_AddNumberToObject(o, "time_s", e->time_s * c);
+        cJSON_AddNumberToObject(o, "compute_s", e->compute_s * c);
+        cJSON_AddNumberToObject(o, "memory_s", e->memory_s * c);
+        cJSON_AddNumberToObject(o, "overhead_s", e->overhead_s * c);
+        cJSON_AddStringToObject(o, "bound", xs_bound_name(e->bound));
+        cJSON_AddNumberToObject(o, "power_w", e->power_w);
+        cJSON_AddNumberToObject(o, "energy_j", e->energy_j * c);
+    }
+    return o;
+}
+
+static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
+{
+    const xs_model *m = &s->model;
+    const xs_train *t = &s->train;
+    static const char *kernels[] = {"eager", "fused"}, *att[] = {"unfused", "flash"};
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", s->id);
+    cJSON_AddStringToObject(o, "description", s->description);
+    cJSON *mo = cJSON_AddObjectToObject(o, "model");
+    cJSON_AddStringToObject(mo, "arch", m->arch == XS_DECODER ? "decoder" : "encoder");
+    cJSON_AddNumberToObject(mo, "layers", (double)m->layers);
+    cJSON_AddNumberToObject(mo, "hidden", (double)m->hidden);
+    cJSON_AddNumberToObject(mo, "heads", (double)m->heads);
+    cJSON_AddNumberToObject(mo, "ffn", (double)m->ffn);
+    cJSON_AddNumberToObject(mo, "vocab", (double)m->vocab);
+    cJSON_AddNumberToObject(mo, "max_positions", (double)m->max_positions);
+    cJSON_AddStringToObject(mo, "activation", act_name(m->activation));
+    cJSON_AddNumberToObject(mo, "params", wl->params);
+    cJSON *to = cJSON_AddObjectToObject(o, "train");
+    cJSON_AddNumberToObject(to, "batch", (double)t->batch);
+    cJSON_AddNumberToObject(to, "seq", (double)t->seq);
+    cJSON_AddStringToObject(to, "precision", xs_precision_name(t->precision));
+    cJSON_AddStringToObject(to, "optimizer", xs_optimizer_name(t->optimizer));
+    cJSON_AddBoolToObject(to, "fused_optimizer", t->fused_optimizer);
+    cJSON_AddStringToObject(to, "kernels", kernels[t->kernels]);
+    cJSON_AddStringToObject(to, "attention", att[t->attention]);
+    cJSON_AddNumberToObject(to, "grad_accum", (double)t->grad_accum);
+    cJSON *d = cJSON_AddObjectToObject(o, "data");
+    cJSON_AddNumberToObject(d, "samples", (double)s->samples);
+    cJSON_AddNumberToObject(d, "epochs", (double)s->epochs);
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "cluster"), "devices",
+                            (double)s->devices);
+    return o;
+}
+
+static void emit_json(xs_strbuf *sb, cJSON *root)
+{
+    char *text = root ? cJSON_Print(root) : NULL;
+    if (!text) {
+        sb->failed = 1;
+    } else {
+        xs_sb_printf(sb, "%s\n", text);
+        free(text);
+    }
+    cJSON_Delete(root);
+}
+
+static void predict_json(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
+                         const xs_workload *wl, const xs_prediction *p)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *d = cJSON_AddObjectToObject(root, "device");
+    cJSON_AddStringToObject(d, "id", dev->id);
+    cJSON_AddStringToObject(d, "name", dev->name);
+    cJSON_AddNumberToObject(d, "price_usd_per_hour", dev->price_usd_per_hour);
+    cJSON_AddStringToObject(d, "price_provider", dev->price_provider);
+    cJSON_AddStringToObject(d, "price_as_of", dev->price_as_of);
+    cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
+    cJSON *ops = cJSON_AddArrayToObject(root, "ops");
+    for (size_t i = 0; i < wl->n; i++)
+        cJSON_AddItemToArray(ops, op_json(&wl->ops[i], &p->est[i]));
+    cJSON *st = cJSON_AddObjectToObject(root, "step");
+    cJSON_AddNumberToObject(st, "time_s", p->step_time_s);
+    cJSON_AddNumberToObject(st, "samples_per_s", p->samples_per_s);
+    cJSON_AddNumberToObject(st, "tokens_per_s", p->tokens_per_s);
+    cJSON_AddNumberToObject(st, "energy_j", p->step_energy_j);
+    cJSON_AddNumberToObject(st, "avg_power_w", p->avg_power_w);
+    cJSON_AddNumberToObject(st, "mfu", p->mfu);
+    cJSON_AddNumberToObject(st, "flops", p->step_flops);
+    cJSON_AddNumberToObject(st, "matmul_flops", p->matmul_flops);
+    cJSON_AddNumberToObject(st, "samples", (double)wl->samples_per_step);
+    cJSON *pt = cJSON_AddObjectToObject(st, "phase_time_s");
+    for (int ph = 0; ph < XS_PHASE_COUNT; ph++)
+        cJSON_AddNumberToObject(pt, xs_phase_name(ph), p->phase_time_s[ph]);
+    cJSON *bt = cJSON_AddObjectToObject(st, "bound_time_s");
+    for (int b = 0; b < XS_BOUND_COUNT; b++)
+        cJSON_AddNumberToObject(bt, xs_bound_name(b), p->bound_time_s[b]);
+    cJSON *run = cJSON_AddObjectToObject(root, "run");
+    cJSON_AddNumberToObject(run, "steps", (double)p->steps);
+    cJSON_AddNumberToObject(run, "steps_per_epoch", (double)wl->steps_per_epoch);
+    cJSON_AddNumberToObject(run, "devices", (double)p->devices);
+    cJSON_AddNumberToObject(run, "time_s", p->run_time_s);
+    cJSON_AddNumberToObject(run, "energy_kwh", p->run_energy_kwh);
+    cJSON_AddNumberToObject(run, "cost_usd", p->run_cost_usd);
+    emit_json(sb, root);
+}
+
+static void csv_header(xs_strbuf *sb, int timed)
+{
+    xs_sb_printf(sb, "name,layer,phase,kind,dtype,m,n,k,batch,ta,tb,calls,launches,flops,bytes");
+    xs_sb_printf(sb, "%s\n", timed ? ",engine,time_s,compute_s,memory_s,overhead_s,bound,power_w,"
+                                     "energy_j" : "");
+}
+
+static void csv_row(xs_strbuf *sb, const xs_op *op, const xs_estimate *e)
+{
+    double c = (double)op->count;
+    xs_sb_printf(sb, "%s,%d,%s,%s,%s,%lld,%lld,%lld,%lld,%d,%d,%lld,%lld,%.9g,%.9g", op->name,
+                 op->layer, xs_phase_name(op->phase), xs_op_kind_name(op->kind),
+                 op_dtype(op), (long long)op->m, (long long)op->n,
+                 (long long)op->k, (long long)op->batch, op->ta, op->tb, (long long)op->count,
+                 (long long)(op->launches * op->count), op->flops * c, op->bytes * c);
+    if (e)
+        xs_sb_printf(sb, ",%s,%.9g,%.9g,%.9g,%.9g,%s,%.6g,%.9g", xs_dtype_name(e->engine),
+                     e->time_s * c, e->compute_s * c, e->memory_s * c, e->overhead_s * c,
+                     xs_bound_name(e->bound), e->power_w, e->energy_j * c);
+    xs_sb_printf(sb, "\n");
+}
+
+void xs_report_predict(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
+                       const xs_scenario *s, const xs_workload *wl, const xs_prediction *p)
+{
+    if (fmt == XS_FMT_JSON) {
+        predict_json(sb, dev, s, wl, p);
+    } else if (fmt == XS_FMT_CSV) {
+        csv_header(sb, 1);
+        for (size_t i = 0; i < wl->n; i++)
+            csv_row(sb, &wl->ops[i], &p->est[i]);
+    } else {
+        predict_table(sb, dev, s, wl, p);
+    }
+}
+
+void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
+                        const xs_workload *wl)
+{
+    if (fmt == XS_FMT_JSON) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
+        cJSON_AddNumberToObject(root, "params", wl->params);
+        cJSON_AddNumberToObject(root, "params_matmul", wl->params_matmul);
+        cJSON_AddNumberToObject(root, "param_tensors", (double)wl->tensors);
+        cJSON *ops = cJSON_AddArrayToObject(root, "ops");
+        for (size_t i = 0; i < wl->n; i++)
+            cJSON_AddItemToArray(ops, op_json(&wl->ops[i], NULL));
+        emit_json(sb, root);
+        return;
+    }
+    if (fmt == XS_FMT_CSV) {
+        csv_header(sb, 0);
+        for (size_t i = 0; i < wl->n; i++)
+            csv_row(sb, &wl->ops[i], NULL);
+        return;
+    }
+    xs_sb_printf(sb, "xpusim workload: %s (%zu ops a step)\n", s->id, wl->n);
+    scenario_lines(sb, s, wl);
+    size_t nrows;
+    row *rows = group_rows(wl, NULL, &nrows);
+    if (!rows) {
+        sb->failed = 1;
+        return;
+    }
+    double flops = 0;
+    for (size_t r = 0; r < nrows; r++)
+        flops += rows[r].flops;
+    xs_sb_printf(sb, "\n%-5s %-32s %-9s %6s %-22s %10s %10s %8s\n", "phase", "op", "kind",
+                 "calls", "m x n x k (batch)", "GFLOP", "MB", "launches");
+    for (size_t r = 0; r < nrows; r++) {
+        const xs_op *op = rows[r].first;
+        char shape[48];
+        shape_text(op, shape, sizeof shape);
+        xs_sb_printf(sb, "%-5s %-32s %-9s %6lld %-22s %10.2f %10.1f %8lld\n",
+                     xs_phase_name(op->phase), op->name, xs_op_kind_name(op->kind),
+                     (long long)rows[r].calls, shape, rows[r].flops / 1e9, rows[r].bytes / 1e6,
+                     (long long)(op->launches * rows[r].calls));
+    }
+    free(rows);
+    xs_sb_printf(sb, "\nstep: %.1f TFLOP, %.1f M parameters in %lld tensors\n", flops / 1e12,
+                 wl->params / 1e6, (long long)wl->tensors);
+}
+
+void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n)
+{
+    static const char *classes[] = {"gpu", "tpu", "cpu"};
+    static const char *arches[] = {"volta", "turing", "ampere", "ada", "hopper"};
+    if (fmt == XS_FMT_JSON) {
+        cJSON *arr = cJSON_CreateArray();
+        for (size_t i = 0; i < n; i++) {
+            const xs_device *d = &devs[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "id", d->id);
+            cJSON_AddStringToObject(o, "name", d->name);
+            cJSON_AddStringToObject(o, "class", classes[d->cls]);
+            cJSON_AddStringToObject(o, "arch", arches[d->arch]);
+            for (int t = 0; t < XS_DTYPE_COUNT; t++) {
+                char key[32];
+                snprintf(key, sizeof key, "peak_%s_tflops", xs_dtype_name((xs_dtype)t));
+                if (d->peak_tflops[t] > 0)
+                    cJSON_AddNumberToObject(o, key, d->peak_tflops[t]);
+            }
+            cJSON_AddNumberToObject(o, "memory_gb", d->mem_capacity_gb);
+            cJSON_AddNumberToObject(o, "bandwidth_gbs", d->mem_bw_gbs);
+            cJSON_AddNumberToObject(o, "tdp_w", d->tdp_w);
+            cJSON_AddNumberToObject(o, "price_usd_per_hour", d->price_usd_per_hour);
+            cJSON_AddStringToObject(o, "price_as_of", d->price_as_of);
+            cJSON_AddItemToArray(arr, o);
+        }
+        emit_json(sb, arr);
+        return;
+    }
+    const char *hdr = fmt == XS_FMT_CSV
+                          ? "id,name,class,arch,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,"
+                            "memory_gb,bandwidth_gbs,tdp_w,price_usd_per_hour,price_as_of\n"
+                          : NULL;
+    if (hdr)
+        xs_sb_printf(sb, "%s", hdr);
+    else
+        xs_sb_printf(sb, "%-16s %-26s %-7s %6s %6s %7s %7s %6s %7s %5s %7s\n", "id", "name",
+                     "arch", "fp32", "tf32", "fp16", "bf16", "GB", "GB/s", "W", "$/h");
+    for (size_t i = 0; i < n; i++) {
+        const xs_device *d = &devs[i];
+        const double *pk = d->peak_tflops;
+        if (hdr)
+            xs_sb_printf(sb, "%s,\"%s\",%s,%s,%g,%g,%g,%g,%g,%g,%g,%g,%s\n", d->id, d->name,
+                         classes[d->cls], arches[d->arch], pk[XS_FP32], pk[XS_TF32],
+                         pk[XS_FP16], pk[XS_BF16], d->mem_capacity_gb, d->mem_bw_gbs,
+                         d->tdp_w, d->price_usd_per_hour, d->price_as_of);
+        else
+            xs_sb_printf(sb, "%-16s %-26s %-7s %6.1f %6.1f %7.1f %7.1f %6.0f %7.0f %5.0f %7.3f\n",
+                         d->id, d->name, arches[d->arch], pk[XS_FP32], pk[XS_TF32],
+                         pk[XS_FP16], pk[XS_BF16], d->mem_capacity_gb, d->mem_bw_gbs,
+                         d->tdp_w, d->price_usd_per_hour);
+    }
+    if (!hdr)
+        xs_sb_printf(sb, "dense peaks in TFLOP/s (0 = no tensor-core path); prices per "
+                         "device-hour, dated in each file\n");
+}

@@ -1,0 +1,26 @@
+/* report.h — formats numbers it is handed: a table for people, JSON and CSV
+ * for scripts. Computes nothing about the model itself. */
+#ifndef XS_REPORT_H
+#define XS_REPORT_H
+
+#include "device.h"
+#include "predict.h"
+#include "scenario.h"
+#include "strbuf.h"
+#include "workload.h"
+
+typedef enum { XS_FMT_TABLE, XS_FMT_JSON, XS_FMT_CSV } xs_format;
+#define XS_FORMAT_CHOICES "table|json|csv"
+
+/* Per-op breakdown plus step and run totals of a prediction. */
+void xs_report_predict(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
+                       const xs_scenario *s, const xs_workload *wl, const xs_prediction *p);
+
+/* The op list alone (no device): shapes, FLOPs, bytes, launches. */
+void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
+                        const xs_workload *wl);
+
+/* One row per device: peaks, memory, power, price. */
+void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n);
+
+#endif

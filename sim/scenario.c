@@ -1,0 +1,324 @@
+/* scenario.c — loads scenarios, imports Hugging Face config.json files and
+ * applies --set overrides, all through one schema table. */
+#include "scenario.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+
+#define INT(path, req, lo, hi, member, help) \
+    {path, XS_F_INT, req, lo, hi, 0, NULL, offsetof(xs_scenario, member), 0, help}
+#define ENUM(path, choices, member, help) \
+    {path, XS_F_ENUM, 1, 0, 0, 0, choices, offsetof(xs_scenario, member), 0, help}
+#define PROB(path, member, help) \
+    {path, XS_F_NUM, 1, 0, 0.99, 0, NULL, offsetof(xs_scenario, member), 0, help}
+
+/* Upper bounds keep every shape product exact in a double and in int64. */
+static const xs_field SCENARIO_FIELDS[] = {
+    {"id", XS_F_STR, 1, 0, 0, 0, NULL, offsetof(xs_scenario, id), 64,
+     "scenario id, equal to the file name without .json"},
+    {"description", XS_F_STR, 0, 0, 0, 0, NULL, offsetof(xs_scenario, description), 256,
+     "one line for people"},
+    {"source", XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096, "where the figures come from"},
+    {"model.hf_config", XS_F_STR, 0, 0, 0, 0, NULL, offsetof(xs_scenario, model.hf_config), 256,
+     "Hugging Face config.json, relative to the scenario; keys beside it override it"},
+    ENUM("model.arch", XS_MODEL_ARCH_CHOICES, model.arch, "encoder (BERT) or decoder (GPT-2)"),
+    INT("model.layers", 1, 1, 4096, model.layers, "Transformer layers"),
+    INT("model.hidden", 1, 1, 131072, model.hidden, "hidden size h"),
+    INT("model.heads", 1, 1, 4096, model.heads, "attention heads a (h/a = head size)"),
+    INT("model.ffn", 1, 1, 1048576, model.ffn, "FFN inner size f"),
+    INT("model.vocab", 1, 1, 16777216, model.vocab, "vocabulary size V"),
+    INT("model.max_positions", 1, 1, 1048576, model.max_positions, "learned positions"),
+    INT("model.type_vocab", 0, 0, 1024, model.type_vocab, "token-type embeddings (BERT: 2)"),
+    ENUM("model.activation", XS_ACT_CHOICES, model.activation,
+         "FFN activation; gelu_new is GPT-2's tanh form"),
+    PROB("model.dropout", model.dropout, "hidden dropout probability"),
+    PROB("model.attn_dropout", model.attn_dropout, "attention-probability dropout"),
+    ENUM("model.head", XS_HEAD_CHOICES, model.head,
+         "task head: span (SQuAD start/end), lm (tied LM head), cls"),
+    INT("train.batch", 1, 1, 1048576, train.batch, "micro-batch per device"),
+    INT("train.seq", 1, 1, 1048576, train.seq, "sequence length"),
+    ENUM("train.precision", XS_PRECISION_CHOICES, train.precision,
+         "fp32, tf32 matmuls, AMP fp16/bf16 (fp32 master weights) or pure bf16"),
+    ENUM("train.optimizer", XS_OPTIMIZER_CHOICES, train.optimizer, "optimizer"),
+    {"train.fused_optimizer", XS_F_BOOL, 1, 0, 0, 0, NULL,
+     offsetof(xs_scenario, train.fused_optimizer), 0,
+     "true: one multi-tensor kernel; false: one kernel per tensor op"},
+    ENUM("train.kernels", XS_KERNELS_CHOICES, train.kernels,
+         "eager framework ops or LightSeq-style fused layer kernels"),
+    ENUM("train.attention", XS_ATTENTION_CHOICES, train.attention,
+         "unfused (s x s scores in memory) or flash (fused, no s x s traffic)"),
+    INT("train.grad_accum", 1, 1, 65536, train.grad_accum, "micro-batches per optimizer step"),
+    INT("data.samples", 1, 1, 1e12, samples, "training samples per epoch"),
+    INT("data.epochs", 1, 1, 1e6, epochs, "epochs"),
+    INT("cluster.devices", 1, 1, 65536, devices, "devices (data parallel)"),
+};
+
+const xs_field *xs_scn_fields(size_t *n)
+{
+    *n = sizeof SCENARIO_FIELDS / sizeof SCENARIO_FIELDS[0];
+    return SCENARIO_FIELDS;
+}
+
+const char *xs_precision_name(int p)
+{
+    static const char *names[] = {"fp32", "tf32", "amp_fp16", "amp_bf16", "bf16"};
+    return p >= 0 && p < 5 ? names[p] : "?";
+}
+
+const char *xs_optimizer_name(int o)
+{
+    static const char *names[] = {"sgd", "adam", "adamw", "adan"};
+    return o >= 0 && o < 4 ? names[o] : "?";
+}
+
+static const xs_field *find_field(const char *path)
+{
+    size_t n;
+    const xs_field *f = xs_scn_fields(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].path, path) == 0)
+            return &f[i];
+    return NULL;
+}
+
+/* Put value at dotted path in root, creating objects on the way. */
+static int set_path(cJSON *root, const char *path, cJSON *value)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    cJSON *cur = root;
+    char *part = buf;
+    for (char *dot; (dot = strchr(part, '.')); part = dot + 1) {
+        *dot = '\0';
+        cJSON *next = cJSON_GetObjectItemCaseSensitive(cur, part);
+        if (!next) {
+            next = cJSON_AddObjectToObject(cur, part);
+            if (!next)
+                return -1;
+        } else if (!cJSON_IsObject(next)) {
+            return -1;
+        }
+        cur = next;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(cur, part))
+        return cJSON_ReplaceItemInObjectCaseSensitive(cur, part, value) ? 0 : -1;
+    return cJSON_AddItemToObject(cur, part, value) ? 0 : -1;
+}
+
+static int apply_override(cJSON *root, const char *kv, xs_error *err)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv)
+        return xs_error_set(err, XS_EARG, "--set %s: expected key=value, e.g. train.batch=32",
+                            kv);
+    char key[128];
+    size_t klen = (size_t)(eq - kv);
+    if (klen >= sizeof key)
+        return xs_error_set(err, XS_EARG, "--set %s: key too long", kv);
+    memcpy(key, kv, klen);
+    key[klen] = '\0';
+    const xs_field *f = find_field(key);
+    if (!f || strcmp(key, "id") == 0)
+        return xs_error_set(err, XS_EARG,
+                            "--set %s: unknown key '%s' (see `xpusim predict --help` for the "
+                            "keys)", kv, key);
+    /* A value is JSON when it parses as JSON (32, true, 0.1); otherwise it
+     * is a bare string (amp_fp16), so users need no quotes. */
+    const char *text = eq + 1;
+    cJSON *value = cJSON_Parse(text);
+    if (!value || cJSON_IsObject(value) || cJSON_IsArray(value)) {
+        cJSON_Delete(value);
+        value = cJSON_CreateString(text);
+    }
+    if (!value)
+        return xs_error_set(err, XS_ENOMEM, "--set %s: out of memory", kv);
+    char where[160];
+    snprintf(where, sizeof where, "--set %s", kv);
+    int rc = xs_schema_check(f, value, where, err);
+    if (rc) {
+        cJSON_Delete(value);
+        return rc;
+    }
+    if (set_path(root, key, value) != 0) {
+        cJSON_Delete(value);
+        return xs_error_set(err, XS_EARG, "--set %s: cannot set '%s' in the scenario", kv, key);
+    }
+    return XS_OK;
+}
+
+/* One Hugging Face key mapped onto a canonical model field. */
+typedef struct {
+    const char *canon;
+    const char *hf;
+    int required;
+} hf_map;
+
+static const hf_map HF_BERT[] = {
+    {"layers", "num_hidden_layers", 1},   {"hidden", "hidden_size", 1},
+    {"heads", "num_attention_heads", 1},  {"ffn", "intermediate_size", 1},
+    {"vocab", "vocab_size", 1},           {"max_positions", "max_position_embeddings", 1},
+    {"type_vocab", "type_vocab_size", 0}, {"activation", "hidden_act", 0},
+    {"dropout", "hidden_dropout_prob", 0}, {"attn_dropout", "attention_probs_dropout_prob", 0},
+};
+static const hf_map HF_GPT2[] = {
+    {"layers", "n_layer", 1},       {"hidden", "n_embd", 1},
+    {"heads", "n_head", 1},         {"ffn", "n_inner", 0},
+    {"vocab", "vocab_size", 1},     {"max_positions", "n_positions", 1},
+    {"activation", "activation_function", 0}, {"dropout", "resid_pdrop", 0},
+    {"attn_dropout", "attn_pdrop", 0},
+};
+
+/* Defaults of the transformers library for keys a config.json may omit, so
+ * that an imported config means what it means to transformers. */
+static cJSON *hf_default(const char *canon, const cJSON *hf, int gpt2)
+{
+    if (strcmp(canon, "ffn") == 0) {
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(hf, "n_embd");
+        return cJSON_IsNumber(h) ? cJSON_CreateNumber(4 * h->valuedouble) : NULL;
+    }
+    if (strcmp(canon, "activation") == 0)
+        return cJSON_CreateString(gpt2 ? "gelu_new" : "gelu");
+    if (strcmp(canon, "dropout") == 0 || strcmp(canon, "attn_dropout") == 0)
+        return cJSON_CreateNumber(0.1);
+    if (strcmp(canon, "type_vocab") == 0)
+        return cJSON_CreateNumber(2);
+    return NULL;
+}
+
+static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
+{
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(model, "hf_config");
+    if (!ref)
+        return XS_OK;
+    if (!cJSON_IsString(ref) || !ref->valuestring[0])
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'model.hf_config' must be a path to a config.json",
+                            scn_path);
+    char dir[1024], path[2048];
+    xs_dirname(scn_path, dir, sizeof dir);
+    if (ref->valuestring[0] == '/')
+        snprintf(path, sizeof path, "%s", ref->valuestring);
+    else
+        snprintf(path, sizeof path, "%s/%s", dir, ref->valuestring);
+    char *text = NULL;
+    int rc = xs_read_file(path, &text, NULL, err);
+    if (rc)
+        return rc;
+    cJSON *hf = NULL;
+    rc = xs_json_parse(text, path, &hf, err);
+    free(text);
+    if (rc)
+        return rc;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(hf, "model_type");
+    const char *t = cJSON_IsString(type) ? type->valuestring : NULL;
+    int gpt2 = t && strcmp(t, "gpt2") == 0;
+    if (!t || !(gpt2 || strcmp(t, "bert") == 0 || strcmp(t, "roberta") == 0)) {
+        rc = xs_error_set(err, XS_EUNSUPPORTED,
+                          "%s: field 'model_type' must be one of bert|roberta|gpt2, got %s%s%s",
+                          path, t ? "\"" : "", t ? t : "nothing", t ? "\"" : "");
+        cJSON_Delete(hf);
+        return rc;
+    }
+    const hf_map *map = gpt2 ? HF_GPT2 : HF_BERT;
+    size_t n = gpt2 ? sizeof HF_GPT2 / sizeof *map : sizeof HF_BERT / sizeof *map;
+    if (!cJSON_GetObjectItemCaseSensitive(model, "arch"))
+        cJSON_AddStringToObject(model, "arch", gpt2 ? "decoder" : "encoder");
+    if (gpt2 && !cJSON_GetObjectItemCaseSensitive(model, "type_vocab"))
+        cJSON_AddNumberToObject(model, "type_vocab", 0);
+    for (size_t i = 0; i < n && rc == XS_OK; i++) {
+        if (cJSON_GetObjectItemCaseSensitive(model, map[i].canon))
+            continue; /* a key beside hf_config (or a --set) wins */
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, map[i].hf);
+        cJSON *copy = v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1)
+                                             : hf_default(map[i].canon, hf, gpt2);
+        if (!copy) {
+            rc = xs_error_set(err, XS_EFIELD, "%s: missing required field '%s' (model.%s)",
+                              path, map[i].hf, map[i].canon);
+            break;
+        }
+        cJSON_AddItemToObject(model, map[i].canon, copy);
+    }
+    cJSON_Delete(hf);
+    return rc;
+}
+
+/* Shape products must stay exact: every op size is computed in double and
+ * int64, so reject scenarios whose largest tensor passes 2^50 elements. */
+static int check_relations(const xs_scenario *s, const char *path, xs_error *err)
+{
+    const xs_model *m = &s->model;
+    if (m->hidden % m->heads != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.hidden (%lld) must be divisible by model.heads (%lld)",
+                            path, (long long)m->hidden, (long long)m->heads);
+    if (s->train.seq > m->max_positions)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: train.seq (%lld) must not exceed model.max_positions (%lld)",
+                            path, (long long)s->train.seq, (long long)m->max_positions);
+    double b = (double)s->train.batch, sq = (double)s->train.seq;
+    double widest = fmax(fmax((double)m->hidden * 3, (double)m->ffn), (double)m->vocab);
+    double biggest = fmax(b * sq * widest, b * (double)m->heads * sq * sq);
+    if (biggest > 0x1p50)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: the shapes overflow: train.batch x train.seq gives a tensor of "
+                            "%.3g elements (limit 2^50); lower train.batch or train.seq",
+                            path, biggest);
+    return XS_OK;
+}
+
+static int check_id(const xs_scenario *s, const char *path, xs_error *err)
+{
+    char stem[256];
+    const char *base = strrchr(path, '/');
+    snprintf(stem, sizeof stem, "%s", base ? base + 1 : path);
+    char *dot = strrchr(stem, '.');
+    if (dot && strcmp(dot, ".json") == 0)
+        *dot = '\0';
+    if (strcmp(stem, s->id) != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'id' must equal the file name '%s', got \"%s\"", path,
+                            stem, s->id);
+    return XS_OK;
+}
+
+int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
+                xs_error *err)
+{
+    char *text = NULL;
+    int rc = xs_read_file(path, &text, NULL, err);
+    if (rc)
+        return rc;
+    cJSON *root = NULL;
+    rc = xs_json_parse(text, path, &root, err);
+    free(text);
+    if (rc)
+        return rc;
+    if (!cJSON_IsObject(root))
+        rc = xs_error_set(err, XS_EFIELD, "%s: the document must be a JSON object", path);
+    for (int i = 0; i < n && rc == XS_OK; i++)
+        rc = apply_override(root, overrides[i], err);
+    cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    if (rc == XS_OK && cJSON_IsObject(model))
+        rc = import_hf(model, path, err);
+    xs_scenario s;
+    memset(&s, 0, sizeof s);
+    if (rc == XS_OK) {
+        size_t nf;
+        const xs_field *fields = xs_scn_fields(&nf);
+        rc = xs_schema_apply(fields, nf, root, path, &s, err);
+    }
+    cJSON_Delete(root);
+    if (rc == XS_OK)
+        rc = check_id(&s, path, err);
+    if (rc == XS_OK)
+        rc = check_relations(&s, path, err);
+    if (rc == XS_OK)
+        *scn = s;
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* scenario.h — what is being fine-tuned and how: the model shape (inline or
+ * from a Hugging Face config.json), the training recipe, the data set size
+ * and the cluster. Loaded from scenarios/<id>.json; --set key=value
+ * overrides go through the same validation as the file. */
+#ifndef XS_SCENARIO_H
+#define XS_SCENARIO_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "schema.h"
+
+#define XS_MODEL_ARCH_CHOICES "encoder|decoder"
+typedef enum { XS_ENCODER, XS_DECODER } xs_model_arch;
+#define XS_HEAD_CHOICES "span|lm|cls"
+typedef enum { XS_HEAD_SPAN, XS_HEAD_LM, XS_HEAD_CLS } xs_head;
+#define XS_ACT_CHOICES "gelu|gelu_new|relu"
+typedef enum { XS_ACT_GELU, XS_ACT_GELU_NEW, XS_ACT_RELU } xs_act;
+#define XS_PRECISION_CHOICES "fp32|tf32|amp_fp16|amp_bf16|bf16"
+typedef enum { XS_P_FP32, XS_P_TF32, XS_P_AMP_FP16, XS_P_AMP_BF16, XS_P_BF16 } xs_precision;
+#define XS_OPTIMIZER_CHOICES "sgd|adam|adamw|adan"
+typedef enum { XS_OPT_SGD, XS_OPT_ADAM, XS_OPT_ADAMW, XS_OPT_ADAN } xs_optimizer;
+#define XS_KERNELS_CHOICES "eager|fused"
+typedef enum { XS_K_EAGER, XS_K_FUSED } xs_kernels;
+#define XS_ATTENTION_CHOICES "unfused|flash"
+typedef enum { XS_ATT_UNFUSED, XS_ATT_FLASH } xs_attention;
+
+typedef struct {
+    int arch, head, activation; /* xs_model_arch, xs_head, xs_act */
+    int64_t layers, hidden, heads, ffn, vocab, max_positions, type_vocab;
+    double dropout, attn_dropout;
+    char hf_config[256]; /* "" when the model is inline */
+} xs_model;
+
+typedef struct {
+    int64_t batch, seq, grad_accum;
+    int precision, optimizer, fused_optimizer, kernels, attention;
+} xs_train;
+
+typedef struct {
+    char id[64];
+    char description[256];
+    xs_model model;
+    xs_train train;
+    int64_t samples, epochs;
+    int64_t devices;
+} xs_scenario;
+
+/* Load path, apply the n overrides ("train.batch=64"), resolve hf_config
+ * (relative to the scenario's folder) and validate everything. */
+int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
+                xs_error *err);
+
+/* The schema table, for `--help` and documentation. */
+const xs_field *xs_scn_fields(size_t *n);
+
+/* Names for reports. */
+const char *xs_precision_name(int p);
+const char *xs_optimizer_name(int o);
+
+#endif

@@ -1,0 +1,265 @@
+/* schema.c — see schema.h. */
+#include "schema.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int xs_choice_index(const char *choices, const char *word)
+{
+    size_t wl = strlen(word);
+    int idx = 0;
+    for (const char *p = choices; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == wl && strncmp(p, word, len) == 0)
+            return idx;
+        if (!bar)
+            break;
+        p = bar + 1;
+        idx++;
+    }
+    return -1;
+}
+
+static void fmt_range_num(char *buf, size_t size, const xs_field *f, const char *what)
+{
+    int has_hi = isfinite(f->hi);
+    if (f->lo_open && !has_hi)
+        snprintf(buf, size, "%s > %.15g", what, f->lo);
+    else if (f->lo_open)
+        snprintf(buf, size, "%s in (%.15g, %.15g]", what, f->lo, f->hi);
+    else if (!has_hi)
+        snprintf(buf, size, "%s >= %.15g", what, f->lo);
+    else
+        snprintf(buf, size, "%s in [%.15g, %.15g]", what, f->lo, f->hi);
+}
+
+void xs_schema_expect(const xs_field *f, char *buf, size_t size)
+{
+    switch (f->type) {
+    case XS_F_NUM: fmt_range_num(buf, size, f, "a number"); break;
+    case XS_F_INT: fmt_range_num(buf, size, f, "an integer"); break;
+    case XS_F_STR: snprintf(buf, size, "a non-empty string of at most %zu characters",
+                            f->size ? f->size - 1 : (size_t)4095); break;
+    case XS_F_BOOL: snprintf(buf, size, "true or false"); break;
+    case XS_F_ENUM: snprintf(buf, size, "one of %s", f->choices); break;
+    }
+}
+
+/* Render a JSON value briefly for "got ..." in messages. */
+static void describe(const cJSON *v, char *buf, size_t size)
+{
+    if (cJSON_IsNumber(v))
+        snprintf(buf, size, "%.17g", v->valuedouble);
+    else if (cJSON_IsString(v))
+        snprintf(buf, size, "\"%.60s%s\"", v->valuestring,
+                 strlen(v->valuestring) > 60 ? "..." : "");
+    else if (cJSON_IsBool(v))
+        snprintf(buf, size, "%s", cJSON_IsTrue(v) ? "true" : "false");
+    else if (cJSON_IsNull(v))
+        snprintf(buf, size, "null");
+    else if (cJSON_IsArray(v))
+        snprintf(buf, size, "an array");
+    else
+        snprintf(buf, size, "an object");
+}
+
+static int bad_value(const xs_field *f, const cJSON *v, const char *where, xs_error *err)
+{
+    char want[160], got[96];
+    xs_schema_expect(f, want, sizeof want);
+    describe(v, got, sizeof got);
+    return xs_error_set(err, XS_EFIELD, "%s: field '%s' must be %s, got %s", where, f->path,
+                        want, got);
+}
+
+static int in_range(const xs_field *f, double x)
+{
+    if (!isfinite(x))
+        return 0;
+    if (f->lo_open ? !(x > f->lo) : !(x >= f->lo))
+        return 0;
+    return !(x > f->hi);
+}
+
+int xs_schema_check(const xs_field *f, const cJSON *v, const char *where, xs_error *err)
+{
+    switch (f->type) {
+    case XS_F_NUM:
+        if (!cJSON_IsNumber(v) || !in_range(f, v->valuedouble))
+            return bad_value(f, v, where, err);
+        break;
+    case XS_F_INT:
+        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+            !in_range(f, v->valuedouble))
+            return bad_value(f, v, where, err);
+        break;
+    case XS_F_STR:
+        if (!cJSON_IsString(v) || v->valuestring[0] == '\0' ||
+            (f->size && strlen(v->valuestring) >= f->size))
+            return bad_value(f, v, where, err);
+        break;
+    case XS_F_BOOL:
+        if (!cJSON_IsBool(v))
+            return bad_value(f, v, where, err);
+        break;
+    case XS_F_ENUM:
+        if (!cJSON_IsString(v) || xs_choice_index(f->choices, v->valuestring) < 0)
+            return bad_value(f, v, where, err);
+        break;
+    }
+    return XS_OK;
+}
+
+static void store(const xs_field *f, const cJSON *v, void *dest)
+{
+    if (f->offset == XS_NOSTORE || !dest)
+        return;
+    char *at = (char *)dest + f->offset;
+    switch (f->type) {
+    case XS_F_NUM: *(double *)at = v->valuedouble; break;
+    case XS_F_INT: *(int64_t *)at = (int64_t)v->valuedouble; break;
+    case XS_F_STR: snprintf(at, f->size, "%s", v->valuestring); break;
+    case XS_F_BOOL: *(int *)at = cJSON_IsTrue(v); break;
+    case XS_F_ENUM: *(int *)at = xs_choice_index(f->choices, v->valuestring); break;
+    }
+}
+
+cJSON *xs_json_path(const cJSON *root, const char *path)
+{
+    const cJSON *cur = root;
+    char part[128];
+    const char *p = path;
+    while (cur && *p) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (len >= sizeof part || !cJSON_IsObject(cur))
+            return NULL;
+        memcpy(part, p, len);
+        part[len] = '\0';
+        cur = cJSON_GetObjectItemCaseSensitive(cur, part);
+        p = dot ? dot + 1 : p + len;
+    }
+    return (cJSON *)cur;
+}
+
+/* 1 if some field's path is exactly path; 2 if path is a strict prefix
+ * (an object holding fields); 0 if unknown. */
+static int classify(const xs_field *fields, size_t n, const char *path)
+{
+    size_t len = strlen(path);
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(fields[i].path, path) == 0)
+            return 1;
+        if (strncmp(fields[i].path, path, len) == 0 && fields[i].path[len] == '.')
+            found = 2;
+    }
+    return found;
+}
+
+/* List the names allowed directly under prefix, for "unknown field" help. */
+static void known_children(const xs_field *fields, size_t n, const char *prefix, char *buf,
+                           size_t size)
+{
+    size_t plen = strlen(prefix), used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const char *path = fields[i].path;
+        if (plen && (strncmp(path, prefix, plen) != 0 || path[plen] != '.'))
+            continue;
+        const char *name = plen ? path + plen + 1 : path;
+        size_t nl = strcspn(name, ".");
+        /* skip names already listed (several fields share an object) */
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++) {
+            const char *q = fields[j].path;
+            if (plen && (strncmp(q, prefix, plen) != 0 || q[plen] != '.'))
+                continue;
+            const char *qn = plen ? q + plen + 1 : q;
+            dup = strcspn(qn, ".") == nl && strncmp(qn, name, nl) == 0;
+        }
+        if (dup || used + nl + 3 >= size)
+            continue;
+        used += (size_t)snprintf(buf + used, size - used, "%s%.*s", used ? ", " : "",
+                                 (int)nl, name);
+    }
+}
+
+static int walk(const xs_field *fields, size_t n, const cJSON *obj, const char *prefix,
+                const char *where, xs_error *err)
+{
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        char path[256];
+        snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", c->string);
+        for (const cJSON *d = obj->child; d != c; d = d->next)
+            if (strcmp(d->string, c->string) == 0)
+                return xs_error_set(err, XS_EFIELD, "%s: field '%s' appears twice", where,
+                                    path);
+        int kind = classify(fields, n, path);
+        if (kind == 0) {
+            char known[512];
+            known_children(fields, n, prefix, known, sizeof known);
+            return xs_error_set(err, XS_EFIELD, "%s: unknown field '%s' (known here: %s)",
+                                where, path, known);
+        }
+        if (kind == 2) {
+            if (!cJSON_IsObject(c))
+                return xs_error_set(err, XS_EFIELD, "%s: field '%s' must be an object", where,
+                                    path);
+            int rc = walk(fields, n, c, path, where, err);
+            if (rc)
+                return rc;
+        }
+    }
+    return XS_OK;
+}
+
+int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const char *where,
+                    void *dest, xs_error *err)
+{
+    if (!cJSON_IsObject(root))
+        return xs_error_set(err, XS_EFIELD, "%s: the document must be a JSON object", where);
+    int rc = walk(fields, n, root, "", where, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        const xs_field *f = &fields[i];
+        const cJSON *v = xs_json_path(root, f->path);
+        if (!v) {
+            if (!f->required)
+                continue;
+            char want[160];
+            xs_schema_expect(f, want, sizeof want);
+            return xs_error_set(err, XS_EFIELD, "%s: missing required field '%s' (%s: %s)",
+                                where, f->path, want, f->help);
+        }
+        rc = xs_schema_check(f, v, where, err);
+        if (rc)
+            return rc;
+        store(f, v, dest);
+    }
+    return XS_OK;
+}
+
+int xs_json_parse(const char *text, const char *where, cJSON **out, xs_error *err)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        int line = 1, col = 1;
+        for (const char *p = text; end && p < end && *p; p++) {
+            if (*p == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        return xs_error_set(err, XS_EJSON, "%s: malformed JSON at line %d, column %d", where,
+                            line, col);
+    }
+    *out = root;
+    return XS_OK;
+}

@@ -1,0 +1,58 @@
+/* schema.h — table-driven validation of a JSON document against a list of
+ * fields (dotted path, type, range, required), storing each value into a C
+ * struct. Devices and scenarios both use it, so every loader error reads the
+ * same: "<file>: field '<path>' must be <expected>, got <value>". */
+#ifndef XS_SCHEMA_H
+#define XS_SCHEMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+
+typedef enum {
+    XS_F_NUM,  /* stored as double */
+    XS_F_INT,  /* stored as int64_t; must be integral */
+    XS_F_STR,  /* stored as char[size] */
+    XS_F_BOOL, /* stored as int (0/1) */
+    XS_F_ENUM  /* stored as int: index into choices "a|b|c" */
+} xs_ftype;
+
+#define XS_NOSTORE ((size_t)-1)
+
+typedef struct {
+    const char *path;    /* dotted path from the document root */
+    xs_ftype type;
+    int required;
+    double lo, hi;       /* NUM/INT: inclusive range, lo exclusive if lo_open */
+    int lo_open;
+    const char *choices; /* ENUM only */
+    size_t offset;       /* into the destination struct, or XS_NOSTORE */
+    size_t size;         /* STR: destination buffer size */
+    const char *help;    /* what the field means, for --help and errors */
+} xs_field;
+
+/* Check that root holds only known fields (no duplicates, objects where the
+ * table nests), every required field, values of the right type and range;
+ * store them into dest. where names the document in messages. */
+int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const char *where,
+                    void *dest, xs_error *err);
+
+/* Check one value against one field; used for command-line overrides too. */
+int xs_schema_check(const xs_field *f, const cJSON *v, const char *where, xs_error *err);
+
+/* Describe what a field expects ("a number > 0", "one of fp32|tf32"). */
+void xs_schema_expect(const xs_field *f, char *buf, size_t size);
+
+/* Parse text as JSON; on failure report line and column. Caller frees. */
+int xs_json_parse(const char *text, const char *where, cJSON **out, xs_error *err);
+
+/* Find a value by dotted path; NULL if any part is missing. */
+cJSON *xs_json_path(const cJSON *root, const char *path);
+
+/* Index of word in "a|b|c", or -1. */
+int xs_choice_index(const char *choices, const char *word);
+
+#endif

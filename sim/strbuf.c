@@ -1,0 +1,47 @@
+/* strbuf.c — see strbuf.h. */
+#include "strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void xs_sb_printf(xs_strbuf *sb, const char *fmt, ...)
+{
+    if (sb->failed)
+        return;
+    for (;;) {
+        size_t room = sb->cap - sb->len;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = sb->data ? vsnprintf(sb->data + sb->len, room, fmt, ap) : -2;
+        va_end(ap);
+        if (n >= 0 && (size_t)n < room) {
+            sb->len += (size_t)n;
+            return;
+        }
+        if (n == -1) {
+            sb->failed = 1;
+            return;
+        }
+        size_t need = sb->len + (n > 0 ? (size_t)n : 0) + 1;
+        size_t cap = sb->cap ? sb->cap : 1024;
+        while (cap < need)
+            cap *= 2;
+        char *grown = realloc(sb->data, cap);
+        if (!grown) {
+            sb->failed = 1;
+            return;
+        }
+        if (!sb->data)
+            grown[0] = '\0';
+        sb->data = grown;
+        sb->cap = cap;
+    }
+}
+
+void xs_sb_free(xs_strbuf *sb)
+{
+    free(sb->data);
+    sb->data = NULL;
+    sb->len = sb->cap = 0;
+}

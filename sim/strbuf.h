@@ -1,0 +1,17 @@
+/* strbuf.h — a growable string for building reports before they are
+ * written (atomically) to a file or printed. */
+#ifndef XS_STRBUF_H
+#define XS_STRBUF_H
+
+#include <stddef.h>
+
+typedef struct {
+    char *data; /* NUL-terminated; owned, free with xs_sb_free */
+    size_t len, cap;
+    int failed; /* an allocation failed; the content is truncated */
+} xs_strbuf;
+
+void xs_sb_printf(xs_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void xs_sb_free(xs_strbuf *sb);
+
+#endif

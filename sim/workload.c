@@ -1,0 +1,672 @@
+/* workload.c — turns a scenario into the kernels of one optimizer step.
+ *
+ * Forward ops are emitted in order. Each forward op also records the
+ * backward ops it implies on a tape (its own group); the tape is replayed in
+ * reverse after the forward pass, so the backward is derived op by op, as
+ * autograd runs it. The framework behaviour modelled is PyTorch eager with
+ * torch.autocast (AMP): matmuls run in half precision; layer_norm, softmax
+ * and the loss run in fp32 ("fp32 islands", autocast's fp32 op list), with a
+ * cast kernel wherever a half op meets an fp32 tensor. Fused kernels
+ * (train.kernels=fused) follow LightSeq: fewer passes and launches, the same
+ * GEMMs, activations kept in the matmul format. */
+#include "workload.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    xs_workload *wl;
+    const xs_scenario *s;
+    int failed; /* out of memory while emitting */
+    int layer;
+    xs_op *tape; /* backward ops in forward order ... */
+    size_t tn, tcap;
+    size_t *groups; /* ... and where each forward op's group starts */
+    size_t gn, gcap;
+    double b, sq, h, a, d, f, V, T;
+    xs_dtype mm; /* format of matmul inputs */
+    int H;       /* bytes of a matmul-format element */
+    int I;       /* bytes of an fp32-island element (LN, softmax, residual) */
+    int W;       /* bytes of a parameter / optimizer-state element */
+    int amp, fused, flash;
+    int replayed; /* after the tape replay, backward ops go straight to the list */
+} bld;
+
+static int push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 256;
+        xs_op *grown = realloc(*arr, nc * sizeof *grown);
+        if (!grown)
+            return -1;
+        *arr = grown;
+        *cap = nc;
+    }
+    (*arr)[(*n)++] = *op;
+    return 0;
+}
+
+static xs_op base(bld *c, int phase, int kind, const char *fmt, va_list ap)
+{
+    xs_op op;
+    memset(&op, 0, sizeof op);
+    vsnprintf(op.name, sizeof op.name, fmt, ap);
+    op.layer = c->layer;
+    op.phase = phase;
+    op.kind = kind;
+    op.dtype = c->mm;
+    op.launches = 1;
+    op.count = phase == XS_PH_FWD || phase == XS_PH_BWD ? c->wl->micro_batches : 1;
+    return op;
+}
+
+static void emit(bld *c, const xs_op *op)
+{
+    int rc = op->phase == XS_PH_BWD && !c->replayed ? push(&c->tape, &c->tn, &c->tcap, op)
+                                    : push(&c->wl->ops, &c->wl->n, &c->wl->cap, op);
+    if (rc)
+        c->failed = 1;
+}
+
+/* Start the backward group of the forward op just emitted. */
+static void bwd_group(bld *c)
+{
+    if (c->gn == c->gcap) {
+        size_t nc = c->gcap ? c->gcap * 2 : 256;
+        size_t *grown = realloc(c->groups, nc * sizeof *grown);
+        if (!grown) {
+            c->failed = 1;
+            return;
+        }
+        c->groups = grown;
+        c->gcap = nc;
+    }
+    c->groups[c->gn++] = c->tn;
+}
+
+/* A memory-bound op over elems elements, moving bpe bytes per element. */
+__attribute__((format(printf, 8, 9))) static void mem_op(bld *c, int phase, int kind,
+                                                        double elems, double bpe, double fpe,
+                                                        int64_t launches, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    xs_op op = base(c, phase, kind, fmt, ap);
+    va_end(ap);
+    op.bytes = elems * bpe;
+    op.flops = elems * fpe;
+    op.launches = launches;
+    emit(c, &op);
+}
+
+/* C[m x n] = op(A)[m x k] op(B)[k x n], batch times, inputs in bytes ib,
+ * output in bytes ob. Traffic counts each operand once (ideal reuse); the
+ * GEMM model adds what tiling really costs. */
+__attribute__((format(printf, 12, 13))) static void gemm(bld *c, int phase, int kind, double m,
+                                                        double n, double k, double batch,
+                                                        int ta, int tb, int ib, int ob,
+                                                        const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    xs_op op = base(c, phase, kind, fmt, ap);
+    va_end(ap);
+    op.m = (int64_t)m;
+    op.n = (int64_t)n;
+    op.k = (int64_t)k;
+    op.batch = (int64_t)batch;
+    op.ta = ta;
+    op.tb = tb;
+    op.flops = 2 * m * n * k * batch;
+    op.bytes = batch * ((m * k + k * n) * ib + m * n * ob);
+    emit(c, &op);
+}
+
+static void add_params(bld *c, double count, int tensors, int matmul)
+{
+    c->wl->params += count;
+    c->wl->tensors += tensors;
+    if (matmul)
+        c->wl->params_matmul += count;
+}
+
+/* Y[rows x N] = X[rows x K] W^T (+ b). x_island: X is an fp32-island tensor,
+ * so under AMP autocast casts it to half first (and its gradient back). */
+static void linear(bld *c, const char *name, double rows, double K, double N, int bias,
+                   int x_island)
+{
+    int cast_x = c->amp && x_island;
+    double wn = K * N + (bias ? N : 0);
+    add_params(c, K * N, 1, rows == c->T);
+    if (bias)
+        add_params(c, N, 1, 0);
+    if (cast_x)
+        mem_op(c, XS_PH_FWD, XS_OP_CAST, rows * K, 4 + c->H, 0, 1, "%s.cast_x", name);
+    if (c->amp) /* autocast casts each weight once per forward (its cache) */
+        mem_op(c, XS_PH_FWD, XS_OP_CAST, wn, 4 + c->H, 0, 1 + bias, "%s.cast_w", name);
+    gemm(c, XS_PH_FWD, XS_OP_GEMM, rows, N, K, 1, 0, 1, c->H, c->H, "%s", name);
+    bwd_group(c);
+    gemm(c, XS_PH_BWD, XS_OP_GEMM, rows, K, N, 1, 0, 0, c->H, c->H, "%s.dX", name);
+    gemm(c, XS_PH_BWD, XS_OP_GEMM, N, K, rows, 1, 1, 0, c->H, c->H, "%s.dW", name);
+    if (bias)
+        mem_op(c, XS_PH_BWD, XS_OP_REDUCE, rows * N, c->H, 1, 1, "%s.db", name);
+    if (c->amp)
+        mem_op(c, XS_PH_BWD, XS_OP_CAST, wn, c->H + 4, 0, 1 + bias, "%s.dW.cast", name);
+    if (cast_x)
+        mem_op(c, XS_PH_BWD, XS_OP_CAST, rows * K, c->H + 4, 0, 1, "%s.dX.cast", name);
+}
+
+/* Dropout writes its output and a 1-byte mask; backward reads the mask. */
+static void dropout(bld *c, const char *name, double elems, int es, double p)
+{
+    if (p <= 0)
+        return;
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 2.0 * es + 1, 2, 1, "%s", name);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 2.0 * es + 1, 1, 1, "%s.bwd", name);
+}
+
+/* LayerNorm over rows of h: forward saves mean and rstd; backward is one
+ * kernel for dx and one for dgamma/dbeta, as PyTorch runs it. */
+static void layernorm(bld *c, const char *name, double rows, int es_in, int es_out)
+{
+    double h = c->h;
+    add_params(c, 2 * h, 2, 0);
+    mem_op(c, XS_PH_FWD, XS_OP_NORM, rows * h, es_in + es_out + 8.0 / h, 8, 1, "%s", name);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_NORM, rows * h, 2.0 * es_in + es_out + 8.0 / h + es_in + es_out,
+           12, 2, "%s.bwd", name);
+}
+
+/* A tensor read by `consumers` ops gets that many gradients; autograd adds
+ * them pairwise, one kernel each. Emitted before the consumers, so that the
+ * reversed tape runs it after all of their backward ops. */
+static void grad_fanout(bld *c, const char *name, double elems, int es, int consumers)
+{
+    if (consumers < 2)
+        return;
+    bwd_group(c);
+    for (int i = 1; i < consumers; i++)
+        mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 3.0 * es, 1, 1, "%s.grad_sum%d", name, i);
+}
+
+static void residual_add(bld *c, const char *name, double elems, int es_a, int es_b, int es_out)
+{
+    /* The gradient of a sum passes through unchanged: no backward kernel. */
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, es_a + es_b + es_out, 1, 1, "%s", name);
+}
+
+/* Split q, k, v into heads (and merge back): torch.matmul copies permuted
+ * views to contiguous memory; a fused kernel does all three in one pass. */
+static void head_copies(bld *c, const char *name, double elems, int tensors)
+{
+    int launches = c->fused ? 1 : tensors;
+    mem_op(c, XS_PH_FWD, XS_OP_COPY, elems * tensors, 2.0 * c->H, 0, launches, "%s", name);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * tensors, 2.0 * c->H, 0, launches, "%s.bwd", name);
+}
+
+/* softmax(scale * Q K^T + mask) with dropout, scores held in memory. */
+static void attention_unfused(bld *c, int causal)
+{
+    double S2 = c->b * c->a * c->sq * c->sq, ba = c->b * c->a, s = c->sq, d = c->d;
+    double p = c->s->model.attn_dropout;
+    int H = c->H, sm = c->fused ? H : c->I; /* softmax runs in fp32 under AMP */
+    head_copies(c, "attn.heads", c->T * c->h, 3);
+    gemm(c, XS_PH_FWD, XS_OP_BGEMM, s, s, d, ba, 0, 1, H, H, "attn.scores");
+    bwd_group(c);
+    gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 0, 0, H, H, "attn.scores.dQ");
+    gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 1, 0, H, H, "attn.scores.dK");
+    if (c->fused) {
+        /* one kernel: scale + mask + softmax + dropout, in and out in half */
+        double mask = p > 0 ? 1 : 0;
+        mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, S2, 2.0 * H + mask, 8, 1, "attn.softmax");
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, S2, 3.0 * H + mask, 4, 1, "attn.softmax.bwd");
+    } else {
+        mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.scale");
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.scale.bwd");
+        if (causal) { /* torch.where(causal_mask, w, min) keeps the format */
+            mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.causal_mask");
+            bwd_group(c);
+            mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.causal_mask.bwd");
+        }
+        if (sm != H) { /* padding-mask add promotes to fp32; causal: autocast's cast */
+            mem_op(c, XS_PH_FWD, XS_OP_CAST, S2, H + sm, 1, 1, "%s",
+                   causal ? "attn.softmax.cast" : "attn.mask");
+            bwd_group(c);
+            mem_op(c, XS_PH_BWD, XS_OP_CAST, S2, sm + H, 0, 1, "%s.bwd",
+                   causal ? "attn.softmax.cast" : "attn.mask");
+        } else if (!causal) {
+            mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.mask");
+        }
+        mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, S2, 2.0 * sm, 5, 1, "attn.softmax");
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, S2, 3.0 * sm, 3, 1, "attn.softmax.bwd");
+        /* BERT drops out fp32 probs and autocast casts them for P.V; GPT-2
+         * casts back to the value format first, then drops out. */
+        if (causal && sm != H) {
+            mem_op(c, XS_PH_FWD, XS_OP_CAST, S2, sm + H, 0, 1, "attn.probs.cast");
+            bwd_group(c);
+            mem_op(c, XS_PH_BWD, XS_OP_CAST, S2, H + sm, 0, 1, "attn.probs.cast.bwd");
+        }
+        dropout(c, "attn.probs.dropout", S2, causal ? H : sm, p);
+        if (!causal && sm != H) {
+            mem_op(c, XS_PH_FWD, XS_OP_CAST, S2, sm + H, 0, 1, "attn.probs.cast");
+            bwd_group(c);
+            mem_op(c, XS_PH_BWD, XS_OP_CAST, S2, H + sm, 0, 1, "attn.probs.cast.bwd");
+        }
+    }
+    gemm(c, XS_PH_FWD, XS_OP_BGEMM, s, d, s, ba, 0, 0, H, H, "attn.context");
+    bwd_group(c);
+    gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, s, d, ba, 0, 1, H, H, "attn.context.dP");
+    gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 1, 0, H, H, "attn.context.dV");
+    head_copies(c, "attn.merge", c->T * c->h, 1);
+}
+
+/* Flash-style attention: tiles of Q K^T live in on-chip memory, so no s x s
+ * traffic; the causal kernel skips the masked half of the tiles; backward
+ * recomputes the scores (5 matmuls of s.s.d against forward's 2). */
+static void attention_flash(bld *c, int causal)
+{
+    double ba = c->b * c->a, s = c->sq, d = c->d, frac = causal ? 0.5 : 1.0;
+    double qkvo = c->T * c->h * c->H, lse = ba * s * 4;
+    xs_op op;
+    gemm(c, XS_PH_FWD, XS_OP_ATTENTION, s, s, d, ba, 0, 1, c->H, c->H, "attn.flash");
+    if (c->failed)
+        return;
+    xs_op *f = &c->wl->ops[c->wl->n - 1];
+    f->flops = 4 * ba * s * s * d * frac;
+    f->bytes = 4 * qkvo + lse;
+    op = *f;
+    bwd_group(c);
+    op.phase = XS_PH_BWD;
+    op.flops = 10 * ba * s * s * d * frac;
+    op.bytes = 8 * qkvo + 2 * lse;
+    op.launches = 3; /* dO.O preprocess, main kernel, dQ conversion */
+    snprintf(op.name, sizeof op.name, "attn.flash.bwd");
+    emit(c, &op);
+}
+
+/* FFN activation; returns 1 if its output is an fp32 island. */
+static int activation(bld *c, double elems)
+{
+    int H = c->H;
+    if (c->s->model.activation == XS_ACT_GELU_NEW && !c->fused) {
+        /* transformers' NewGELUActivation is Python: pow, mul, add, mul,
+         * tanh, add, mul, mul (8 kernels, 10 reads + 8 writes); pow is on
+         * autocast's fp32 list, so the chain runs in fp32 under AMP. Its
+         * autograd backward is 11 kernels of about 30 element accesses. */
+        int es = c->I;
+        if (c->amp)
+            mem_op(c, XS_PH_FWD, XS_OP_CAST, elems, H + 4, 0, 1, "ffn.gelu_new.cast");
+        mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 18.0 * es, 10, 8, "ffn.gelu_new");
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 30.0 * es, 16, 11, "ffn.gelu_new.bwd");
+        if (c->amp)
+            mem_op(c, XS_PH_BWD, XS_OP_CAST, elems, 4 + H, 0, 1, "ffn.gelu_new.cast.bwd");
+        return c->amp;
+    }
+    const char *name = c->s->model.activation == XS_ACT_RELU ? "ffn.relu" : "ffn.gelu";
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 2.0 * H, 8, 1, "%s", name);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 3.0 * H, 12, 1, "%s.bwd", name);
+    return 0;
+}
+
+static void attention(bld *c, int causal)
+{
+    if (c->flash)
+        attention_flash(c, causal);
+    else
+        attention_unfused(c, causal);
+}
+
+/* dropout(y) + residual, then LayerNorm (post-LN, BERT); fused: one kernel. */
+static void post_ln_block(bld *c, const char *prefix, double p)
+{
+    double e = c->T * c->h;
+    char nm[48];
+    if (c->fused) {
+        add_params(c, 2 * c->h, 2, 0);
+        snprintf(nm, sizeof nm, "%s.bias_dropout_residual_ln", prefix);
+        mem_op(c, XS_PH_FWD, XS_OP_NORM, e, 4.0 * c->H + 1, 12, 1, "%s", nm);
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_NORM, e, 6.0 * c->H + 1, 16, 2, "%s.bwd", nm);
+        return;
+    }
+    snprintf(nm, sizeof nm, "%s.dropout", prefix);
+    dropout(c, nm, e, c->H, p);
+    snprintf(nm, sizeof nm, "%s.residual", prefix);
+    residual_add(c, nm, e, c->H, c->I, c->I);
+    snprintf(nm, sizeof nm, "%s.ln", prefix);
+    layernorm(c, nm, c->T, c->I, c->I);
+}
+
+static void encoder_layer(bld *c)
+{
+    double T = c->T, h = c->h, p = c->s->model.dropout;
+    /* The layer input feeds q, k, v (or one qkv) and the residual. */
+    grad_fanout(c, "attn.x", T * h, c->I, c->fused ? 1 : 4);
+    if (c->fused) {
+        linear(c, "attn.qkv", T, h, 3 * h, 1, 1);
+    } else {
+        linear(c, "attn.q", T, h, h, 1, 1);
+        linear(c, "attn.k", T, h, h, 1, 1);
+        linear(c, "attn.v", T, h, h, 1, 1);
+    }
+    attention(c, 0);
+    linear(c, "attn.out", T, h, h, 1, 0);
+    post_ln_block(c, "attn", p);
+    grad_fanout(c, "ffn.x", T * h, c->I, c->fused ? 1 : 2);
+    linear(c, "ffn.up", T, h, c->f, 1, 1);
+    int island = activation(c, T * c->f);
+    linear(c, "ffn.down", T, c->f, h, 1, island);
+    post_ln_block(c, "ffn", p);
+}
+
+static void decoder_layer(bld *c)
+{
+    double T = c->T, h = c->h, e = T * h, p = c->s->model.dropout;
+    grad_fanout(c, "attn.residual", e, c->I, 2);
+    layernorm(c, "ln1", T, c->I, c->I);
+    linear(c, "attn.qkv", T, h, 3 * h, 1, 1);
+    attention(c, 1);
+    linear(c, "attn.out", T, h, h, 1, 0);
+    dropout(c, "attn.dropout_out", e, c->H, p);
+    residual_add(c, "attn.residual", e, c->H, c->I, c->I);
+    grad_fanout(c, "ffn.residual", e, c->I, 2);
+    layernorm(c, "ln2", T, c->I, c->I);
+    linear(c, "ffn.up", T, h, c->f, 1, 1);
+    int island = activation(c, T * c->f);
+    linear(c, "ffn.down", T, c->f, h, 1, island);
+    dropout(c, "ffn.dropout", e, c->H, p);
+    residual_add(c, "ffn.residual", e, c->H, c->I, c->I);
+}
+
+/* Gather rows of a table; backward is PyTorch's embedding_dense_backward:
+ * sort the indices, sum rows per index, write a dense zero-filled gradient. */
+static void embedding(bld *c, const char *name, double rows, double lookups)
+{
+    double h = c->h;
+    add_params(c, rows * h, 1, 0);
+    double table_reads = fmin(rows, lookups) * h * c->W;
+    mem_op(c, XS_PH_FWD, XS_OP_EMBED, 1, lookups * (h * c->W + 8) + table_reads, 0, 1, "%s",
+           name);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_EMBED, 1, lookups * (h * c->I + 32) + 2 * rows * h * 4, 0, 6,
+           "%s.bwd", name);
+}
+
+static void encoder_embeddings(bld *c)
+{
+    const xs_model *m = &c->s->model;
+    double e = c->T * c->h;
+    int tables = m->type_vocab > 0 ? 3 : 2;
+    c->layer = -1;
+    embedding(c, "embed.word", (double)m->vocab, c->T);
+    embedding(c, "embed.position", (double)m->max_positions, c->T);
+    if (tables == 3)
+        embedding(c, "embed.token_type", (double)m->type_vocab, c->T);
+    if (c->fused) { /* one kernel sums the gathers (the sum's gradient is free) */
+        mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, (tables + 1.0) * c->W, tables, 1, "embed.sum");
+    } else {
+        for (int i = 1; i < tables; i++)
+            mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 3.0 * c->W, 1, 1, "embed.add%d", i);
+    }
+    layernorm(c, "embed.ln", c->T, c->W, c->I);
+    dropout(c, "embed.dropout", e, c->I, m->dropout);
+}
+
+static void decoder_embeddings(bld *c)
+{
+    const xs_model *m = &c->s->model;
+    double e = c->T * c->h;
+    c->layer = -1;
+    embedding(c, "embed.token", (double)m->vocab, c->T);
+    embedding(c, "embed.position", (double)m->max_positions, c->T);
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 3.0 * c->W, 1, 1, "embed.add");
+    dropout(c, "embed.dropout", e, c->I, m->dropout);
+}
+
+/* Logits over the vocabulary and the cross-entropy loss; the LM weight is
+ * the token embedding (tied), so its two gradients are summed. */
+static void lm_head(bld *c, int causal)
+{
+    double T = c->T, h = c->h, V = (double)c->s->model.vocab;
+    double rows = causal ? c->b * (c->sq - 1) : T;
+    int H = c->H, ls = c->amp ? 4 : H;
+    if (!causal) { /* BERT MLM transform: dense + gelu + LayerNorm */
+        linear(c, "head.transform", T, h, h, 1, 1);
+        mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, T * h, 2.0 * H, 8, 1, "head.gelu");
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, T * h, 3.0 * H, 12, 1, "head.gelu.bwd");
+        layernorm(c, "head.ln", T, H, c->I);
+    }
+    /* tied: the weight is the token embedding, so no new weight parameters */
+    double before = c->wl->params, before_t = (double)c->wl->tensors;
+    linear(c, "head.lm", T, h, V, !causal, 1);
+    c->wl->params = before + (!causal ? V : 0);
+    c->wl->tensors = (int64_t)before_t + (!causal ? 1 : 0);
+    /* still in head.lm's backward group: sum the two gradients of the tied weight */
+    mem_op(c, XS_PH_BWD, XS_OP_REDUCE, V * h, 3.0 * 4, 1, 1, "head.tied_grad_sum");
+    if (causal) { /* logits[..., :-1, :].contiguous() */
+        mem_op(c, XS_PH_FWD, XS_OP_COPY, rows * V, 2.0 * H, 0, 1, "head.shift");
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_COPY, 1, T * V * H + rows * V * 2.0 * H, 0, 2,
+               "head.shift.bwd");
+    }
+    if (c->amp) {
+        mem_op(c, XS_PH_FWD, XS_OP_CAST, rows * V, H + 4, 0, 1, "head.loss.cast");
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_CAST, rows * V, 4 + H, 0, 1, "head.loss.cast.bwd");
+    }
+    mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, rows * V, 2.0 * ls, 4, 1, "head.log_softmax");
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, rows * V, 3.0 * ls, 3, 1, "head.log_softmax.bwd");
+    mem_op(c, XS_PH_FWD, XS_OP_LOSS, rows, ls + 8, 1, 2, "head.nll");
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_LOSS, rows * V, ls, 0, 2, "head.nll.bwd");
+}
+
+/* SQuAD span head: a linear to 2 logits a token, two cross-entropies over
+ * the sequence (start, end), averaged. Small; dominated by launches. */
+static void span_head(bld *c)
+{
+    linear(c, "head.qa", c->T, c->h, 2, 1, 1);
+    mem_op(c, XS_PH_FWD, XS_OP_LOSS, c->T * 2, 2.0 * c->H + 12, 5, 8, "head.loss");
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_LOSS, c->T * 2, 2.0 * c->H + 12, 3, 8, "head.loss.bwd");
+}
+
+/* Sequence classification into 2 labels: BERT pools the first token
+ * (dense + tanh); GPT-2 scores every token and keeps the last. */
+static void cls_head(bld *c, int decoder)
+{
+    double b = c->b, h = c->h;
+    if (decoder) {
+        linear(c, "head.score", c->T, h, 2, 0, 1);
+    } else {
+        mem_op(c, XS_PH_FWD, XS_OP_COPY, b * h, 2.0 * c->I, 0, 1, "head.first_token");
+        linear(c, "head.pooler", b, h, h, 1, 1);
+        mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, b * h, 2.0 * c->H, 4, 1, "head.tanh");
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, b * h, 3.0 * c->H, 3, 1, "head.tanh.bwd");
+        linear(c, "head.classifier", b, h, 2, 1, 0);
+    }
+    mem_op(c, XS_PH_FWD, XS_OP_LOSS, b * 2, 2.0 * c->H + 12, 5, 4, "head.loss");
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_LOSS, b * 2, 2.0 * c->H + 12, 3, 4, "head.loss.bwd");
+}
+
+/* Arrays an optimizer touches per parameter (training-math.md): fused reads
+ * and writes each state once; eager runs one kernel per tensor operation. */
+static const struct {
+    int fused_arrays, eager_arrays, eager_kernels, lists;
+    double flops;
+} OPTIMIZERS[] = {
+    [XS_OPT_SGD] = {5, 8, 3, 3, 3},    /* buf.mul_.add_, p.add_ */
+    [XS_OPT_ADAM] = {7, 18, 7, 4, 12}, /* lerp, mul, addcmul, sqrt, div, add, addcdiv */
+    [XS_OPT_ADAMW] = {7, 20, 8, 4, 14}, /* + p.mul_(1 - lr wd) */
+    [XS_OPT_ADAN] = {11, 44, 17, 6, 24},
+};
+
+/* Launches of a multi-tensor kernel (PyTorch/apex multi_tensor_apply): at
+ * most 110/64/48/36/30 tensors for 1..5+ lists and 320 blocks of 65536
+ * elements per launch. */
+static int64_t multi_tensor_launches(double params, int64_t tensors, int lists)
+{
+    static const int max_tensors[] = {110, 64, 48, 36, 30};
+    int mt = max_tensors[lists < 1 ? 0 : lists > 5 ? 4 : lists - 1];
+    double by_tensors = ceil((double)tensors / mt), by_blocks = ceil(params / (320.0 * 65536));
+    return (int64_t)fmax(1, fmax(by_tensors, by_blocks));
+}
+
+static void optimizer(bld *c)
+{
+    const xs_train *t = &c->s->train;
+    double P = c->wl->params;
+    int64_t tensors = c->wl->tensors;
+    c->layer = -1;
+    if (c->wl->micro_batches > 1) { /* AccumulateGrad: grad += new, per tensor */
+        xs_op op;
+        memset(&op, 0, sizeof op);
+        snprintf(op.name, sizeof op.name, "grad.accumulate");
+        op.layer = -1;
+        op.phase = XS_PH_BWD;
+        op.kind = XS_OP_REDUCE;
+        op.dtype = c->mm;
+        op.bytes = P * 3.0 * c->W;
+        op.flops = P;
+        op.launches = tensors;
+        op.count = c->wl->micro_batches - 1;
+        emit(c, &op);
+    }
+    if (t->precision == XS_P_AMP_FP16) /* GradScaler: unscale + inf/nan check, update */
+        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 * 4, 2,
+               multi_tensor_launches(P, tensors, 1) + 1, "amp.unscale_check");
+    int o = t->optimizer;
+    int arrays = t->fused_optimizer ? OPTIMIZERS[o].fused_arrays : OPTIMIZERS[o].eager_arrays;
+    int64_t launches = t->fused_optimizer
+                           ? multi_tensor_launches(P, tensors, OPTIMIZERS[o].lists)
+                           : OPTIMIZERS[o].eager_kernels * tensors;
+    mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, (double)arrays * c->W, OPTIMIZERS[o].flops,
+           launches, "optimizer.%s%s", xs_optimizer_name(o), t->fused_optimizer ? "" : ".eager");
+}
+
+static int replay_tape(bld *c)
+{
+    for (size_t g = c->gn; g-- > 0;) {
+        size_t end = g + 1 < c->gn ? c->groups[g + 1] : c->tn;
+        for (size_t i = c->groups[g]; i < end; i++)
+            if (push(&c->wl->ops, &c->wl->n, &c->wl->cap, &c->tape[i]))
+                return -1;
+    }
+    return 0;
+}
+
+static void setup(bld *c, const xs_scenario *s, xs_workload *wl)
+{
+    const xs_model *m = &s->model;
+    const xs_train *t = &s->train;
+    memset(c, 0, sizeof *c);
+    c->wl = wl;
+    c->s = s;
+    c->b = (double)t->batch;
+    c->sq = (double)t->seq;
+    c->h = (double)m->hidden;
+    c->a = (double)m->heads;
+    c->d = c->h / c->a;
+    c->f = (double)m->ffn;
+    c->V = (double)m->vocab;
+    c->T = c->b * c->sq;
+    c->amp = t->precision == XS_P_AMP_FP16 || t->precision == XS_P_AMP_BF16;
+    c->fused = t->kernels == XS_K_FUSED;
+    c->flash = t->attention == XS_ATT_FLASH;
+    static const xs_dtype mm[] = {XS_FP32, XS_TF32, XS_FP16, XS_BF16, XS_BF16};
+    c->mm = mm[t->precision];
+    c->H = xs_dtype_bytes(c->mm);
+    c->W = t->precision == XS_P_BF16 ? 2 : 4;
+    /* fused kernels keep activations in the matmul format: no fp32 islands */
+    c->I = c->amp && !c->fused ? 4 : c->H;
+}
+
+int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
+{
+    const xs_model *m = &s->model;
+    if (m->arch == XS_DECODER && m->head == XS_HEAD_SPAN)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "scenario %s: model.head 'span' needs model.arch 'encoder'", s->id);
+    memset(wl, 0, sizeof *wl);
+    wl->micro_batches = s->train.grad_accum;
+    wl->samples_per_step = s->train.batch * s->train.grad_accum * s->devices;
+    wl->tokens_per_step = wl->samples_per_step * s->train.seq;
+    wl->steps_per_epoch = (s->samples + wl->samples_per_step - 1) / wl->samples_per_step;
+    wl->steps = wl->steps_per_epoch * s->epochs;
+    bld c;
+    setup(&c, s, wl);
+    wl->matmul_dtype = c.mm;
+    int decoder = m->arch == XS_DECODER;
+    if (decoder)
+        decoder_embeddings(&c);
+    else
+        encoder_embeddings(&c);
+    for (int64_t l = 0; l < m->layers; l++) {
+        c.layer = (int)l;
+        if (decoder)
+            decoder_layer(&c);
+        else
+            encoder_layer(&c);
+    }
+    c.layer = -1;
+    if (decoder)
+        layernorm(&c, "ln_f", c.T, c.I, c.I);
+    if (m->head == XS_HEAD_LM)
+        lm_head(&c, decoder);
+    else if (m->head == XS_HEAD_SPAN)
+        span_head(&c);
+    else
+        cls_head(&c, decoder);
+    int rc = c.failed ? -1 : replay_tape(&c);
+    c.replayed = 1;
+    if (rc == 0)
+        optimizer(&c);
+    free(c.tape);
+    free(c.groups);
+    if (rc || c.failed) {
+        xs_wl_free(wl);
+        return xs_error_set(err, XS_ENOMEM, "scenario %s: out of memory building the op list",
+                            s->id);
+    }
+    return XS_OK;
+}
+
+void xs_wl_free(xs_workload *wl)
+{
+    free(wl->ops);
+    wl->ops = NULL;
+    wl->n = wl->cap = 0;
+}
+
+const char *xs_op_kind_name(int kind)
+{
+    static const char *names[XS_OP_KIND_COUNT] = {
+        "gemm", "bgemm", "attention", "eltwise", "norm",      "softmax", "reduce",
+        "embed", "cast", "copy",      "loss",    "optimizer", "comm"};
+    return kind >= 0 && kind < XS_OP_KIND_COUNT ? names[kind] : "?";
+}
+
+const char *xs_phase_name(int phase)
+{
+    static const char *names[XS_PHASE_COUNT] = {"fwd", "bwd", "opt", "comm"};
+    return phase >= 0 && phase < XS_PHASE_COUNT ? names[phase] : "?";
+}
+
+int xs_op_is_matmul(int kind)
+{
+    return kind == XS_OP_GEMM || kind == XS_OP_BGEMM || kind == XS_OP_ATTENTION;
+}

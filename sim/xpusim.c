@@ -1,0 +1,367 @@
+/* xpusim.c — the command-line front end: parses arguments, calls the
+ * library, prints or writes the report. The only place that decides exit
+ * codes: 0 success, 1 bad input data or a failed write, 2 bad usage. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "fileio.h"
+#include "paths.h"
+#include "predict.h"
+#include "report.h"
+#include "scenario.h"
+#include "workload.h"
+
+#define XPUSIM_VERSION "0.1.0"
+#define DEFAULT_DEVICE "a100-sxm4-80gb"
+#define DEFAULT_SCENARIO "bert-large-squad"
+#define MAX_SETS 64
+
+enum { EXIT_DATA = 1, EXIT_USAGE = 2 };
+
+static int fail(int code, const char *msg)
+{
+    fprintf(stderr, "xpusim: error: %s\n", msg);
+    return code;
+}
+
+static int fail_err(const xs_error *err)
+{
+    return fail(err->code == XS_EARG ? EXIT_USAGE : EXIT_DATA, err->msg);
+}
+
+static void print_set_keys(FILE *out)
+{
+    size_t n;
+    const xs_field *f = xs_scn_fields(&n);
+    fprintf(out, "Scenario keys for --set (validated like the file):\n");
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(f[i].path, "id") == 0 || strcmp(f[i].path, "description") == 0 ||
+            strcmp(f[i].path, "source") == 0)
+            continue;
+        char want[160];
+        xs_schema_expect(&f[i], want, sizeof want);
+        fprintf(out, "  %-22s %s\n  %-22s   (%s)\n", f[i].path, f[i].help, "", want);
+    }
+}
+
+static void usage_main(FILE *out)
+{
+    fprintf(out,
+            "xpusim " XPUSIM_VERSION " — predicts the time, energy and cost of Transformer\n"
+            "fine-tuning, kernel by kernel, on GPUs.\n\n"
+            "Usage: xpusim COMMAND [OPTIONS]   (xpusim COMMAND --help for details)\n\n"
+            "Commands:\n"
+            "  predict     per-op breakdown of one training step and totals for the run\n"
+            "  workload    the op list of one step (shapes, FLOPs, bytes), no device\n"
+            "  devices     list the devices and their datasheet figures\n"
+            "  scenarios   list the built-in fine-tuning scenarios\n\n"
+            "Examples:\n"
+            "  xpusim predict                                   # %s on %s\n"
+            "  xpusim predict -d h100-sxm5-80gb -s bert-base-squad --set train.batch=64\n"
+            "  xpusim predict -d t4 -s gpt2-medium-finetune --set train.precision=amp_fp16 "
+            "--format json -o t4.json\n\n"
+            "Devices and scenarios are ids (files in devices/ and scenarios/) or paths.\n"
+            "Set XPUSIM_DATA to the source folder if xpusim cannot find them.\n",
+            DEFAULT_SCENARIO, DEFAULT_DEVICE);
+}
+
+static void usage_predict(FILE *out)
+{
+    fprintf(out,
+            "Usage: xpusim predict [-d DEVICE] [-s SCENARIO] [--set KEY=VALUE]...\n"
+            "                      [--format table|json|csv] [-o FILE]\n\n"
+            "Predicts one optimizer step op by op (forward, backward, optimizer) on DEVICE,\n"
+            "then the whole run of SCENARIO: time, energy (kWh) and cost (USD).\n\n"
+            "  -d, --device DEVICE      device id or path (default %s; see `xpusim devices`)\n"
+            "  -s, --scenario SCENARIO  scenario id or path (default %s)\n"
+            "      --set KEY=VALUE      override a scenario key; repeatable\n"
+            "  -f, --format FORMAT      table (people; identical layers summed into one row),\n"
+            "                           json or csv (scripts; every op)\n"
+            "  -o, --output FILE        write there (atomically) instead of stdout\n"
+            "  -h, --help               this text\n\n"
+            "Each op's time is max(compute, memory) + launches x launch cost, where compute\n"
+            "runs at the device's peak for the format (tensor cores where they support it)\n"
+            "at its sustained clock x model.gemm_efficiency, and memory at DRAM bandwidth x\n"
+            "model.mem_bw_efficiency. 'bound' says which term set the time. Energy: power\n"
+            "between idle and TDP by how busy compute and memory are. MFU: matmul FLOP/s\n"
+            "over the datasheet dense peak of the engine the matmuls run on.\n"
+            "JSON ops carry totals per step: flops, bytes, time_s and energy_j are summed\n"
+            "over the op's `calls` (micro-batches), so they add up to the step.\n\n",
+            DEFAULT_DEVICE, DEFAULT_SCENARIO);
+    print_set_keys(out);
+}
+
+static void usage_workload(FILE *out)
+{
+    fprintf(out,
+            "Usage: xpusim workload [-s SCENARIO] [--set KEY=VALUE]... [--format "
+            "table|json|csv] [-o FILE]\n\n"
+            "Lists the ops of one optimizer step of SCENARIO without a device: GEMM shapes,\n"
+            "FLOPs, DRAM bytes and kernel launches, forward, backward and optimizer.\n"
+            "Options as for `xpusim predict` (see its --help for the --set keys).\n");
+}
+
+static void usage_devices(FILE *out)
+{
+    fprintf(out, "Usage: xpusim devices [--format table|json|csv] [-o FILE]\n\n"
+                 "Lists the device files in devices/ with their dense peaks, memory, power\n"
+                 "and price. Each file's fields (all required unless marked optional):\n");
+    size_t n;
+    const xs_field *f = xs_dev_fields(&n);
+    for (size_t i = 0; i < n; i++) {
+        char want[160];
+        xs_schema_expect(&f[i], want, sizeof want);
+        fprintf(out, "  %-32s %s%s (%s)\n", f[i].path, f[i].required ? "" : "[optional] ",
+                f[i].help, want);
+    }
+}
+
+static void usage_scenarios(FILE *out)
+{
+    fprintf(out, "Usage: xpusim scenarios\n\nLists the scenario files in scenarios/ with "
+                 "their descriptions.\n");
+}
+
+typedef struct {
+    const char *device, *scenario, *output;
+    const char *sets[MAX_SETS];
+    int nsets;
+    xs_format format;
+    int help;
+} options;
+
+/* Parse the options shared by the sub-commands; returns 0 or an exit code. */
+static int parse_options(int argc, char **argv, options *o, const char *allowed)
+{
+    static const struct option longs[] = {
+        {"device", required_argument, 0, 'd'}, {"scenario", required_argument, 0, 's'},
+        {"set", required_argument, 0, 'S'},    {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->device = DEFAULT_DEVICE;
+    o->scenario = DEFAULT_SCENARIO;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":d:s:f:o:h", longs, NULL)) != -1) {
+        char msg[256];
+        if (c != '?' && c != ':' && !strchr(allowed, c)) {
+            snprintf(msg, sizeof msg, "%s: option '%s' does not apply here (see --help)",
+                     argv[0], argv[optind - 1]);
+            return fail(EXIT_USAGE, msg);
+        }
+        switch (c) {
+        case 'd': o->device = optarg; break;
+        case 's': o->scenario = optarg; break;
+        case 'o': o->output = optarg; break;
+        case 'h': o->help = 1; break;
+        case 'S':
+            if (o->nsets == MAX_SETS)
+                return fail(EXIT_USAGE, "too many --set options (at most 64)");
+            o->sets[o->nsets++] = optarg;
+            break;
+        case 'f': {
+            int idx = xs_choice_index(XS_FORMAT_CHOICES, optarg);
+            if (idx < 0) {
+                snprintf(msg, sizeof msg, "--format must be one of table|json|csv, got '%s'",
+                         optarg);
+                return fail(EXIT_USAGE, msg);
+            }
+            o->format = (xs_format)idx;
+            break;
+        }
+        case ':':
+            snprintf(msg, sizeof msg, "%s: option '%s' needs a value", argv[0],
+                     argv[optind - 1]);
+            return fail(EXIT_USAGE, msg);
+        default:
+            snprintf(msg, sizeof msg, "%s: unknown option '%s' (see --help)", argv[0],
+                     argv[optind - 1]);
+            return fail(EXIT_USAGE, msg);
+        }
+    }
+    if (optind < argc) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s: unexpected argument '%s' (see --help)", argv[0],
+                 argv[optind]);
+        return fail(EXIT_USAGE, msg);
+    }
+    return 0;
+}
+
+static int deliver(xs_strbuf *sb, const char *output)
+{
+    if (sb->failed)
+        return fail(EXIT_DATA, "out of memory while formatting the report");
+    if (!output) {
+        fwrite(sb->data ? sb->data : "", 1, sb->len, stdout);
+        return fflush(stdout) == 0 ? 0 : fail(EXIT_DATA, "cannot write to stdout");
+    }
+    xs_error err;
+    if (xs_write_atomic(output, sb->data ? sb->data : "", sb->len, &err))
+        return fail_err(&err);
+    return 0;
+}
+
+static int load_scenario(const options *o, xs_scenario *s, xs_workload *wl, xs_error *err)
+{
+    char path[PATH_MAX];
+    int rc = xs_resolve("scenarios", o->scenario, path, sizeof path, err);
+    if (!rc)
+        rc = xs_scn_load(path, o->sets, o->nsets, s, err);
+    if (!rc)
+        rc = xs_wl_build(s, wl, err);
+    return rc;
+}
+
+static int cmd_predict(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o, "dsSfoh");
+    if (rc || o.help) {
+        if (o.help)
+            usage_predict(stdout);
+        return rc;
+    }
+    xs_error err;
+    char path[PATH_MAX];
+    xs_device dev;
+    if (xs_resolve("devices", o.device, path, sizeof path, &err) ||
+        xs_dev_load(path, &dev, &err))
+        return fail_err(&err);
+    xs_scenario s;
+    xs_workload wl;
+    if (load_scenario(&o, &s, &wl, &err))
+        return fail_err(&err);
+    xs_prediction p;
+    if (xs_predict(&dev, &s, &wl, &p, &err)) {
+        xs_wl_free(&wl);
+        return fail_err(&err);
+    }
+    xs_strbuf sb = {0};
+    xs_report_predict(&sb, o.format, &dev, &s, &wl, &p);
+    rc = deliver(&sb, o.output);
+    xs_sb_free(&sb);
+    xs_prediction_free(&p);
+    xs_wl_free(&wl);
+    return rc;
+}
+
+static int cmd_workload(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o, "sSfoh");
+    if (rc || o.help) {
+        if (o.help)
+            usage_workload(stdout);
+        return rc;
+    }
+    xs_error err;
+    xs_scenario s;
+    xs_workload wl;
+    if (load_scenario(&o, &s, &wl, &err))
+        return fail_err(&err);
+    xs_strbuf sb = {0};
+    xs_report_workload(&sb, o.format, &s, &wl);
+    rc = deliver(&sb, o.output);
+    xs_sb_free(&sb);
+    xs_wl_free(&wl);
+    return rc;
+}
+
+static int cmd_devices(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o, "foh");
+    if (rc || o.help) {
+        if (o.help)
+            usage_devices(stdout);
+        return rc;
+    }
+    xs_error err;
+    char **ids;
+    size_t n;
+    if (xs_list_ids("devices", &ids, &n, &err))
+        return fail_err(&err);
+    xs_device *devs = calloc(n ? n : 1, sizeof *devs);
+    if (!devs) {
+        xs_ids_free(ids, n);
+        return fail(EXIT_DATA, "out of memory");
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char path[PATH_MAX];
+        if (xs_resolve("devices", ids[i], path, sizeof path, &err) ||
+            xs_dev_load(path, &devs[i], &err))
+            rc = fail_err(&err);
+    }
+    if (rc == 0) {
+        xs_strbuf sb = {0};
+        xs_report_devices(&sb, o.format, devs, n);
+        rc = deliver(&sb, o.output);
+        xs_sb_free(&sb);
+    }
+    free(devs);
+    xs_ids_free(ids, n);
+    return rc;
+}
+
+static int cmd_scenarios(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o, "h");
+    if (rc || o.help) {
+        if (o.help)
+            usage_scenarios(stdout);
+        return rc;
+    }
+    xs_error err;
+    char **ids;
+    size_t n;
+    if (xs_list_ids("scenarios", &ids, &n, &err))
+        return fail_err(&err);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char path[PATH_MAX];
+        xs_scenario s;
+        if (xs_resolve("scenarios", ids[i], path, sizeof path, &err) ||
+            xs_scn_load(path, NULL, 0, &s, &err))
+            rc = fail_err(&err);
+        else
+            printf("%-24s %s\n", s.id, s.description);
+    }
+    xs_ids_free(ids, n);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    xs_paths_init(argv[0]);
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage_main(stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("xpusim " XPUSIM_VERSION "\n");
+        return 0;
+    }
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+    } commands[] = {{"predict", cmd_predict},
+                    {"workload", cmd_workload},
+                    {"devices", cmd_devices},
+                    {"scenarios", cmd_scenarios}};
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "unknown command '%s' (commands: predict, workload, devices, scenarios; see "
+             "xpusim --help)", argv[1]);
+    return fail(EXIT_USAGE, msg);
+}

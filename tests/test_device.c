@@ -1,0 +1,229 @@
+/* test_device.c — every shipped device file loads and agrees with the
+ * datasheet arithmetic; every loader error path is provoked by a bad copy. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "device.h"
+#include "paths.h"
+#include "test_util.h"
+
+static void load_ok(const char *id, xs_device *d)
+{
+    char path[512];
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_resolve("devices", id, path, sizeof path, &err), XS_OK);
+    int rc = xs_dev_load(path, d, &err);
+    if (rc)
+        fprintf(stderr, "\n%s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, XS_OK);
+}
+
+static void every_required_device_should_load(void)
+{
+    static const char *ids[] = {"v100-sxm2-16gb", "v100-sxm2-32gb", "t4", "a10",
+                                "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb",
+                                "a100-pcie-80gb", "l4", "h100-sxm5-80gb", "h100-pcie-80gb",
+                                "h200-sxm-141gb"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        xs_device d;
+        load_ok(ids[i], &d);
+        CU_ASSERT_STRING_EQUAL(d.id, ids[i]);
+        CU_ASSERT(d.idle_w < d.tdp_w);
+        CU_ASSERT(d.price_usd_per_hour > 0);
+    }
+}
+
+/* Dense tensor peak = SMs x FLOP/clk/SM x tensor clock (datasheets.md 1a,
+ * per-SM table); catches a typo in any of the three numbers. */
+static void device_tensor_peaks_should_equal_sms_times_rate_times_clock(void)
+{
+    static const struct {
+        int sm;
+        double rate;
+    } fp16_per_sm_clk[] = {{70, 1024}, {75, 1024}, {80, 2048}, {86, 1024}, {89, 1024}, {90, 4096}};
+    char **ids;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_list_ids("devices", &ids, &n, &err), XS_OK);
+    CU_ASSERT(n >= 12);
+    for (size_t i = 0; i < n; i++) {
+        xs_device d;
+        load_ok(ids[i], &d);
+        double rate = 0;
+        for (size_t j = 0; j < sizeof fp16_per_sm_clk / sizeof fp16_per_sm_clk[0]; j++)
+            if (fp16_per_sm_clk[j].sm == d.sm_version)
+                rate = fp16_per_sm_clk[j].rate;
+        CU_ASSERT(rate > 0);
+        double expect = (double)d.sm_count * rate * d.clock_tensor_mhz * 1e6 / 1e12;
+        CU_ASSERT(fabs(d.peak_tflops[XS_FP16] - expect) / expect < 0.01);
+        if (d.peak_tflops[XS_TF32] > 0)
+            CU_ASSERT(fabs(d.peak_tflops[XS_TF32] * 2 - d.peak_tflops[XS_FP16]) /
+                          d.peak_tflops[XS_FP16] < 0.01);
+    }
+    xs_ids_free(ids, n);
+}
+
+static void volta_and_turing_should_have_no_tf32_or_bf16(void)
+{
+    xs_device v, t, a;
+    load_ok("v100-sxm2-16gb", &v);
+    load_ok("t4", &t);
+    load_ok("a100-sxm4-80gb", &a);
+    CU_ASSERT_EQUAL(v.peak_tflops[XS_TF32], 0);
+    CU_ASSERT_EQUAL(v.peak_tflops[XS_BF16], 0);
+    CU_ASSERT_EQUAL(t.peak_tflops[XS_BF16], 0);
+    CU_ASSERT_EQUAL(xs_dev_peak_flops(&v, XS_BF16), 0);
+    CU_ASSERT(a.peak_tflops[XS_BF16] > 0);
+    CU_ASSERT_EQUAL(v.mma_m, 8);
+    CU_ASSERT_EQUAL(a.mma_k, 16);
+}
+
+static void peak_flops_should_scale_to_the_sustained_clock(void)
+{
+    xs_device t;
+    load_ok("t4", &t);
+    CU_ASSERT_DOUBLE_EQUAL(xs_dev_peak_flops(&t, XS_FP16), 65e12 * 1300 / 1590, 1e6);
+    xs_device h;
+    load_ok("h100-sxm5-80gb", &h);
+    /* fp32 is quoted at 1980 MHz boost, tensor at 1830: both run at 1830 */
+    CU_ASSERT_DOUBLE_EQUAL(xs_dev_peak_flops(&h, XS_FP32), 66.9e12 * 1830 / 1980, 1e6);
+    CU_ASSERT_DOUBLE_EQUAL(xs_dev_peak_flops(&h, XS_BF16), 989.4e12, 1e6);
+}
+
+/* Load a mutated copy of a good device and expect code and a message part. */
+static void expect_bad(cJSON *doc, const char *file, int code, const char *part)
+{
+    const char *path = tu_write_json(file, doc);
+    xs_device d;
+    xs_error err;
+    int rc = xs_dev_load(path, &d, &err);
+    CU_ASSERT_EQUAL(rc, code);
+    if (rc && !strstr(err.msg, part))
+        fprintf(stderr, "\nmessage '%s' lacks '%s'\n", err.msg, part);
+    CU_ASSERT(rc && strstr(err.msg, part) != NULL && strstr(err.msg, file) != NULL);
+    CU_ASSERT_EQUAL(tu_lines(err.msg), 0);
+    cJSON_Delete(doc);
+}
+
+static cJSON *good(void)
+{
+    cJSON *doc = tu_load_json("devices/a100-sxm4-80gb.json");
+    return doc;
+}
+
+static void set_num(cJSON *doc, const char *obj, const char *key, double v)
+{
+    cJSON *o = cJSON_GetObjectItem(doc, obj);
+    cJSON_ReplaceItemInObject(o, key, cJSON_CreateNumber(v));
+}
+
+static void device_loader_should_reject_each_bad_field(void)
+{
+    cJSON *doc = good();
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "memory"), "bandwidth_gbs");
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD,
+               "missing required field 'memory.bandwidth_gbs'");
+
+    doc = good();
+    set_num(doc, "memory", "bandwidth_gbs", -3);
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD,
+               "field 'memory.bandwidth_gbs' must be a number > 0, got -3");
+
+    doc = good();
+    set_num(doc, "power", "tdp_w", 0);
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "'power.tdp_w' must be a number > 0");
+
+    doc = good();
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "compute"), "sm_count",
+                              cJSON_CreateString("108"));
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "'compute.sm_count' must be an integer");
+
+    doc = good();
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(doc, "memory"), "bandwith_gbs", 2039);
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "unknown field 'memory.bandwith_gbs'");
+
+    doc = good();
+    cJSON_ReplaceItemInObject(doc, "class", cJSON_CreateString("fpga"));
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "one of gpu|tpu|cpu");
+
+    doc = good();
+    cJSON_ReplaceItemInObject(doc, "memory", cJSON_CreateNumber(5));
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "field 'memory' must be an object");
+
+    doc = good();
+    set_num(doc, "model", "gemm_efficiency", 1.5);
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "'model.gemm_efficiency' must be a number in (0, 1]");
+
+    doc = good();
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "price"), "source");
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "missing required field 'price.source'");
+}
+
+static void device_loader_should_check_relations_between_fields(void)
+{
+    cJSON *doc = good();
+    expect_bad(doc, "other-name.json", XS_EFIELD, "field 'id' must equal the file name");
+
+    doc = good();
+    set_num(doc, "power", "idle_w", 400);
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_ERANGE, "'power.idle_w' must be below");
+
+    doc = good();
+    set_num(doc, "compute", "clock_sustained_mhz", 2000);
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_ERANGE, "'compute.clock_sustained_mhz'");
+
+    doc = good();
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "compute"), "tensor_mma_shape",
+                              cJSON_CreateString("16x8x16"));
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "must look like m16n8k16");
+
+    doc = good();
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "price"), "as_of",
+                              cJSON_CreateString("Sept 2026"));
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "'price.as_of' must be a date");
+}
+
+static void device_loader_should_report_unreadable_and_malformed_files(void)
+{
+    xs_device d;
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_dev_load("/nonexistent/x.json", &d, &err), XS_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/x.json: cannot open"));
+    const char *path = tu_write("broken.json", "{ \"id\": \"broken\",\n \"name\": }");
+    CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_EJSON);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "malformed JSON at line 2"));
+}
+
+static void resolve_should_list_known_ids_for_an_unknown_one(void)
+{
+    char path[512];
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_resolve("devices", "a100", path, sizeof path, &err), XS_EARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown device 'a100' (known: a10, a100-pcie-40gb"));
+    CU_ASSERT_EQUAL(xs_resolve("devices", "", path, sizeof path, &err), XS_EARG);
+    CU_ASSERT_EQUAL(xs_resolve("devices", "./nope.json", path, sizeof path, &err), XS_EIO);
+}
+
+int tu_add_device_suite(void)
+{
+    CU_pSuite s = CU_add_suite("device", NULL, NULL);
+    return !s ||
+           !CU_add_test(s, "every_required_device_should_load", every_required_device_should_load) ||
+           !CU_add_test(s, "device_tensor_peaks_should_equal_sms_times_rate_times_clock",
+                        device_tensor_peaks_should_equal_sms_times_rate_times_clock) ||
+           !CU_add_test(s, "volta_and_turing_should_have_no_tf32_or_bf16",
+                        volta_and_turing_should_have_no_tf32_or_bf16) ||
+           !CU_add_test(s, "peak_flops_should_scale_to_the_sustained_clock",
+                        peak_flops_should_scale_to_the_sustained_clock) ||
+           !CU_add_test(s, "device_loader_should_reject_each_bad_field",
+                        device_loader_should_reject_each_bad_field) ||
+           !CU_add_test(s, "device_loader_should_check_relations_between_fields",
+                        device_loader_should_check_relations_between_fields) ||
+           !CU_add_test(s, "device_loader_should_report_unreadable_and_malformed_files",
+                        device_loader_should_report_unreadable_and_malformed_files) ||
+           !CU_add_test(s, "resolve_should_list_known_ids_for_an_unknown_one",
+                        resolve_should_list_known_ids_for_an_unknown_one);
+}

@@ -1,0 +1,229 @@
+/* test_gpu.c — the GPU cost function, energy, cost and the step totals. */
+#include <math.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "backend.h"
+#include "cost.h"
+#include "energy.h"
+#include "gemm.h"
+#include "paths.h"
+#include "predict.h"
+#include "test_util.h"
+
+static xs_device dev(const char *id)
+{
+    char path[512];
+    xs_error err;
+    xs_device d;
+    memset(&d, 0, sizeof d);
+    CU_ASSERT_EQUAL(xs_resolve("devices", id, path, sizeof path, &err), XS_OK);
+    CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_OK);
+    return d;
+}
+
+static xs_op gemm_op(double m, double n, double k, xs_dtype t)
+{
+    xs_op op;
+    memset(&op, 0, sizeof op);
+    snprintf(op.name, sizeof op.name, "g");
+    op.kind = XS_OP_GEMM;
+    op.dtype = t;
+    op.m = (int64_t)m;
+    op.n = (int64_t)n;
+    op.k = (int64_t)k;
+    op.batch = 1;
+    op.flops = 2 * m * n * k;
+    op.bytes = (m * k + k * n + m * n) * xs_dtype_bytes(t);
+    op.launches = 1;
+    op.count = 1;
+    return op;
+}
+
+static xs_estimate run(const xs_device *d, const xs_op *op)
+{
+    xs_estimate e;
+    xs_error err;
+    memset(&e, 0, sizeof e);
+    CU_ASSERT_EQUAL(xs_gpu_backend.estimate(d, op, &e, &err), XS_OK);
+    xs_energy_fill(d, &e);
+    return e;
+}
+
+static void large_gemm_should_be_compute_bound_at_the_tensor_rate(void)
+{
+    xs_device a = dev("a100-sxm4-80gb");
+    xs_op op = gemm_op(8192, 8192, 8192, XS_FP16);
+    xs_estimate e = run(&a, &op);
+    CU_ASSERT_EQUAL(e.bound, XS_BOUND_COMPUTE);
+    CU_ASSERT(e.tensor);
+    double expect = op.flops / (312e12 * a.gemm_efficiency) + a.kernel_launch_us * 1e-6;
+    CU_ASSERT_DOUBLE_EQUAL(e.time_s, expect, expect * 1e-9);
+    /* busy engines all the time: the board sits at its power limit */
+    CU_ASSERT(e.power_w > 0.99 * a.tdp_w);
+}
+
+static void formats_without_tensor_cores_should_run_on_fp32_units(void)
+{
+    xs_device v = dev("v100-sxm2-16gb"), t = dev("t4");
+    xs_op op = gemm_op(4096, 4096, 4096, XS_TF32);
+    xs_estimate e = run(&v, &op);
+    CU_ASSERT_EQUAL(e.engine, XS_FP32);
+    CU_ASSERT_FALSE(e.tensor);
+    CU_ASSERT_DOUBLE_EQUAL(e.compute_s, op.flops / (15.7e12 * v.gemm_efficiency), 1e-12);
+    op.dtype = XS_BF16;
+    e = run(&t, &op);
+    CU_ASSERT_EQUAL(e.engine, XS_FP32);
+    op.dtype = XS_FP16;
+    e = run(&t, &op);
+    CU_ASSERT_EQUAL(e.engine, XS_FP16);
+    CU_ASSERT(e.tensor);
+    /* the T4 holds 1300 MHz under load, not its 1590 MHz boost */
+    CU_ASSERT_DOUBLE_EQUAL(e.compute_s, op.flops / (65e12 * 1300 / 1590 * t.gemm_efficiency),
+                           1e-12);
+}
+
+static void small_and_streaming_ops_should_be_launch_and_memory_bound(void)
+{
+    xs_device h = dev("h100-sxm5-80gb");
+    xs_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = XS_OP_ELTWISE;
+    op.launches = 1;
+    op.count = 1;
+    op.bytes = 1e9;
+    op.flops = 1e8;
+    xs_estimate e = run(&h, &op);
+    CU_ASSERT_EQUAL(e.bound, XS_BOUND_MEMORY);
+    CU_ASSERT_DOUBLE_EQUAL(e.memory_s, 1e9 / (3350e9 * h.mem_bw_efficiency), 1e-15);
+    CU_ASSERT(e.power_w > h.idle_w && e.power_w < h.tdp_w);
+    op.bytes = 1e3;
+    op.flops = 1e3;
+    e = run(&h, &op);
+    CU_ASSERT_EQUAL(e.bound, XS_BOUND_LAUNCH);
+    CU_ASSERT(e.power_w < h.idle_w + 0.01 * (h.tdp_w - h.idle_w));
+    op.launches = 10;
+    xs_estimate e10 = run(&h, &op);
+    CU_ASSERT_DOUBLE_EQUAL(e10.overhead_s, 10 * e.overhead_s, 1e-15);
+}
+
+static void cost_should_be_time_times_devices_times_price(void)
+{
+    xs_device a = dev("a100-sxm4-80gb");
+    CU_ASSERT_DOUBLE_EQUAL(xs_cost_usd(&a, 3600, 2), 2 * a.price_usd_per_hour, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(xs_cost_usd(&a, 0, 8), 0, 0);
+}
+
+static int predict_id(const char *devid, const char *scn, const char *const *sets, int n,
+                      xs_device *d, xs_workload *wl, xs_prediction *p, xs_error *err)
+{
+    char path[512];
+    xs_scenario s;
+    *d = dev(devid);
+    int rc = xs_resolve("scenarios", scn, path, sizeof path, err);
+    if (!rc)
+        rc = xs_scn_load(path, sets, n, &s, err);
+    if (!rc)
+        rc = xs_wl_build(&s, wl, err);
+    if (!rc) {
+        rc = xs_predict(d, &s, wl, p, err);
+        if (rc)
+            xs_wl_free(wl);
+    }
+    return rc;
+}
+
+static void step_totals_should_add_up_the_ops(void)
+{
+    xs_device d;
+    xs_workload wl;
+    xs_prediction p;
+    xs_error err;
+    const char *sets[] = {"train.grad_accum=2"};
+    CU_ASSERT_EQUAL_FATAL(predict_id("a100-sxm4-80gb", "bert-base-squad", sets, 1, &d, &wl, &p,
+                                     &err), XS_OK);
+    double t = 0, e = 0, mm = 0;
+    for (size_t i = 0; i < wl.n; i++) {
+        t += p.est[i].time_s * (double)wl.ops[i].count;
+        e += p.est[i].energy_j * (double)wl.ops[i].count;
+        if (xs_op_is_matmul(wl.ops[i].kind))
+            mm += wl.ops[i].flops * (double)wl.ops[i].count;
+    }
+    CU_ASSERT_DOUBLE_EQUAL(p.step_time_s, t, t * 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p.step_energy_j, e, e * 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p.samples_per_s, 64 / p.step_time_s, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(p.mfu, mm / (p.step_time_s * 312e12), 1e-12);
+    CU_ASSERT(p.mfu > 0.05 && p.mfu < 1);
+    CU_ASSERT_EQUAL(p.steps, 2 * ((88641 + 63) / 64));
+    CU_ASSERT_DOUBLE_EQUAL(p.run_time_s, p.step_time_s * (double)p.steps, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(p.run_cost_usd, p.run_time_s / 3600 * d.price_usd_per_hour, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(p.run_energy_kwh, p.step_energy_j * (double)p.steps / 3.6e6, 1e-12);
+    CU_ASSERT(p.avg_power_w > d.idle_w && p.avg_power_w <= d.tdp_w);
+    double phases = 0;
+    for (int i = 0; i < XS_PHASE_COUNT; i++)
+        phases += p.phase_time_s[i];
+    CU_ASSERT_DOUBLE_EQUAL(phases, p.step_time_s, 1e-12);
+    xs_prediction_free(&p);
+    xs_wl_free(&wl);
+}
+
+static double samples_per_s(const char *devid, const char *precision)
+{
+    xs_device d;
+    xs_workload wl;
+    xs_prediction p;
+    xs_error err;
+    char set[64];
+    snprintf(set, sizeof set, "train.precision=%s", precision);
+    const char *sets[] = {set};
+    CU_ASSERT_EQUAL_FATAL(predict_id(devid, "bert-base-squad", sets, 1, &d, &wl, &p, &err),
+                          XS_OK);
+    double r = p.samples_per_s;
+    xs_prediction_free(&p);
+    xs_wl_free(&wl);
+    return r;
+}
+
+static void faster_hardware_and_formats_should_predict_higher_throughput(void)
+{
+    double t4 = samples_per_s("t4", "amp_fp16"), a100 = samples_per_s("a100-sxm4-80gb", "amp_fp16"),
+           h100 = samples_per_s("h100-sxm5-80gb", "amp_fp16");
+    CU_ASSERT(t4 < a100 && a100 < h100);
+    CU_ASSERT(samples_per_s("a100-sxm4-80gb", "fp32") < samples_per_s("a100-sxm4-80gb", "tf32"));
+    CU_ASSERT(samples_per_s("a100-sxm4-80gb", "tf32") < a100);
+    /* Volta has no tf32: asking for it changes nothing but the name */
+    CU_ASSERT_DOUBLE_EQUAL(samples_per_s("v100-sxm2-16gb", "tf32"),
+                           samples_per_s("v100-sxm2-16gb", "fp32"), 1e-9);
+}
+
+static void multi_device_scenarios_should_be_refused_until_modelled(void)
+{
+    xs_device d;
+    xs_workload wl;
+    xs_prediction p;
+    xs_error err;
+    const char *sets[] = {"cluster.devices=8"};
+    CU_ASSERT_EQUAL(predict_id("a100-sxm4-80gb", "bert-base-squad", sets, 1, &d, &wl, &p, &err),
+                    XS_EUNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cluster.devices = 8"));
+}
+
+int tu_add_gpu_suite(void)
+{
+    CU_pSuite s = CU_add_suite("gpu", NULL, NULL);
+    return !s ||
+           !CU_add_test(s, "large_gemm_should_be_compute_bound_at_the_tensor_rate",
+                        large_gemm_should_be_compute_bound_at_the_tensor_rate) ||
+           !CU_add_test(s, "formats_without_tensor_cores_should_run_on_fp32_units",
+                        formats_without_tensor_cores_should_run_on_fp32_units) ||
+           !CU_add_test(s, "small_and_streaming_ops_should_be_launch_and_memory_bound",
+                        small_and_streaming_ops_should_be_launch_and_memory_bound) ||
+           !CU_add_test(s, "cost_should_be_time_times_devices_times_price",
+                        cost_should_be_time_times_devices_times_price) ||
+           !CU_add_test(s, "step_totals_should_add_up_the_ops", step_totals_should_add_up_the_ops) ||
+           !CU_add_test(s, "faster_hardware_and_formats_should_predict_higher_throughput",
+                        faster_hardware_and_formats_should_predict_higher_throughput) ||
+           !CU_add_test(s, "multi_device_scenarios_should_be_refused_until_modelled",
+                        multi_device_scenarios_should_be_refused_until_modelled);
+}

@@ -1,0 +1,25 @@
+/* test_main.c — runs every CUnit suite; exits non-zero on any failure. */
+#include <stdio.h>
+
+#include <CUnit/Basic.h>
+
+#include "test_util.h"
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    int (*suites[])(void) = {tu_add_schema_suite,   tu_add_device_suite, tu_add_scenario_suite,
+                             tu_add_workload_suite, tu_add_gpu_suite,    tu_add_cli_suite};
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+        if (suites[i]() != 0) {
+            fprintf(stderr, "cannot register suite %zu\n", i);
+            CU_cleanup_registry();
+            return 1;
+        }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}

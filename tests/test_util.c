@@ -1,0 +1,113 @@
+/* test_util.c — see test_util.h. */
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+
+static char tmpdir[256];
+
+static void cleanup(void)
+{
+    if (tmpdir[0]) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "warning: could not remove %s\n", tmpdir);
+    }
+}
+
+const char *tu_tmpdir(void)
+{
+    if (!tmpdir[0]) {
+        snprintf(tmpdir, sizeof tmpdir, "/tmp/xpusim-tests-XXXXXX");
+        if (!mkdtemp(tmpdir)) {
+            perror("mkdtemp");
+            exit(1);
+        }
+        atexit(cleanup);
+    }
+    return tmpdir;
+}
+
+const char *tu_write(const char *name, const char *text)
+{
+    static char paths[8][512];
+    static int slot;
+    char *path = paths[slot++ % 8];
+    snprintf(path, 512, "%s/%s", tu_tmpdir(), name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+cJSON *tu_load_json(const char *repo_path)
+{
+    char *text = NULL;
+    if (xs_read_file(repo_path, &text, NULL, NULL) != 0) {
+        fprintf(stderr, "cannot read %s (run the tests from the source root)\n", repo_path);
+        exit(1);
+    }
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (!doc) {
+        fprintf(stderr, "cannot parse %s\n", repo_path);
+        exit(1);
+    }
+    return doc;
+}
+
+const char *tu_write_json(const char *name, const cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+    const char *path = tu_write(name, text);
+    free(text);
+    return path;
+}
+
+static char *slurp(const char *path)
+{
+    char *text = NULL;
+    if (xs_read_file(path, &text, NULL, NULL) != 0)
+        return strdup("");
+    return text;
+}
+
+tu_result tu_run(const char *args)
+{
+    const char *bin = getenv("XPUSIM_BIN");
+    if (!bin)
+        bin = "./xpusim";
+    char out[512], err[512], cmd[4096];
+    snprintf(out, sizeof out, "%s/run.out", tu_tmpdir());
+    snprintf(err, sizeof err, "%s/run.err", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "%s %s >'%s' 2>'%s' </dev/null", bin, args, out, err);
+    int st = system(cmd);
+    tu_result r;
+    r.status = st == -1 ? -1 : WEXITSTATUS(st);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+void tu_run_free(tu_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+int tu_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}

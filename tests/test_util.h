@@ -1,0 +1,39 @@
+/* test_util.h — helpers shared by the suites: scratch files, running the
+ * CLI, mutating a JSON document to provoke one loader error at a time. */
+#ifndef XS_TEST_UTIL_H
+#define XS_TEST_UTIL_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* A fresh scratch folder for this test run (removed at exit). */
+const char *tu_tmpdir(void);
+/* Write text to <tmpdir>/name; returns the path (static buffer per call slot). */
+const char *tu_write(const char *name, const char *text);
+/* Parse a repository file (path relative to the source root). Caller frees. */
+cJSON *tu_load_json(const char *repo_path);
+/* Write a JSON document to <tmpdir>/name; returns the path. */
+const char *tu_write_json(const char *name, const cJSON *doc);
+
+typedef struct {
+    int status;    /* exit code */
+    char *out;     /* stdout, caller frees with tu_run_free */
+    char *err;     /* stderr */
+} tu_result;
+
+/* Run the xpusim binary ($XPUSIM_BIN) with args (a shell-quoted string). */
+tu_result tu_run(const char *args);
+void tu_run_free(tu_result *r);
+/* Number of lines in s. */
+int tu_lines(const char *s);
+
+/* Suite registration, one per module. */
+int tu_add_schema_suite(void);
+int tu_add_device_suite(void);
+int tu_add_scenario_suite(void);
+int tu_add_workload_suite(void);
+int tu_add_gpu_suite(void);
+int tu_add_cli_suite(void);
+
+#endif

@@ -1,0 +1,297 @@
+/* test_workload.c — the op list of one step: FLOPs against 6PT, published
+ * parameter counts, backward shapes, optimizer traffic, AMP casts, flash
+ * attention, gradient accumulation, and the golden list of a tiny model. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "paths.h"
+#include "scenario.h"
+#include "test_util.h"
+#include "workload.h"
+
+static void build(const char *id, const char *const *sets, int n, xs_scenario *s,
+                  xs_workload *wl)
+{
+    char path[512];
+    xs_error err;
+    int rc = xs_resolve("scenarios", id, path, sizeof path, &err);
+    if (!rc)
+        rc = xs_scn_load(path, sets, n, s, &err);
+    if (!rc)
+        rc = xs_wl_build(s, wl, &err);
+    if (rc)
+        fprintf(stderr, "\n%s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, XS_OK);
+}
+
+static const xs_op *find(const xs_workload *wl, const char *name, int layer)
+{
+    for (size_t i = 0; i < wl->n; i++)
+        if (strcmp(wl->ops[i].name, name) == 0 && wl->ops[i].layer == layer)
+            return &wl->ops[i];
+    return NULL;
+}
+
+static double matmul_flops_per_micro_batch(const xs_workload *wl)
+{
+    double f = 0;
+    for (size_t i = 0; i < wl->n; i++)
+        if (xs_op_is_matmul(wl->ops[i].kind))
+            f += wl->ops[i].flops * (double)wl->ops[i].count;
+    return f / (double)wl->micro_batches;
+}
+
+/* training-math.md: GEMM FLOPs = 6 P T + 12 L b s^2 h, with P the weights
+ * every token is multiplied by: the layers' projections plus the head's
+ * (for a tied LM head that is the V x h embedding). Computed here from the
+ * shape alone, independently of the workload's own bookkeeping. */
+static void check_6pt(const xs_scenario *s, const xs_workload *wl, double head_weights)
+{
+    const xs_model *m = &s->model;
+    double h = (double)m->hidden, f = (double)m->ffn, L = (double)m->layers;
+    double b = (double)s->train.batch, sq = (double)s->train.seq, T = b * sq;
+    double P = L * (4 * h * h + 2 * h * f) + head_weights;
+    double expect = 6 * P * T + 12 * L * b * sq * sq * h;
+    double got = matmul_flops_per_micro_batch(wl);
+    CU_ASSERT(fabs(got - expect) / expect < 0.02);
+    if (fabs(got - expect) / expect >= 0.02)
+        fprintf(stderr, "\n%s: GEMM FLOPs %.4g vs 6PT+attention %.4g\n", s->id, got, expect);
+}
+
+static void gemm_flops_should_match_6pt_plus_attention(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    build("bert-large-squad", NULL, 0, &s, &wl);
+    check_6pt(&s, &wl, 2.0 * 1024);
+    xs_wl_free(&wl);
+    const char *unfused[] = {"train.attention=unfused", "train.grad_accum=1"};
+    build("gpt2-medium-finetune", unfused, 2, &s, &wl);
+    check_6pt(&s, &wl, 50257.0 * 1024);
+    xs_wl_free(&wl);
+}
+
+static void parameter_counts_should_match_the_published_models(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    /* transformers' num_parameters(): GPT2LMHeadModel gpt2-medium 354,823,168;
+     * BertForQuestionAnswering bert-base-uncased 108,893,186 (no pooler) */
+    build("gpt2-medium-finetune", NULL, 0, &s, &wl);
+    CU_ASSERT_DOUBLE_EQUAL(wl.params, 354823168, 0.5);
+    CU_ASSERT_EQUAL(wl.tensors, 2 + 24 * 12 + 2);
+    xs_wl_free(&wl);
+    build("bert-base-squad", NULL, 0, &s, &wl);
+    CU_ASSERT_DOUBLE_EQUAL(wl.params, 108893186, 0.5);
+    CU_ASSERT_EQUAL(wl.tensors, 5 + 12 * 16 + 2);
+    xs_wl_free(&wl);
+}
+
+static void each_linear_should_have_two_backward_gemms_with_swapped_shapes(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    build("bert-large-squad", NULL, 0, &s, &wl);
+    const xs_op *fw = find(&wl, "ffn.up", 5), *dx = find(&wl, "ffn.up.dX", 5),
+                *dw = find(&wl, "ffn.up.dW", 5);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fw);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dx);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dw);
+    int64_t T = 24 * 384;
+    CU_ASSERT(fw->m == T && fw->n == 4096 && fw->k == 1024);
+    CU_ASSERT(dx->m == T && dx->n == 1024 && dx->k == 4096);
+    CU_ASSERT(dw->m == 4096 && dw->n == 1024 && dw->k == T && dw->ta == 1);
+    CU_ASSERT_DOUBLE_EQUAL(fw->flops, dx->flops, 1);
+    CU_ASSERT_DOUBLE_EQUAL(fw->flops, dw->flops, 1);
+    CU_ASSERT_EQUAL(fw->phase, XS_PH_FWD);
+    CU_ASSERT_EQUAL(dx->phase, XS_PH_BWD);
+    /* backward runs in reverse: the last layer's ops come before the first's */
+    CU_ASSERT(find(&wl, "ffn.up.dX", 23) < find(&wl, "ffn.up.dX", 0));
+    CU_ASSERT(find(&wl, "attn.scores.dQ", 0) > find(&wl, "attn.context.dV", 0));
+    xs_wl_free(&wl);
+}
+
+static double optimizer_bytes_per_param(const char *opt, int fused, const char *precision)
+{
+    char o[64], f[64], p[64];
+    snprintf(o, sizeof o, "train.optimizer=%s", opt);
+    snprintf(f, sizeof f, "train.fused_optimizer=%s", fused ? "true" : "false");
+    snprintf(p, sizeof p, "train.precision=%s", precision);
+    const char *sets[] = {o, f, p};
+    xs_scenario s;
+    xs_workload wl;
+    build("bert-base-squad", sets, 3, &s, &wl);
+    double bytes = 0;
+    for (size_t i = 0; i < wl.n; i++)
+        if (strncmp(wl.ops[i].name, "optimizer.", 10) == 0)
+            bytes += wl.ops[i].bytes;
+    double per = bytes / wl.params;
+    xs_wl_free(&wl);
+    return per;
+}
+
+static void optimizer_traffic_should_follow_the_arrays_it_touches(void)
+{
+    CU_ASSERT_DOUBLE_EQUAL(optimizer_bytes_per_param("sgd", 1, "fp32"), 20, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(optimizer_bytes_per_param("adam", 1, "fp32"), 28, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(optimizer_bytes_per_param("adamw", 1, "amp_fp16"), 28, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(optimizer_bytes_per_param("adan", 1, "fp32"), 44, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(optimizer_bytes_per_param("adan", 0, "fp32"), 176, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(optimizer_bytes_per_param("adamw", 0, "fp32"), 80, 1e-9);
+    /* pure bf16 keeps parameters and states in 2 bytes */
+    CU_ASSERT_DOUBLE_EQUAL(optimizer_bytes_per_param("adam", 1, "bf16"), 14, 1e-9);
+}
+
+static int count_kind(const xs_workload *wl, int kind)
+{
+    int n = 0;
+    for (size_t i = 0; i < wl->n; i++)
+        n += wl->ops[i].kind == kind;
+    return n;
+}
+
+static void amp_should_add_casts_and_the_loss_scale_check(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    const char *fp16[] = {"train.precision=amp_fp16"};
+    build("bert-base-squad", fp16, 1, &s, &wl);
+    CU_ASSERT(count_kind(&wl, XS_OP_CAST) > 0);
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "amp.unscale_check", -1));
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "attn.q.cast_w", 0));
+    CU_ASSERT_EQUAL(wl.matmul_dtype, XS_FP16);
+    xs_wl_free(&wl);
+    const char *bf16[] = {"train.precision=amp_bf16"};
+    build("bert-base-squad", bf16, 1, &s, &wl);
+    CU_ASSERT(count_kind(&wl, XS_OP_CAST) > 0);
+    CU_ASSERT_PTR_NULL(find(&wl, "amp.unscale_check", -1)); /* bf16 needs no loss scale */
+    xs_wl_free(&wl);
+    const char *fp32[] = {"train.precision=fp32"};
+    build("bert-base-squad", fp32, 1, &s, &wl);
+    CU_ASSERT_EQUAL(count_kind(&wl, XS_OP_CAST), 0);
+    CU_ASSERT_EQUAL(wl.matmul_dtype, XS_FP32);
+    xs_wl_free(&wl);
+}
+
+static double total(const xs_workload *wl, int bytes)
+{
+    double t = 0;
+    for (size_t i = 0; i < wl->n; i++)
+        t += (bytes ? wl->ops[i].bytes : (double)wl->ops[i].launches) *
+             (double)wl->ops[i].count;
+    return t;
+}
+
+static void flash_attention_should_remove_the_seq_squared_traffic(void)
+{
+    xs_scenario s;
+    xs_workload un, fl;
+    const char *a[] = {"train.attention=unfused"}, *b[] = {"train.attention=flash"};
+    build("bert-large-squad", a, 1, &s, &un);
+    build("bert-large-squad", b, 1, &s, &fl);
+    CU_ASSERT_EQUAL(count_kind(&fl, XS_OP_BGEMM), 0);
+    CU_ASSERT(count_kind(&fl, XS_OP_ATTENTION) == 2 * 24);
+    CU_ASSERT_PTR_NULL(find(&fl, "attn.softmax", 0));
+    /* bytes per layer drop by the s x s passes (several GB at batch 24) */
+    CU_ASSERT(total(&un, 1) - total(&fl, 1) > 24 * 1e9);
+    CU_ASSERT_DOUBLE_EQUAL(matmul_flops_per_micro_batch(&fl) * 1.0,
+                           matmul_flops_per_micro_batch(&un) +
+                               24 * 2.0 * 24 * 16 * 384.0 * 384 * 64,
+                           1e6); /* flash: 7 s.s.d matmuls a layer (backward recomputes the
+                                    scores) against unfused 6; one more 2.b.a.s^2.d each */
+    xs_wl_free(&un);
+    xs_wl_free(&fl);
+}
+
+static void fused_kernels_should_cut_launches_not_gemm_flops(void)
+{
+    xs_scenario s;
+    xs_workload eg, fu;
+    const char *e[] = {"train.kernels=eager"}, *f[] = {"train.kernels=fused"};
+    build("bert-base-squad", e, 1, &s, &eg);
+    build("bert-base-squad", f, 1, &s, &fu);
+    CU_ASSERT(total(&fu, 0) < 0.7 * total(&eg, 0));
+    CU_ASSERT(total(&fu, 1) < total(&eg, 1));
+    CU_ASSERT_DOUBLE_EQUAL(matmul_flops_per_micro_batch(&fu), matmul_flops_per_micro_batch(&eg),
+                           1);
+    CU_ASSERT_DOUBLE_EQUAL(fu.params, eg.params, 0.5);
+    xs_wl_free(&eg);
+    xs_wl_free(&fu);
+}
+
+static void grad_accum_should_repeat_micro_batches_and_accumulate(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    const char *sets[] = {"train.grad_accum=4", "train.batch=8"};
+    build("bert-base-squad", sets, 2, &s, &wl);
+    CU_ASSERT_EQUAL(find(&wl, "ffn.up", 0)->count, 4);
+    CU_ASSERT_EQUAL(find(&wl, "optimizer.adamw", -1)->count, 1);
+    const xs_op *acc = find(&wl, "grad.accumulate", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(acc);
+    CU_ASSERT_EQUAL(acc->count, 3);
+    CU_ASSERT_EQUAL(wl.samples_per_step, 32);
+    CU_ASSERT_EQUAL(wl.steps_per_epoch, (88641 + 31) / 32);
+    CU_ASSERT_EQUAL(wl.steps, 2 * ((88641 + 31) / 32));
+    xs_wl_free(&wl);
+}
+
+static void decoder_with_span_head_should_be_refused(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    char path[512];
+    xs_error err;
+    const char *sets[] = {"model.head=span"};
+    CU_ASSERT_EQUAL(xs_resolve("scenarios", "gpt2-medium-finetune", path, sizeof path, &err),
+                    XS_OK);
+    CU_ASSERT_EQUAL(xs_scn_load(path, sets, 1, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL(xs_wl_build(&s, &wl, &err), XS_EUNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "needs model.arch 'encoder'"));
+}
+
+static void tiny_model_op_list_should_match_the_golden_file(void)
+{
+    tu_result r = tu_run("workload -s tests/data/scenarios/tiny.json --format csv");
+    CU_ASSERT_EQUAL(r.status, 0);
+    FILE *f = fopen("tests/data/golden/tiny-ops.csv", "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char *golden = calloc(1, 1 << 20);
+    size_t n = fread(golden, 1, (1 << 20) - 1, f);
+    fclose(f);
+    golden[n] = '\0';
+    CU_ASSERT_STRING_EQUAL(r.out, golden);
+    if (strcmp(r.out, golden) != 0)
+        fprintf(stderr, "\nop list changed: review `make golden` and its diff\n");
+    free(golden);
+    tu_run_free(&r);
+}
+
+int tu_add_workload_suite(void)
+{
+    CU_pSuite s = CU_add_suite("workload", NULL, NULL);
+    return !s ||
+           !CU_add_test(s, "gemm_flops_should_match_6pt_plus_attention",
+                        gemm_flops_should_match_6pt_plus_attention) ||
+           !CU_add_test(s, "parameter_counts_should_match_the_published_models",
+                        parameter_counts_should_match_the_published_models) ||
+           !CU_add_test(s, "each_linear_should_have_two_backward_gemms_with_swapped_shapes",
+                        each_linear_should_have_two_backward_gemms_with_swapped_shapes) ||
+           !CU_add_test(s, "optimizer_traffic_should_follow_the_arrays_it_touches",
+                        optimizer_traffic_should_follow_the_arrays_it_touches) ||
+           !CU_add_test(s, "amp_should_add_casts_and_the_loss_scale_check",
+                        amp_should_add_casts_and_the_loss_scale_check) ||
+           !CU_add_test(s, "flash_attention_should_remove_the_seq_squared_traffic",
+                        flash_attention_should_remove_the_seq_squared_traffic) ||
+           !CU_add_test(s, "fused_kernels_should_cut_launches_not_gemm_flops",
+                        fused_kernels_should_cut_launches_not_gemm_flops) ||
+           !CU_add_test(s, "grad_accum_should_repeat_micro_batches_and_accumulate",
+                        grad_accum_should_repeat_micro_batches_and_accumulate) ||
+           !CU_add_test(s, "decoder_with_span_head_should_be_refused",
+                        decoder_with_span_head_should_be_refused) ||
+           !CU_add_test(s, "tiny_model_op_list_should_match_the_golden_file",
+                        tiny_model_op_list_should_match_the_golden_file);
+}
