@@ -59,12 +59,16 @@ test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 golden: xpusim
 	./xpusim workload -s tests/data/scenarios/tiny.json --format csv -o tests/data/golden/tiny-ops.csv
 
-# Install the Debian packages the build needs (root; idempotent).
+# Install the Debian packages the build needs; idempotent, uses sudo when
+# not root. CUDA (nvcc) is optional and not installed here.
+DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox
 deps:
-	@missing=""; for p in build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox; do \
+	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then apt-get update && apt-get install -y $$missing; \
-	else echo "deps: all installed"; fi
+	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
+	sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	echo "deps: installing$$missing"; \
+	$$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y $$missing
 
 clean:
 	rm -rf build xpusim
