@@ -15,7 +15,7 @@ TEST_SRC := $(wildcard tests/*.c)
 REL := build/rel
 ASN := build/asan
 
-.PHONY: all asan test test-rel test-asan golden clean deps
+.PHONY: all asan test test-rel test-asan golden plots clean deps
 
 all: xpusim
 
@@ -58,6 +58,14 @@ test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 # Rewrite the golden op list after a deliberate workload change; review the diff.
 golden: xpusim
 	./xpusim workload -s tests/data/scenarios/tiny.json --format csv -o tests/data/golden/tiny-ops.csv
+
+# Plots of the default scenario across every device (PNG + SVG in plots/out).
+PLOT_SCENARIO ?= bert-large-squad
+plots: xpusim
+	mkdir -p plots/out
+	./xpusim compare -s $(PLOT_SCENARIO) --format csv -o plots/out/compare-$(PLOT_SCENARIO).csv
+	gnuplot -e "in='plots/out/compare-$(PLOT_SCENARIO).csv'; out='plots/out/compare-$(PLOT_SCENARIO)'; title='$(PLOT_SCENARIO): predicted throughput and run cost by device'" plots/compare.gp
+	@echo "plots: plots/out/compare-$(PLOT_SCENARIO).png and .svg"
 
 # Install the Debian packages the build needs; idempotent, uses sudo when
 # not root. CUDA (nvcc) is optional and not installed here.

@@ -351,6 +351,64 @@ void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                  wl->params / 1e6, (long long)wl->tensors);
 }
 
+void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
+                       const xs_workload *wl, const xs_compare_row *rows, size_t n)
+{
+    if (fmt == XS_FMT_JSON) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
+        cJSON *arr = cJSON_AddArrayToObject(root, "devices");
+        for (size_t i = 0; i < n; i++) {
+            const xs_prediction *p = rows[i].p;
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "device", rows[i].dev->id);
+            cJSON_AddStringToObject(o, "matmul_engine", xs_dtype_name(rows[i].engine));
+            cJSON_AddNumberToObject(o, "step_time_s", p->step_time_s);
+            cJSON_AddNumberToObject(o, "samples_per_s", p->samples_per_s);
+            cJSON_AddNumberToObject(o, "tokens_per_s", p->tokens_per_s);
+            cJSON_AddNumberToObject(o, "mfu", p->mfu);
+            cJSON_AddNumberToObject(o, "avg_power_w", p->avg_power_w);
+            cJSON_AddNumberToObject(o, "run_time_s", p->run_time_s);
+            cJSON_AddNumberToObject(o, "run_energy_kwh", p->run_energy_kwh);
+            cJSON_AddNumberToObject(o, "run_cost_usd", p->run_cost_usd);
+            cJSON_AddNumberToObject(o, "price_usd_per_hour", rows[i].dev->price_usd_per_hour);
+            cJSON_AddStringToObject(o, "price_as_of", rows[i].dev->price_as_of);
+            cJSON_AddItemToArray(arr, o);
+        }
+        emit_json(sb, root);
+        return;
+    }
+    if (fmt == XS_FMT_CSV)
+        xs_sb_printf(sb, "device,matmul_engine,step_time_s,samples_per_s,tokens_per_s,mfu,"
+                         "avg_power_w,run_time_s,run_energy_kwh,run_cost_usd,"
+                         "price_usd_per_hour,price_as_of\n");
+    else {
+        xs_sb_printf(sb, "xpusim compare: %s, %lld steps of %lld samples\n", s->id,
+                     (long long)wl->steps, (long long)wl->samples_per_step);
+        scenario_lines(sb, s, wl);
+        xs_sb_printf(sb, "\n%-16s %-6s %10s %11s %6s %6s %8s %9s %9s %8s\n", "device", "matmul",
+                     "step s", "samples/s", "MFU", "W", "run h", "run kWh", "run $", "$/h");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const xs_prediction *p = rows[i].p;
+        const xs_device *d = rows[i].dev;
+        if (fmt == XS_FMT_CSV)
+            xs_sb_printf(sb, "%s,%s,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%g,%s\n", d->id,
+                         xs_dtype_name(rows[i].engine), p->step_time_s, p->samples_per_s,
+                         p->tokens_per_s, p->mfu, p->avg_power_w, p->run_time_s,
+                         p->run_energy_kwh, p->run_cost_usd, d->price_usd_per_hour,
+                         d->price_as_of);
+        else
+            xs_sb_printf(sb, "%-16s %-6s %10.4f %11.1f %5.1f%% %6.0f %8.2f %9.3f %9.2f %8.3f\n",
+                         d->id, xs_dtype_name(rows[i].engine), p->step_time_s, p->samples_per_s,
+                         100 * p->mfu, p->avg_power_w, p->run_time_s / 3600, p->run_energy_kwh,
+                         p->run_cost_usd, d->price_usd_per_hour);
+    }
+    if (fmt == XS_FMT_TABLE)
+        xs_sb_printf(sb, "\nsorted by run cost; prices are on-demand list prices with the dates "
+                         "and providers in devices/*.json (`xpusim devices`)\n");
+}
+
 void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n)
 {
     static const char *classes[] = {"gpu", "tpu", "cpu"};

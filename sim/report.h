@@ -20,6 +20,16 @@ void xs_report_predict(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
 void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                         const xs_workload *wl);
 
+/* One scenario on several devices: one row each (predictions without their
+ * per-op estimates are enough). */
+typedef struct {
+    const xs_device *dev;
+    const xs_prediction *p;
+    xs_dtype engine; /* format the matmuls actually ran in */
+} xs_compare_row;
+void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
+                       const xs_workload *wl, const xs_compare_row *rows, size_t n);
+
 /* One row per device: peaks, memory, power, price. */
 void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n);
 

@@ -9,6 +9,7 @@
 
 #include "device.h"
 #include "fileio.h"
+#include "gemm.h"
 #include "paths.h"
 #include "predict.h"
 #include "report.h"
@@ -56,12 +57,14 @@ static void usage_main(FILE *out)
             "Usage: xpusim COMMAND [OPTIONS]   (xpusim COMMAND --help for details)\n\n"
             "Commands:\n"
             "  predict     per-op breakdown of one training step and totals for the run\n"
+            "  compare     one scenario on many devices: throughput, run hours, kWh, $\n"
             "  workload    the op list of one step (shapes, FLOPs, bytes), no device\n"
             "  devices     list the devices and their datasheet figures\n"
             "  scenarios   list the built-in fine-tuning scenarios\n\n"
             "Examples:\n"
             "  xpusim predict                                   # %s on %s\n"
             "  xpusim predict -d h100-sxm5-80gb -s bert-base-squad --set train.batch=64\n"
+            "  xpusim compare -s bert-base-squad --set train.batch=32\n"
             "  xpusim predict -d t4 -s gpt2-medium-finetune --set train.precision=amp_fp16 "
             "--format json -o t4.json\n\n"
             "Devices and scenarios are ids (files in devices/ and scenarios/) or paths.\n"
@@ -120,6 +123,19 @@ static void usage_devices(FILE *out)
     }
 }
 
+static void usage_compare(FILE *out)
+{
+    fprintf(out,
+            "Usage: xpusim compare [-s SCENARIO] [-d DEV1,DEV2,...] [--set KEY=VALUE]...\n"
+            "                      [--format table|json|csv] [-o FILE]\n\n"
+            "Predicts SCENARIO on several devices (default: every file in devices/) and\n"
+            "prints one row each, cheapest run first: step time, samples/s, MFU, average\n"
+            "power, and the whole run's hours, kWh and dollars at each device's dated\n"
+            "price. The 'matmul' column says which format the GEMMs really ran in (fp32\n"
+            "where a device lacks tensor cores for the requested one).\n"
+            "Options as for `xpusim predict` (see its --help for the --set keys).\n");
+}
+
 static void usage_scenarios(FILE *out)
 {
     fprintf(out, "Usage: xpusim scenarios\n\nLists the scenario files in scenarios/ with "
@@ -142,9 +158,7 @@ static int parse_options(int argc, char **argv, options *o, const char *allowed)
         {"set", required_argument, 0, 'S'},    {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    memset(o, 0, sizeof *o);
-    o->device = DEFAULT_DEVICE;
-    o->scenario = DEFAULT_SCENARIO;
+    memset(o, 0, sizeof *o); /* device and scenario stay NULL unless given */
     optind = 1;
     opterr = 0;
     int c;
@@ -211,7 +225,8 @@ static int deliver(xs_strbuf *sb, const char *output)
 static int load_scenario(const options *o, xs_scenario *s, xs_workload *wl, xs_error *err)
 {
     char path[PATH_MAX];
-    int rc = xs_resolve("scenarios", o->scenario, path, sizeof path, err);
+    const char *id = o->scenario ? o->scenario : DEFAULT_SCENARIO;
+    int rc = xs_resolve("scenarios", id, path, sizeof path, err);
     if (!rc)
         rc = xs_scn_load(path, o->sets, o->nsets, s, err);
     if (!rc)
@@ -231,7 +246,7 @@ static int cmd_predict(int argc, char **argv)
     xs_error err;
     char path[PATH_MAX];
     xs_device dev;
-    if (xs_resolve("devices", o.device, path, sizeof path, &err) ||
+    if (xs_resolve("devices", o.device ? o.device : DEFAULT_DEVICE, path, sizeof path, &err) ||
         xs_dev_load(path, &dev, &err))
         return fail_err(&err);
     xs_scenario s;
@@ -270,6 +285,108 @@ static int cmd_workload(int argc, char **argv)
     xs_report_workload(&sb, o.format, &s, &wl);
     rc = deliver(&sb, o.output);
     xs_sb_free(&sb);
+    xs_wl_free(&wl);
+    return rc;
+}
+
+/* Load every device named in list ("a,b,c"), or all when list is NULL. */
+static int load_devices(const char *list, xs_device **out, size_t *count, xs_error *err)
+{
+    char **ids = NULL;
+    size_t n = 0;
+    int rc = XS_OK;
+    if (!list) {
+        rc = xs_list_ids("devices", &ids, &n, err);
+    } else {
+        char *copy = strdup(list);
+        ids = calloc(strlen(list) / 2 + 2, sizeof *ids);
+        if (!copy || !ids) {
+            free(copy);
+            free(ids);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
+        for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
+            ids[n++] = strdup(tok);
+        free(copy);
+    }
+    if (rc)
+        return rc;
+    xs_device *devs = calloc(n ? n : 1, sizeof *devs);
+    if (!devs)
+        rc = xs_error_set(err, XS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == XS_OK; i++) {
+        char path[PATH_MAX];
+        if (!ids[i])
+            rc = xs_error_set(err, XS_ENOMEM, "out of memory");
+        else if (!(rc = xs_resolve("devices", ids[i], path, sizeof path, err)))
+            rc = xs_dev_load(path, &devs[i], err);
+    }
+    xs_ids_free(ids, n);
+    if (rc) {
+        free(devs);
+        return rc;
+    }
+    *out = devs;
+    *count = n;
+    return XS_OK;
+}
+
+static int by_cost(const void *a, const void *b)
+{
+    double x = ((const xs_compare_row *)a)->p->run_cost_usd;
+    double y = ((const xs_compare_row *)b)->p->run_cost_usd;
+    return (x > y) - (x < y);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o, "dsSfoh");
+    if (rc || o.help) {
+        if (o.help)
+            usage_compare(stdout);
+        return rc;
+    }
+    xs_error err;
+    xs_scenario s;
+    xs_workload wl;
+    xs_device *devs = NULL;
+    size_t n = 0;
+    if (load_devices(o.device, &devs, &n, &err)) /* NULL: every device */
+        return fail_err(&err);
+    if (n == 0) {
+        free(devs);
+        return fail(EXIT_USAGE, "compare: -d names no device (give ids separated by commas)");
+    }
+    if (load_scenario(&o, &s, &wl, &err)) {
+        free(devs);
+        return fail_err(&err);
+    }
+    xs_prediction *preds = calloc(n ? n : 1, sizeof *preds);
+    xs_compare_row *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!preds || !rows)
+        rc = fail(EXIT_DATA, "out of memory");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (xs_predict(&devs[i], &s, &wl, &preds[i], &err)) {
+            rc = fail_err(&err);
+            break;
+        }
+        xs_prediction_free(&preds[i]); /* the totals are all a row needs */
+        int tensor;
+        xs_gemm_rate(&devs[i], wl.matmul_dtype, &rows[i].engine, &tensor);
+        rows[i].dev = &devs[i];
+        rows[i].p = &preds[i];
+    }
+    if (rc == 0) {
+        qsort(rows, n, sizeof *rows, by_cost);
+        xs_strbuf sb = {0};
+        xs_report_compare(&sb, o.format, &s, &wl, rows, n);
+        rc = deliver(&sb, o.output);
+        xs_sb_free(&sb);
+    }
+    free(rows);
+    free(preds);
+    free(devs);
     xs_wl_free(&wl);
     return rc;
 }
@@ -354,6 +471,7 @@ int main(int argc, char **argv)
         int (*run)(int, char **);
     } commands[] = {{"predict", cmd_predict},
                     {"workload", cmd_workload},
+                    {"compare", cmd_compare},
                     {"devices", cmd_devices},
                     {"scenarios", cmd_scenarios}};
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -361,7 +479,7 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     char msg[256];
     snprintf(msg, sizeof msg,
-             "unknown command '%s' (commands: predict, workload, devices, scenarios; see "
+             "unknown command '%s' (commands: predict, compare, workload, devices, scenarios; see "
              "xpusim --help)", argv[1]);
     return fail(EXIT_USAGE, msg);
 }

@@ -149,7 +149,7 @@ static void bad_input_should_give_one_clear_line_and_nonzero_exit(void)
 static void every_command_should_have_help(void)
 {
     static const char *cmds[] = {"--help", "predict --help", "workload --help", "devices --help",
-                                 "scenarios --help", "--version"};
+                                 "scenarios --help", "compare --help", "--version"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         tu_result r = tu_run(cmds[i]);
         CU_ASSERT_EQUAL(r.status, 0);
@@ -176,6 +176,37 @@ static void devices_and_scenarios_should_list_everything_shipped(void)
     tu_run_free(&r);
 }
 
+static void compare_should_rank_devices_by_run_cost(void)
+{
+    tu_result r = tu_run("compare -s bert-base-squad -d t4,h100-sxm5-80gb,a100-sxm4-80gb "
+                         "--format csv");
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 4);
+    double last = 0;
+    int rows = 0;
+    for (char *line = strchr(r.out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        /* run_cost_usd is the 10th column */
+        const char *c = line + 1;
+        for (int col = 0; col < 9 && c; col++)
+            c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        double cost = atof(c);
+        CU_ASSERT(cost >= last && cost > 0);
+        last = cost;
+        rows++;
+    }
+    CU_ASSERT_EQUAL(rows, 3);
+    tu_run_free(&r);
+    r = tu_run("compare");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 5 + 12 + 2); /* header, every device, footer */
+    tu_run_free(&r);
+    r = tu_run("compare -d t4,nope");
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown device 'nope'"));
+    tu_run_free(&r);
+}
+
 int tu_add_cli_suite(void)
 {
     CU_pSuite s = CU_add_suite("cli", NULL, NULL);
@@ -191,6 +222,8 @@ int tu_add_cli_suite(void)
            !CU_add_test(s, "bad_input_should_give_one_clear_line_and_nonzero_exit",
                         bad_input_should_give_one_clear_line_and_nonzero_exit) ||
            !CU_add_test(s, "every_command_should_have_help", every_command_should_have_help) ||
+           !CU_add_test(s, "compare_should_rank_devices_by_run_cost",
+                        compare_should_rank_devices_by_run_cost) ||
            !CU_add_test(s, "devices_and_scenarios_should_list_everything_shipped",
                         devices_and_scenarios_should_list_everything_shipped);
 }
