@@ -227,21 +227,9 @@ static void emit_json(xs_strbuf *sb, cJSON *root)
     cJSON_Delete(root);
 }
 
-static void predict_json(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
-                         const xs_workload *wl, const xs_prediction *p)
+static cJSON *step_json(const xs_workload *wl, const xs_prediction *p)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON *d = cJSON_AddObjectToObject(root, "device");
-    cJSON_AddStringToObject(d, "id", dev->id);
-    cJSON_AddStringToObject(d, "name", dev->name);
-    cJSON_AddNumberToObject(d, "price_usd_per_hour", dev->price_usd_per_hour);
-    cJSON_AddStringToObject(d, "price_provider", dev->price_provider);
-    cJSON_AddStringToObject(d, "price_as_of", dev->price_as_of);
-    cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
-    cJSON *ops = cJSON_AddArrayToObject(root, "ops");
-    for (size_t i = 0; i < wl->n; i++)
-        cJSON_AddItemToArray(ops, op_json(&wl->ops[i], &p->est[i]));
-    cJSON *st = cJSON_AddObjectToObject(root, "step");
+    cJSON *st = cJSON_CreateObject();
     cJSON_AddNumberToObject(st, "time_s", p->step_time_s);
     cJSON_AddNumberToObject(st, "samples_per_s", p->samples_per_s);
     cJSON_AddNumberToObject(st, "tokens_per_s", p->tokens_per_s);
@@ -257,13 +245,43 @@ static void predict_json(xs_strbuf *sb, const xs_device *dev, const xs_scenario 
     cJSON *bt = cJSON_AddObjectToObject(st, "bound_time_s");
     for (int b = 0; b < XS_BOUND_COUNT; b++)
         cJSON_AddNumberToObject(bt, xs_bound_name(b), p->bound_time_s[b]);
-    cJSON *run = cJSON_AddObjectToObject(root, "run");
+    return st;
+}
+
+static cJSON *run_json(const xs_workload *wl, const xs_prediction *p)
+{
+    cJSON *run = cJSON_CreateObject();
     cJSON_AddNumberToObject(run, "steps", (double)p->steps);
     cJSON_AddNumberToObject(run, "steps_per_epoch", (double)wl->steps_per_epoch);
     cJSON_AddNumberToObject(run, "devices", (double)p->devices);
     cJSON_AddNumberToObject(run, "time_s", p->run_time_s);
     cJSON_AddNumberToObject(run, "energy_kwh", p->run_energy_kwh);
     cJSON_AddNumberToObject(run, "cost_usd", p->run_cost_usd);
+    return run;
+}
+
+static cJSON *device_json(const xs_device *dev)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "id", dev->id);
+    cJSON_AddStringToObject(d, "name", dev->name);
+    cJSON_AddNumberToObject(d, "price_usd_per_hour", dev->price_usd_per_hour);
+    cJSON_AddStringToObject(d, "price_provider", dev->price_provider);
+    cJSON_AddStringToObject(d, "price_as_of", dev->price_as_of);
+    return d;
+}
+
+static void predict_json(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
+                         const xs_workload *wl, const xs_prediction *p)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddItemToObject(root, "device", device_json(dev));
+    cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
+    cJSON *ops = cJSON_AddArrayToObject(root, "ops");
+    for (size_t i = 0; i < wl->n; i++)
+        cJSON_AddItemToArray(ops, op_json(&wl->ops[i], &p->est[i]));
+    cJSON_AddItemToObject(root, "step", step_json(wl, p));
+    cJSON_AddItemToObject(root, "run", run_json(wl, p));
     emit_json(sb, root);
 }
 
@@ -359,20 +377,11 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
         cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
         cJSON *arr = cJSON_AddArrayToObject(root, "devices");
         for (size_t i = 0; i < n; i++) {
-            const xs_prediction *p = rows[i].p;
             cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "device", rows[i].dev->id);
+            cJSON_AddItemToObject(o, "device", device_json(rows[i].dev));
             cJSON_AddStringToObject(o, "matmul_engine", xs_dtype_name(rows[i].engine));
-            cJSON_AddNumberToObject(o, "step_time_s", p->step_time_s);
-            cJSON_AddNumberToObject(o, "samples_per_s", p->samples_per_s);
-            cJSON_AddNumberToObject(o, "tokens_per_s", p->tokens_per_s);
-            cJSON_AddNumberToObject(o, "mfu", p->mfu);
-            cJSON_AddNumberToObject(o, "avg_power_w", p->avg_power_w);
-            cJSON_AddNumberToObject(o, "run_time_s", p->run_time_s);
-            cJSON_AddNumberToObject(o, "run_energy_kwh", p->run_energy_kwh);
-            cJSON_AddNumberToObject(o, "run_cost_usd", p->run_cost_usd);
-            cJSON_AddNumberToObject(o, "price_usd_per_hour", rows[i].dev->price_usd_per_hour);
-            cJSON_AddStringToObject(o, "price_as_of", rows[i].dev->price_as_of);
+            cJSON_AddItemToObject(o, "step", step_json(wl, rows[i].p));
+            cJSON_AddItemToObject(o, "run", run_json(wl, rows[i].p));
             cJSON_AddItemToArray(arr, o);
         }
         emit_json(sb, root);

@@ -208,6 +208,17 @@ static int parse_options(int argc, char **argv, options *o, const char *allowed)
     return 0;
 }
 
+/* Parse a sub-command's options and print its help if asked. Returns 1 when
+ * the command is done (help shown or bad usage), with *rc its exit code. */
+static int begin(int argc, char **argv, options *o, const char *allowed,
+                 void (*usage)(FILE *), int *rc)
+{
+    *rc = parse_options(argc, argv, o, allowed);
+    if (*rc == 0 && o->help)
+        usage(stdout);
+    return *rc != 0 || o->help;
+}
+
 static int deliver(xs_strbuf *sb, const char *output)
 {
     if (sb->failed)
@@ -237,12 +248,9 @@ static int load_scenario(const options *o, xs_scenario *s, xs_workload *wl, xs_e
 static int cmd_predict(int argc, char **argv)
 {
     options o;
-    int rc = parse_options(argc, argv, &o, "dsSfoh");
-    if (rc || o.help) {
-        if (o.help)
-            usage_predict(stdout);
+    int rc;
+    if (begin(argc, argv, &o, "dsSfoh", usage_predict, &rc))
         return rc;
-    }
     xs_error err;
     char path[PATH_MAX];
     xs_device dev;
@@ -270,12 +278,9 @@ static int cmd_predict(int argc, char **argv)
 static int cmd_workload(int argc, char **argv)
 {
     options o;
-    int rc = parse_options(argc, argv, &o, "sSfoh");
-    if (rc || o.help) {
-        if (o.help)
-            usage_workload(stdout);
+    int rc;
+    if (begin(argc, argv, &o, "sSfoh", usage_workload, &rc))
         return rc;
-    }
     xs_error err;
     xs_scenario s;
     xs_workload wl;
@@ -341,12 +346,9 @@ static int by_cost(const void *a, const void *b)
 static int cmd_compare(int argc, char **argv)
 {
     options o;
-    int rc = parse_options(argc, argv, &o, "dsSfoh");
-    if (rc || o.help) {
-        if (o.help)
-            usage_compare(stdout);
+    int rc;
+    if (begin(argc, argv, &o, "dsSfoh", usage_compare, &rc))
         return rc;
-    }
     xs_error err;
     xs_scenario s;
     xs_workload wl;
@@ -394,48 +396,28 @@ static int cmd_compare(int argc, char **argv)
 static int cmd_devices(int argc, char **argv)
 {
     options o;
-    int rc = parse_options(argc, argv, &o, "foh");
-    if (rc || o.help) {
-        if (o.help)
-            usage_devices(stdout);
+    int rc;
+    if (begin(argc, argv, &o, "foh", usage_devices, &rc))
         return rc;
-    }
     xs_error err;
-    char **ids;
+    xs_device *devs;
     size_t n;
-    if (xs_list_ids("devices", &ids, &n, &err))
+    if (load_devices(NULL, &devs, &n, &err))
         return fail_err(&err);
-    xs_device *devs = calloc(n ? n : 1, sizeof *devs);
-    if (!devs) {
-        xs_ids_free(ids, n);
-        return fail(EXIT_DATA, "out of memory");
-    }
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        char path[PATH_MAX];
-        if (xs_resolve("devices", ids[i], path, sizeof path, &err) ||
-            xs_dev_load(path, &devs[i], &err))
-            rc = fail_err(&err);
-    }
-    if (rc == 0) {
-        xs_strbuf sb = {0};
-        xs_report_devices(&sb, o.format, devs, n);
-        rc = deliver(&sb, o.output);
-        xs_sb_free(&sb);
-    }
+    xs_strbuf sb = {0};
+    xs_report_devices(&sb, o.format, devs, n);
+    rc = deliver(&sb, o.output);
+    xs_sb_free(&sb);
     free(devs);
-    xs_ids_free(ids, n);
     return rc;
 }
 
 static int cmd_scenarios(int argc, char **argv)
 {
     options o;
-    int rc = parse_options(argc, argv, &o, "h");
-    if (rc || o.help) {
-        if (o.help)
-            usage_scenarios(stdout);
+    int rc;
+    if (begin(argc, argv, &o, "h", usage_scenarios, &rc))
         return rc;
-    }
     xs_error err;
     char **ids;
     size_t n;
