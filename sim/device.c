@@ -51,6 +51,8 @@ static const xs_field DEVICE_FIELDS[] = {
     POS("memory.bandwidth_gbs", 1, mem_bw_gbs, "peak DRAM bandwidth, 1e9 B/s"),
     POS("memory.l2_mb", 1, l2_mb, "L2 cache"),
     POS("memory.smem_per_sm_kb", 1, smem_per_sm_kb, "max shared memory per SM"),
+    POS("memory.l2_bw_gbs", 1, l2_bw_gbs, "L2 to SM aggregate bandwidth"),
+    POS("memory.latency_ns", 1, mem_latency_ns, "global-memory load latency"),
     NOTE("memory.source", "where the memory figures come from"),
     NOTE_OPT("memory.note", "free text"),
     POS("interconnect.nvlink_gbs_bidir", 0, nvlink_gbs_bidir, "NVLink total bidirectional"),
@@ -69,8 +71,19 @@ static const xs_field DEVICE_FIELDS[] = {
     STR("price.as_of", 1, price_as_of, "date of the price, YYYY, YYYY-MM or YYYY-MM-DD"),
     NOTE("price.source", "where the price comes from"),
     NOTE_OPT("price.note", "free text"),
+    STR("gemm.tensor_tiles", 1, tensor_tiles_text,
+        "matrix-engine GEMM tiles, space-separated MxN/S[cC] (S stages, C cluster)"),
+    {"gemm.tensor_k_bytes", XS_F_INT, 1, 1, 4096, 0, NULL, offsetof(xs_device, tensor_k_bytes), 0,
+     "bytes of K one pipeline stage holds (matrix engine)"},
+    STR("gemm.simt_tiles", 1, simt_tiles_text, "vector-unit GEMM tiles, as tensor_tiles"),
+    {"gemm.simt_k_bytes", XS_F_INT, 1, 1, 4096, 0, NULL, offsetof(xs_device, simt_k_bytes), 0,
+     "bytes of K one pipeline stage holds (vector units)"},
+    {"gemm.split_k_max", XS_F_INT, 1, 1, 256, 0, NULL, offsetof(xs_device, split_k_max), 0,
+     "largest split-K factor the library uses (1: none)"},
+    NOTE("gemm.source", "where the tile shapes come from"),
+    NOTE_OPT("gemm.note", "free text"),
     FRAC("model.gemm_efficiency", gemm_efficiency,
-         "fraction of peak large well-shaped GEMMs reach"),
+         "fraction of the MMA peak a GEMM mainloop issues when loads and latency do not limit it"),
     FRAC("model.mem_bw_efficiency", mem_bw_efficiency,
          "fraction of DRAM bandwidth streaming kernels reach"),
     POS("model.kernel_launch_us", 1, kernel_launch_us, "GPU-side cost of one kernel launch"),
@@ -97,6 +110,33 @@ static int valid_date(const char *s)
         return sscanf(s, "%4d-%2d-%2d%c", &y, &m, &d, &tail) == 3 && y >= 2000 && m >= 1 &&
                m <= 12 && d >= 1 && d <= 31;
     return 0;
+}
+
+/* Parse "256x128/3 128x128/4c2 ..." into tiles; 0 or a message. */
+static int parse_tiles(const char *text, xs_tile *tiles, int *n, const char *path,
+                       const char *field, xs_error *err)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    *n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
+         tok = strtok_r(NULL, " ", &save)) {
+        xs_tile t = {0, 0, 0, 1};
+        char tail = 0;
+        int got = sscanf(tok, "%dx%d/%dc%d%c", &t.m, &t.n, &t.stages, &t.cluster, &tail);
+        int ok = (got == 3 || got == 4) && t.m >= 8 && t.n >= 8 && t.m <= 1024 &&
+                 t.n <= 1024 && t.stages >= 1 && t.stages <= 16 && t.cluster >= 1 &&
+                 t.cluster <= 16;
+        if (!ok || *n == XS_MAX_TILES)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field '%s' must list up to %d tiles like 128x128/4 or "
+                                "256x128/4c2, got \"%s\"",
+                                path, field, XS_MAX_TILES, tok);
+        tiles[(*n)++] = t;
+    }
+    if (*n == 0)
+        return xs_error_set(err, XS_EFIELD, "%s: field '%s' lists no tile", path, field);
+    return XS_OK;
 }
 
 /* Relations between fields, checked after each field passed on its own. */
@@ -134,6 +174,13 @@ static int check_relations(xs_device *d, const char *path, xs_error *err)
                             "%s: field 'compute.tensor_mma_shape' must look like m16n8k16, "
                             "got \"%s\"",
                             path, d->mma_shape);
+    int rc = parse_tiles(d->tensor_tiles_text, d->tensor_tiles, &d->n_tensor_tiles, path,
+                         "gemm.tensor_tiles", err);
+    if (!rc)
+        rc = parse_tiles(d->simt_tiles_text, d->simt_tiles, &d->n_simt_tiles, path,
+                         "gemm.simt_tiles", err);
+    if (rc)
+        return rc;
     if (!valid_date(d->price_as_of))
         return xs_error_set(err, XS_EFIELD,
                             "%s: field 'price.as_of' must be a date YYYY, YYYY-MM or "

@@ -15,6 +15,13 @@ typedef enum { XS_CLASS_GPU, XS_CLASS_TPU, XS_CLASS_CPU } xs_dev_class;
 #define XS_ARCH_CHOICES "volta|turing|ampere|ada|hopper"
 typedef enum { XS_ARCH_VOLTA, XS_ARCH_TURING, XS_ARCH_AMPERE, XS_ARCH_ADA, XS_ARCH_HOPPER } xs_arch;
 
+/* A GEMM kernel's threadblock tile: m x n outputs, `stages` K-slices in
+ * flight, `cluster` CTAs sharing (multicasting) the n-side operand. */
+typedef struct {
+    int m, n, stages, cluster;
+} xs_tile;
+#define XS_MAX_TILES 16
+
 typedef struct {
     char id[64];
     char name[96];
@@ -36,6 +43,15 @@ typedef struct {
 
     char mem_type[24];
     double mem_capacity_gb, mem_bw_gbs, l2_mb, smem_per_sm_kb;
+    double l2_bw_gbs;      /* L2 -> SM aggregate bandwidth */
+    double mem_latency_ns; /* global-memory load latency */
+
+    /* GEMM kernels available on the matrix engine (tensor) and the vector
+     * units (simt); k_bytes is the K-slice one pipeline stage holds. */
+    char tensor_tiles_text[256], simt_tiles_text[256];
+    xs_tile tensor_tiles[XS_MAX_TILES], simt_tiles[XS_MAX_TILES];
+    int n_tensor_tiles, n_simt_tiles;
+    int64_t tensor_k_bytes, simt_k_bytes, split_k_max;
 
     double nvlink_gbs_bidir; /* 0 if the board has no NVLink */
     double host_gbs_bidir;

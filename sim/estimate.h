@@ -5,7 +5,15 @@
 
 #include "dtype.h"
 
-typedef enum { XS_BOUND_COMPUTE, XS_BOUND_MEMORY, XS_BOUND_LAUNCH, XS_BOUND_COUNT } xs_bound;
+/* compute: the math units; memory: DRAM or L2 bandwidth; latency: loads in
+ * flight too few to cover memory latency; launch: kernel launch cost. */
+typedef enum {
+    XS_BOUND_COMPUTE,
+    XS_BOUND_MEMORY,
+    XS_BOUND_LAUNCH,
+    XS_BOUND_LATENCY,
+    XS_BOUND_COUNT
+} xs_bound;
 
 typedef struct {
     double time_s;      /* one call */

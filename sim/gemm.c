@@ -1,19 +1,188 @@
-/* gemm.c — see gemm.h. */
+/* gemm.c — see gemm.h. Times are for one kernel call on an idle device. */
 #include "gemm.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Every NVIDIA SM here has 64K 32-bit registers (datasheets.md 1b [N15]);
+ * an fp32 accumulator tile takes tm.tn.4 bytes, and the rest of a GEMM
+ * kernel's registers (addresses, fragments) about half as much again. */
+#define REGFILE_BYTES (256.0 * 1024)
+#define ACC_REG_OVERHEAD 1.5
+#define MAX_CTAS_PER_SM 16
 
 double xs_gemm_rate(const xs_device *dev, xs_dtype want, xs_dtype *engine, int *tensor)
 {
     xs_dtype use = want;
     if (want != XS_FP32 && dev->peak_tflops[want] <= 0)
-        use = XS_FP32; /* no tensor-core path: cuBLAS computes in fp32 */
+        use = XS_FP32; /* no tensor-core path: the library computes in fp32 */
     *engine = use;
     *tensor = use != XS_FP32;
     return xs_dev_peak_flops(dev, use) * dev->gemm_efficiency;
 }
 
-void xs_gemm_time(const xs_device *dev, const xs_op *op, xs_estimate *est)
+/* Largest power of two (<= 16) dividing a row of ld elements of es bytes. */
+static int row_alignment(int64_t ld, int es)
 {
-    double rate = xs_gemm_rate(dev, op->dtype, &est->engine, &est->tensor);
-    est->compute_s = op->flops / rate;
-    est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency);
+    int64_t bytes = ld * es;
+    int a = 16;
+    while (a > 1 && bytes % a)
+        a /= 2;
+    return a;
+}
+
+typedef struct {
+    const xs_device *dev;
+    const xs_gemm_shape *g;
+    int es;               /* input element bytes */
+    double sm_flops;      /* per SM, at the sustained clock, x gemm_efficiency */
+    double l2_sm;         /* L2 -> SM bytes/s per SM, after the alignment penalty */
+    double lat;           /* global-memory latency, s */
+    double smem;          /* shared memory per SM, bytes */
+    double l2_bytes;
+    double dram_bw;       /* achievable */
+    int sms;
+} ctx;
+
+/* Time of one tile when cc CTAs share its SM; *limit says what bounds the
+ * mainloop: 0 MMA, 1 L2 loads, 2 latency. */
+static double tile_time(const ctx *c, const xs_tile *t, int tk, int64_t kt, int cc, int *limit)
+{
+    double mma = 2.0 * t->m * t->n * tk / c->sm_flops;
+    /* a cluster loads the n-side operand once and multicasts it */
+    double load = ((double)t->m + (double)t->n / t->cluster) * tk * c->es / c->l2_sm;
+    double lat = c->lat / (t->stages > 1 ? t->stages - 1 : 1);
+    double a = cc * mma, b = cc * load, iter = fmax(fmax(a, b), lat);
+    if (limit)
+        *limit = iter == a ? 0 : iter == b ? 1 : 2;
+    double iters = ceil((double)kt / tk);
+    double epilogue = cc * (double)t->m * t->n * c->g->out_bytes / c->l2_sm;
+    /* pipeline fill before the first MMA and the store after the last */
+    return iters * iter + 2 * c->lat + epilogue;
+}
+
+/* DRAM bytes: operands once if they fit in L2 together, else re-read by
+ * each group of concurrent tiles that shares them. */
+static double dram_bytes(const ctx *c, const xs_tile *t, int64_t tiles_m, int64_t tiles_n,
+                         int64_t slots, int split)
+{
+    const xs_gemm_shape *g = c->g;
+    double A = (double)g->m * g->k * c->es, B = (double)g->k * g->n * c->es;
+    double C = (double)g->m * g->n * g->out_bytes;
+    double ra = 1, rb = 1;
+    if (A + B > c->l2_bytes / 2) {
+        double gn = fmin((double)tiles_n, fmax(1, floor(sqrt((double)slots))));
+        double gm = fmin((double)tiles_m, fmax(1, floor((double)slots / gn)));
+        ra = ceil((double)tiles_n / gn);
+        rb = ceil((double)tiles_m / gm);
+    }
+    (void)t;
+    double partials = split > 1 ? 2.0 * split * g->m * g->n * 4 : 0; /* fp32 partial sums */
+    return (double)g->batch * (A * ra + B * rb + C + partials);
+}
+
+int xs_gemm_model(const xs_device *dev, const xs_gemm_shape *g, xs_gemm_result *r,
+                  xs_error *err)
+{
+    memset(r, 0, sizeof *r);
+    xs_dtype engine;
+    int tensor;
+    xs_gemm_rate(dev, g->dtype, &engine, &tensor);
+    ctx c;
+    c.dev = dev;
+    c.g = g;
+    c.es = xs_dtype_bytes(engine);
+    c.sms = (int)dev->sm_count;
+    c.sm_flops = xs_dev_peak_flops(dev, engine) * dev->gemm_efficiency / c.sms;
+    /* Operands whose rows are only 8, 4, 2 or 1-byte aligned force narrower
+     * per-thread loads (cuBLAS/CUTLASS align4/2/1 kernels). L1 and the load
+     * units process one request per warp instruction, so bandwidth holds
+     * while a warp's 32 loads still fill a 128-byte line (>= 4 bytes each)
+     * and falls in proportion below that. */
+    int align = 16;
+    if (g->m > 0 && g->n > 0 && g->k > 0) {
+        int a_ld = (int)(g->ta ? g->m : g->k), b_ld = (int)(g->tb ? g->k : g->n);
+        align = row_alignment(a_ld, c.es);
+        int ab = row_alignment(b_ld, c.es);
+        align = ab < align ? ab : align;
+    }
+    double align_factor = fmin(1.0, align / 4.0);
+    c.l2_sm = dev->l2_bw_gbs * 1e9 / c.sms * align_factor;
+    c.lat = dev->mem_latency_ns * 1e-9;
+    c.smem = dev->smem_per_sm_kb * 1024;
+    c.l2_bytes = dev->l2_mb * 1024 * 1024;
+    c.dram_bw = dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency;
+
+    const xs_tile *tiles = tensor ? dev->tensor_tiles : dev->simt_tiles;
+    int ntiles = tensor ? dev->n_tensor_tiles : dev->n_simt_tiles;
+    int tk = (int)((tensor ? dev->tensor_k_bytes : dev->simt_k_bytes) / c.es);
+    if (tk < 1)
+        tk = 1;
+    double launch = dev->kernel_launch_us * 1e-6, best = INFINITY;
+    for (int i = 0; i < ntiles; i++) {
+        const xs_tile *t = &tiles[i];
+        double smem_cta = (double)t->stages * (t->m + t->n) * tk * c.es;
+        int by_smem = (int)floor(c.smem / smem_cta);
+        int by_regs = (int)floor(REGFILE_BYTES / (t->m * (double)t->n * 4 * ACC_REG_OVERHEAD));
+        int cps = by_smem < by_regs ? by_smem : by_regs;
+        if (cps > MAX_CTAS_PER_SM)
+            cps = MAX_CTAS_PER_SM;
+        if (cps < 1)
+            continue;
+        int64_t tiles_m = (g->m + t->m - 1) / t->m, tiles_n = (g->n + t->n - 1) / t->n;
+        for (int split = 1; split <= dev->split_k_max; split *= 2) {
+            if (split > 1 && (g->k / split) < 2 * tk)
+                break;
+            int64_t ntile = tiles_m * tiles_n * g->batch * split;
+            int64_t slots = (int64_t)c.sms * cps;
+            int64_t waves = (ntile + slots - 1) / slots;
+            int64_t kt = (g->k + split - 1) / split;
+            int64_t last = ntile - (waves - 1) * slots;
+            int cc_last = (int)((last + c.sms - 1) / c.sms);
+            int limit;
+            double sm_time = (double)(waves - 1) * tile_time(&c, t, tk, kt, cps, &limit) +
+                             tile_time(&c, t, tk, kt, cc_last, waves == 1 ? &limit : NULL);
+            double bytes = dram_bytes(&c, t, tiles_m, tiles_n, slots, split);
+            double mem_time = bytes / c.dram_bw;
+            double overhead = launch * (split > 1 ? 2 : 1); /* + the reduction kernel */
+            double total = fmax(sm_time, mem_time) + overhead;
+            if (total >= best)
+                continue;
+            best = total;
+            r->time_s = total;
+            r->compute_s = sm_time;
+            r->memory_s = mem_time;
+            r->overhead_s = overhead;
+            r->bound = mem_time > sm_time ? XS_BOUND_MEMORY
+                       : limit == 0       ? XS_BOUND_COMPUTE
+                       : limit == 1       ? XS_BOUND_MEMORY
+                                          : XS_BOUND_LATENCY;
+            r->tile_m = t->m;
+            r->tile_n = t->n;
+            r->tile_k = tk;
+            r->stages = t->stages;
+            r->cluster = t->cluster;
+            r->split_k = split;
+            r->ctas_per_sm = cps;
+            r->tiles = ntile;
+            r->waves = waves;
+            r->wave_eff = (double)ntile / ((double)waves * slots);
+            r->tile_eff = (double)g->m * g->n / ((double)tiles_m * t->m * (double)tiles_n * t->n);
+            double mma = 2.0 * t->m * t->n * tk / c.sm_flops * cps;
+            double load = ((double)t->m + (double)t->n / t->cluster) * tk * c.es / c.l2_sm * cps;
+            double lat = c.lat / (t->stages > 1 ? t->stages - 1 : 1);
+            r->mainloop_eff = mma / fmax(fmax(mma, load), lat);
+            r->dram_bytes = bytes;
+        }
+    }
+    if (!isfinite(best))
+        return xs_error_set(err, XS_ERANGE,
+                            "device %s: none of its %s GEMM tiles fits its %g KB of shared "
+                            "memory per SM",
+                            dev->id, tensor ? "tensor" : "simt", dev->smem_per_sm_kb);
+    r->engine = engine;
+    r->tensor = tensor;
+    r->align_bytes = align;
+    r->flops = 2.0 * g->m * g->n * g->k * g->batch;
+    return XS_OK;
 }

@@ -1,24 +1,50 @@
-/* gpu.c — NVIDIA GPU cost of one op. A kernel runs its compute and its DRAM
- * traffic concurrently (the SMs overlap loads with math), so its body takes
- * the longer of the two; each launch adds a fixed cost that the body cannot
- * hide, because kernels on one stream run back to back. */
+/* gpu.c — NVIDIA GPU cost of one op. GEMMs go through the tile/wave model
+ * (gemm.c). Any other kernel runs its math and its DRAM traffic
+ * concurrently (the SMs overlap loads with math), so its body takes the
+ * longer of the two; each launch adds a fixed cost that the body cannot
+ * hide, because kernels on one stream run back to back.
+ *
+ * In the estimate, compute_s and memory_s are the time the math units and
+ * DRAM are busy (work over achievable rate); time_s can exceed both when
+ * latency, quantization or launches bound the op. */
 #include <math.h>
 
 #include "backend.h"
 #include "gemm.h"
 
+static int gemm_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
+{
+    xs_gemm_shape g = {op->m, op->n, op->k, op->batch > 0 ? op->batch : 1, op->ta, op->tb,
+                       op->dtype, xs_dtype_bytes(op->dtype)};
+    xs_gemm_result r;
+    int rc = xs_gemm_model(dev, &g, &r, err);
+    if (rc)
+        return rc;
+    double rate = xs_gemm_rate(dev, op->dtype, &est->engine, &est->tensor);
+    est->compute_s = op->flops / rate;
+    est->memory_s = r.memory_s;
+    est->overhead_s = r.overhead_s;
+    est->time_s = r.time_s;
+    est->bound = r.bound;
+    if (r.overhead_s > fmax(r.compute_s, r.memory_s))
+        est->bound = XS_BOUND_LAUNCH;
+    return XS_OK;
+}
+
 static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
 {
-    (void)err;
-    if (xs_op_is_matmul(op->kind)) {
-        xs_gemm_time(dev, op, est);
+    if (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM)
+        return gemm_estimate(dev, op, est, err);
+    if (op->kind == XS_OP_ATTENTION) {
+        /* fused attention: matrix-engine math against its own DRAM traffic */
+        est->compute_s = op->flops / xs_gemm_rate(dev, op->dtype, &est->engine, &est->tensor);
     } else {
         /* pointwise math runs on the fp32 vector units */
         est->engine = XS_FP32;
         est->tensor = 0;
         est->compute_s = op->flops / xs_dev_peak_flops(dev, XS_FP32);
-        est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency);
     }
+    est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency);
     est->overhead_s = (double)op->launches * dev->kernel_launch_us * 1e-6;
     double body = fmax(est->compute_s, est->memory_s);
     est->time_s = body + est->overhead_s;
@@ -33,6 +59,6 @@ const xs_backend xs_gpu_backend = {"gpu", gpu_estimate};
 
 const char *xs_bound_name(int bound)
 {
-    static const char *names[XS_BOUND_COUNT] = {"compute", "memory", "launch"};
+    static const char *names[XS_BOUND_COUNT] = {"compute", "memory", "launch", "latency"};
     return bound >= 0 && bound < XS_BOUND_COUNT ? names[bound] : "?";
 }

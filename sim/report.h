@@ -30,6 +30,11 @@ typedef struct {
 void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                        const xs_workload *wl, const xs_compare_row *rows, size_t n);
 
+/* One GEMM: time, throughput, chosen kernel and its quantization. */
+#include "gemm.h"
+void xs_report_gemm(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_gemm_shape *g,
+                    const xs_gemm_result *r);
+
 /* One row per device: peaks, memory, power, price. */
 void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n);
 

@@ -58,6 +58,7 @@ static void usage_main(FILE *out)
             "Commands:\n"
             "  predict     per-op breakdown of one training step and totals for the run\n"
             "  compare     one scenario on many devices: throughput, run hours, kWh, $\n"
+            "  gemm        one GEMM: time, TFLOP/s, chosen tile, waves, bound\n"
             "  workload    the op list of one step (shapes, FLOPs, bytes), no device\n"
             "  devices     list the devices and their datasheet figures\n"
             "  scenarios   list the built-in fine-tuning scenarios\n\n"
@@ -134,6 +135,25 @@ static void usage_compare(FILE *out)
             "price. The 'matmul' column says which format the GEMMs really ran in (fp32\n"
             "where a device lacks tensor cores for the requested one).\n"
             "Options as for `xpusim predict` (see its --help for the --set keys).\n");
+}
+
+static void usage_gemm(FILE *out)
+{
+    fprintf(out,
+            "Usage: xpusim gemm [-d DEVICE] --m M --n N --k K [--dtype fp32|tf32|fp16|bf16]\n"
+            "                   [--ta] [--tb] [--batch B] [--format table|json] [-o FILE]\n\n"
+            "Predicts one GEMM, C[m x n] = op(A)[m x k] . op(B)[k x n] (B times if --batch),\n"
+            "on DEVICE (default %s): time, TFLOP/s and fraction of peak, the kernel tile\n"
+            "a heuristic library would pick (tried: every tile the device lists x split-K),\n"
+            "tile and wave quantization, mainloop efficiency and the bound.\n\n"
+            "  --ta, --tb     A (B) is stored transposed (row-major convention: without\n"
+            "                 --ta the rows of A are k long; with it, m long)\n"
+            "  --dtype        input format (default fp16); without tensor cores for it the\n"
+            "                 GEMM runs on the fp32 units\n\n"
+            "JSON keys: time_s, tflops, fraction_of_peak, tile_m, tile_n, tile_k, stages,\n"
+            "split_k, ctas_per_sm, tiles, waves, wave_efficiency, tile_efficiency,\n"
+            "mainloop_efficiency, align_bytes, sm_time_s, dram_time_s, dram_bytes, bound.\n",
+            DEFAULT_DEVICE);
 }
 
 static void usage_scenarios(FILE *out)
@@ -393,6 +413,101 @@ static int cmd_compare(int argc, char **argv)
     return rc;
 }
 
+/* A positive integer option value, or a usage error. */
+static int parse_dim(const char *name, const char *text, int64_t max, int64_t *out)
+{
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || v < 1 || v > max) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "--%s must be an integer in [1, %lld], got '%s'", name,
+                 (long long)max, text);
+        return fail(EXIT_USAGE, msg);
+    }
+    *out = v;
+    return 0;
+}
+
+static int cmd_gemm(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        {"device", required_argument, 0, 'd'}, {"m", required_argument, 0, 'm'},
+        {"n", required_argument, 0, 'n'},      {"k", required_argument, 0, 'k'},
+        {"batch", required_argument, 0, 'b'},  {"dtype", required_argument, 0, 't'},
+        {"ta", no_argument, 0, 'A'},           {"tb", no_argument, 0, 'B'},
+        {"format", required_argument, 0, 'f'}, {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    const char *device = DEFAULT_DEVICE, *output = NULL;
+    xs_gemm_shape g = {0, 0, 0, 1, 0, 0, XS_FP16, 2};
+    xs_format fmt = XS_FMT_TABLE;
+    optind = 1;
+    opterr = 0;
+    int c, rc = 0;
+    char msg[256];
+    /* 2^24 per dimension keeps m.n.k.batch exact in a double */
+    const int64_t dim_max = (int64_t)1 << 24;
+    while ((c = getopt_long(argc, argv, ":d:f:o:h", longs, NULL)) != -1 && rc == 0) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 'o': output = optarg; break;
+        case 'A': g.ta = 1; break;
+        case 'B': g.tb = 1; break;
+        case 'm': rc = parse_dim("m", optarg, dim_max, &g.m); break;
+        case 'n': rc = parse_dim("n", optarg, dim_max, &g.n); break;
+        case 'k': rc = parse_dim("k", optarg, dim_max, &g.k); break;
+        case 'b': rc = parse_dim("batch", optarg, 1 << 20, &g.batch); break;
+        case 't': {
+            int idx = xs_choice_index("fp32|tf32|fp16|bf16", optarg);
+            if (idx < 0) {
+                snprintf(msg, sizeof msg, "--dtype must be one of fp32|tf32|fp16|bf16, got '%s'",
+                         optarg);
+                return fail(EXIT_USAGE, msg);
+            }
+            g.dtype = (xs_dtype)idx; /* the first four xs_dtype values, in order */
+            g.out_bytes = xs_dtype_bytes(g.dtype);
+            break;
+        }
+        case 'f': {
+            int idx = xs_choice_index("table|json", optarg);
+            if (idx < 0) {
+                snprintf(msg, sizeof msg, "--format must be table or json, got '%s'", optarg);
+                return fail(EXIT_USAGE, msg);
+            }
+            fmt = idx ? XS_FMT_JSON : XS_FMT_TABLE;
+            break;
+        }
+        case 'h': usage_gemm(stdout); return 0;
+        case ':':
+            snprintf(msg, sizeof msg, "gemm: option '%s' needs a value", argv[optind - 1]);
+            return fail(EXIT_USAGE, msg);
+        default:
+            snprintf(msg, sizeof msg, "gemm: unknown option '%s' (see --help)", argv[optind - 1]);
+            return fail(EXIT_USAGE, msg);
+        }
+    }
+    if (rc)
+        return rc;
+    if (optind < argc) {
+        snprintf(msg, sizeof msg, "gemm: unexpected argument '%s' (see --help)", argv[optind]);
+        return fail(EXIT_USAGE, msg);
+    }
+    if (!g.m || !g.n || !g.k)
+        return fail(EXIT_USAGE, "gemm: --m, --n and --k are required (see --help)");
+    xs_error err;
+    char path[PATH_MAX];
+    xs_device dev;
+    if (xs_resolve("devices", device, path, sizeof path, &err) || xs_dev_load(path, &dev, &err))
+        return fail_err(&err);
+    xs_gemm_result r;
+    if (xs_gemm_model(&dev, &g, &r, &err))
+        return fail_err(&err);
+    xs_strbuf sb = {0};
+    xs_report_gemm(&sb, fmt, &dev, &g, &r);
+    rc = deliver(&sb, output);
+    xs_sb_free(&sb);
+    return rc;
+}
+
 static int cmd_devices(int argc, char **argv)
 {
     options o;
@@ -454,6 +569,7 @@ int main(int argc, char **argv)
     } commands[] = {{"predict", cmd_predict},
                     {"workload", cmd_workload},
                     {"compare", cmd_compare},
+                    {"gemm", cmd_gemm},
                     {"devices", cmd_devices},
                     {"scenarios", cmd_scenarios}};
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -461,7 +577,7 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     char msg[256];
     snprintf(msg, sizeof msg,
-             "unknown command '%s' (commands: predict, compare, workload, devices, scenarios; see "
+             "unknown command '%s' (commands: predict, compare, gemm, workload, devices, scenarios; see "
              "xpusim --help)", argv[1]);
     return fail(EXIT_USAGE, msg);
 }

@@ -58,8 +58,10 @@ static void large_gemm_should_be_compute_bound_at_the_tensor_rate(void)
     xs_estimate e = run(&a, &op);
     CU_ASSERT_EQUAL(e.bound, XS_BOUND_COMPUTE);
     CU_ASSERT(e.tensor);
-    double expect = op.flops / (312e12 * a.gemm_efficiency) + a.kernel_launch_us * 1e-6;
-    CU_ASSERT_DOUBLE_EQUAL(e.time_s, expect, expect * 1e-9);
+    /* 8192^3 fills the GPU in ~19 waves of 256x128 tiles: within a few
+     * percent of the ideal at the mainloop's rate, never faster */
+    double ideal = op.flops / (312e12 * a.gemm_efficiency);
+    CU_ASSERT(e.time_s > ideal && e.time_s < 1.05 * ideal + a.kernel_launch_us * 1e-6);
     /* busy engines all the time: the board sits at its power limit */
     CU_ASSERT(e.power_w > 0.99 * a.tdp_w);
 }

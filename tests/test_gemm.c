@@ -1,0 +1,171 @@
+/* test_gemm.c — the GEMM model's arithmetic: tile and wave counts at and
+ * just past their boundaries, CTAs per SM, alignment, small K, split-K and
+ * the DRAM bound. Uses an A100 reduced to one tile shape so each effect can
+ * be seen alone. */
+#include <math.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "gemm.h"
+#include "paths.h"
+#include "test_util.h"
+
+static xs_device one_tile(const char *tiles, int split_k_max)
+{
+    char path[512];
+    xs_error err;
+    xs_device d;
+    CU_ASSERT_EQUAL(xs_resolve("devices", "a100-sxm4-80gb", path, sizeof path, &err), XS_OK);
+    CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_OK);
+    int m, n, st;
+    sscanf(tiles, "%dx%d/%d", &m, &n, &st);
+    d.tensor_tiles[0] = (xs_tile){m, n, st, 1};
+    d.n_tensor_tiles = 1;
+    d.split_k_max = split_k_max;
+    return d;
+}
+
+static xs_gemm_result run(const xs_device *d, int64_t m, int64_t n, int64_t k)
+{
+    xs_gemm_shape g = {m, n, k, 1, 0, 0, XS_FP16, 2};
+    xs_gemm_result r;
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_gemm_model(d, &g, &r, &err), XS_OK);
+    return r;
+}
+
+static void tile_count_should_step_just_past_a_multiple_of_the_tile(void)
+{
+    xs_device d = one_tile("128x128/4", 1);
+    xs_gemm_result r = run(&d, 1024, 1024, 1024);
+    CU_ASSERT_EQUAL(r.tiles, 64);
+    CU_ASSERT_DOUBLE_EQUAL(r.tile_eff, 1.0, 1e-12);
+    r = run(&d, 1025, 1024, 1024);
+    CU_ASSERT_EQUAL(r.tiles, 72);
+    CU_ASSERT_DOUBLE_EQUAL(r.tile_eff, 1025.0 / 1152, 1e-12);
+    r = run(&d, 1, 1, 1024);
+    CU_ASSERT_EQUAL(r.tiles, 1);
+}
+
+static void ctas_per_sm_should_follow_shared_memory_and_registers(void)
+{
+    /* 4 stages x (128+128) x 32 halves x 2 B = 64 KB: 2 fit in 164 KB;
+     * accumulators 128x128x4 B x 1.5 = 96 KB: 2 fit in 256 KB of registers */
+    xs_device d = one_tile("128x128/4", 1);
+    CU_ASSERT_EQUAL(run(&d, 4096, 4096, 4096).ctas_per_sm, 2);
+    d = one_tile("64x64/4", 1); /* 32 KB smem -> 5; 24 KB regs -> 10 */
+    CU_ASSERT_EQUAL(run(&d, 4096, 4096, 4096).ctas_per_sm, 5);
+    d = one_tile("256x256/4", 1); /* 128 KB smem fits once; 384 KB of registers does not */
+    xs_gemm_shape g = {4096, 4096, 4096, 1, 0, 0, XS_FP16, 2};
+    xs_gemm_result r;
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_gemm_model(&d, &g, &r, &err), XS_ERANGE);
+}
+
+static void waves_should_step_one_tile_past_a_full_wave(void)
+{
+    /* 108 SMs x 2 CTAs = 216 slots */
+    xs_device d = one_tile("128x128/4", 1);
+    xs_gemm_result full = run(&d, 128 * 27, 128 * 8, 4096); /* 27 x 8 tiles */
+    xs_gemm_result past = run(&d, 128 * 27 + 1, 128 * 8, 4096); /* 28 x 8 */
+    CU_ASSERT_EQUAL(full.tiles, 216);
+    CU_ASSERT_EQUAL(full.waves, 1);
+    CU_ASSERT_DOUBLE_EQUAL(full.wave_eff, 1.0, 1e-12);
+    CU_ASSERT_EQUAL(full.bound, XS_BOUND_COMPUTE);
+    CU_ASSERT_EQUAL(past.tiles, 224);
+    CU_ASSERT_EQUAL(past.waves, 2);
+    CU_ASSERT_DOUBLE_EQUAL(past.wave_eff, 224.0 / 432, 1e-12);
+    /* the 8 tiles of the last wave have an SM each: half a full wave's time */
+    CU_ASSERT(past.time_s > 1.3 * full.time_s && past.time_s < 1.7 * full.time_s);
+}
+
+static void odd_leading_dimensions_should_take_the_slower_path(void)
+{
+    xs_device d = one_tile("64x64/4", 1); /* a tile whose mainloop is load-limited */
+    xs_gemm_result al = run(&d, 4096, 4096, 1024);
+    xs_gemm_result four = run(&d, 4096, 4096, 1022); /* rows of 2044 B: 4-byte aligned */
+    xs_gemm_result odd = run(&d, 4096, 4096, 1023);  /* rows of 2046 B: 2-byte aligned */
+    CU_ASSERT_EQUAL(al.align_bytes, 16);
+    CU_ASSERT_EQUAL(four.align_bytes, 4);
+    CU_ASSERT_EQUAL(odd.align_bytes, 2);
+    double per_al = al.time_s / al.flops, per_four = four.time_s / four.flops,
+           per_odd = odd.time_s / odd.flops;
+    CU_ASSERT(fabs(per_four / per_al - 1) < 0.02);
+    CU_ASSERT(per_odd > 1.5 * per_al);
+    /* with --ta the rows of A are m long: an odd m matters, an odd k does not */
+    xs_gemm_shape g = {4095, 4096, 1024, 1, 1, 0, XS_FP16, 2};
+    xs_gemm_result r;
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_gemm_model(&d, &g, &r, &err), XS_OK);
+    CU_ASSERT_EQUAL(r.align_bytes, 2);
+}
+
+static void small_k_should_be_dominated_by_pipeline_fill(void)
+{
+    xs_device d = one_tile("128x128/4", 1);
+    xs_gemm_result big = run(&d, 8192, 8192, 4096), small = run(&d, 8192, 8192, 64);
+    double eff_big = big.flops / big.time_s, eff_small = small.flops / small.time_s;
+    CU_ASSERT(eff_small < 0.6 * eff_big);
+}
+
+static void split_k_should_be_chosen_when_few_tiles_have_long_k(void)
+{
+    xs_device d = one_tile("64x64/4", 16);
+    xs_gemm_result r = run(&d, 64, 64, 1 << 18);
+    CU_ASSERT(r.split_k > 1);
+    xs_device nosplit = one_tile("64x64/4", 1);
+    xs_gemm_result one = run(&nosplit, 64, 64, 1 << 18);
+    CU_ASSERT_EQUAL(one.split_k, 1);
+    CU_ASSERT(r.time_s < 0.5 * one.time_s);
+    /* a GEMM that fills the GPU gains nothing from splitting */
+    CU_ASSERT_EQUAL(run(&d, 8192, 8192, 4096).split_k, 1);
+}
+
+static void skinny_gemm_should_be_bound_by_dram(void)
+{
+    xs_device d;
+    char path[512];
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_resolve("devices", "a100-sxm4-80gb", path, sizeof path, &err), XS_OK);
+    CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_OK);
+    xs_gemm_result r = run(&d, 8, 16384, 16384); /* reads a 512 MB operand once */
+    CU_ASSERT_EQUAL(r.bound, XS_BOUND_MEMORY);
+    double floor_s = 16384.0 * 16384 * 2 / (d.mem_bw_gbs * 1e9 * d.mem_bw_efficiency);
+    CU_ASSERT(r.time_s >= floor_s && r.time_s < 1.2 * floor_s);
+}
+
+static void tile_list_errors_should_name_the_field(void)
+{
+    cJSON *doc = tu_load_json("devices/a100-sxm4-80gb.json");
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "gemm"), "tensor_tiles",
+                              cJSON_CreateString("128x128/4 128by64"));
+    const char *p = tu_write_json("a100-sxm4-80gb.json", doc);
+    cJSON_Delete(doc);
+    xs_device d;
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_dev_load(p, &d, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'gemm.tensor_tiles' must list up to 16 tiles like "
+                                           "128x128/4 or 256x128/4c2, got \"128by64\""));
+}
+
+int tu_add_gemm_suite(void)
+{
+    CU_pSuite s = CU_add_suite("gemm", NULL, NULL);
+    return !s ||
+           !CU_add_test(s, "tile_count_should_step_just_past_a_multiple_of_the_tile",
+                        tile_count_should_step_just_past_a_multiple_of_the_tile) ||
+           !CU_add_test(s, "ctas_per_sm_should_follow_shared_memory_and_registers",
+                        ctas_per_sm_should_follow_shared_memory_and_registers) ||
+           !CU_add_test(s, "waves_should_step_one_tile_past_a_full_wave",
+                        waves_should_step_one_tile_past_a_full_wave) ||
+           !CU_add_test(s, "odd_leading_dimensions_should_take_the_slower_path",
+                        odd_leading_dimensions_should_take_the_slower_path) ||
+           !CU_add_test(s, "small_k_should_be_dominated_by_pipeline_fill",
+                        small_k_should_be_dominated_by_pipeline_fill) ||
+           !CU_add_test(s, "split_k_should_be_chosen_when_few_tiles_have_long_k",
+                        split_k_should_be_chosen_when_few_tiles_have_long_k) ||
+           !CU_add_test(s, "skinny_gemm_should_be_bound_by_dram", skinny_gemm_should_be_bound_by_dram) ||
+           !CU_add_test(s, "tile_list_errors_should_name_the_field",
+                        tile_list_errors_should_name_the_field);
+}
