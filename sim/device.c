@@ -75,6 +75,12 @@ static const xs_field DEVICE_FIELDS[] = {
         "matrix-engine GEMM tiles, space-separated MxN/S[cC] (S stages, C cluster)"),
     {"gemm.tensor_k_bytes", XS_F_INT, 1, 1, 4096, 0, NULL, offsetof(xs_device, tensor_k_bytes), 0,
      "bytes of K one pipeline stage holds (matrix engine)"},
+    STR("gemm.unaligned_tiles", 1, unaligned_tiles_text,
+        "matrix-engine tiles usable when operand rows are not 16-byte aligned"),
+    {"gemm.unaligned_k_bytes", XS_F_INT, 1, 1, 4096, 0, NULL,
+     offsetof(xs_device, unaligned_k_bytes), 0, "bytes of K one stage holds (unaligned kernels)"},
+    FRAC("gemm.unaligned_rate", unaligned_rate,
+         "tensor rate of the unaligned kernels as a fraction of the peak"),
     STR("gemm.simt_tiles", 1, simt_tiles_text, "vector-unit GEMM tiles, as tensor_tiles"),
     {"gemm.simt_k_bytes", XS_F_INT, 1, 1, 4096, 0, NULL, offsetof(xs_device, simt_k_bytes), 0,
      "bytes of K one pipeline stage holds (vector units)"},
@@ -176,6 +182,9 @@ static int check_relations(xs_device *d, const char *path, xs_error *err)
                             path, d->mma_shape);
     int rc = parse_tiles(d->tensor_tiles_text, d->tensor_tiles, &d->n_tensor_tiles, path,
                          "gemm.tensor_tiles", err);
+    if (!rc)
+        rc = parse_tiles(d->unaligned_tiles_text, d->unaligned_tiles, &d->n_unaligned_tiles, path,
+                         "gemm.unaligned_tiles", err);
     if (!rc)
         rc = parse_tiles(d->simt_tiles_text, d->simt_tiles, &d->n_simt_tiles, path,
                          "gemm.simt_tiles", err);

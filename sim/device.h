@@ -48,10 +48,13 @@ typedef struct {
 
     /* GEMM kernels available on the matrix engine (tensor) and the vector
      * units (simt); k_bytes is the K-slice one pipeline stage holds. */
-    char tensor_tiles_text[256], simt_tiles_text[256];
-    xs_tile tensor_tiles[XS_MAX_TILES], simt_tiles[XS_MAX_TILES];
-    int n_tensor_tiles, n_simt_tiles;
-    int64_t tensor_k_bytes, simt_k_bytes, split_k_max;
+    char tensor_tiles_text[256], unaligned_tiles_text[256], simt_tiles_text[256];
+    xs_tile tensor_tiles[XS_MAX_TILES], unaligned_tiles[XS_MAX_TILES], simt_tiles[XS_MAX_TILES];
+    int n_tensor_tiles, n_unaligned_tiles, n_simt_tiles;
+    int64_t tensor_k_bytes, unaligned_k_bytes, simt_k_bytes, split_k_max;
+    /* matrix-engine rate of the kernels for operands whose rows are not
+     * 16-byte aligned, as a fraction of the tensor peak */
+    double unaligned_rate;
 
     double nvlink_gbs_bidir; /* 0 if the board has no NVLink */
     double host_gbs_bidir;

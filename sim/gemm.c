@@ -101,26 +101,43 @@ int xs_gemm_model(const xs_device *dev, const xs_gemm_shape *g, xs_gemm_result *
      * and falls in proportion below that. */
     int align = 16;
     if (g->m > 0 && g->n > 0 && g->k > 0) {
-        int a_ld = (int)(g->ta ? g->m : g->k), b_ld = (int)(g->tb ? g->k : g->n);
-        align = row_alignment(a_ld, c.es);
-        int ab = row_alignment(b_ld, c.es);
-        align = ab < align ? ab : align;
+        /* rows of A, B and C (the epilogue stores C with vector stores or TMA) */
+        int64_t a_ld = g->ta ? g->m : g->k, b_ld = g->tb ? g->k : g->n;
+        int la = row_alignment(a_ld, c.es), lb = row_alignment(b_ld, c.es),
+            lc = row_alignment(g->n, g->out_bytes);
+        align = la < lb ? la : lb;
+        align = lc < align ? lc : align;
     }
     double align_factor = fmin(1.0, align / 4.0);
     c.l2_sm = dev->l2_bw_gbs * 1e9 / c.sms * align_factor;
+    /* Rows that are not 16-byte aligned rule out the TMA-fed kernels (TMA
+     * needs 16-byte aligned strides): the library runs its unaligned set. */
+    int unaligned = tensor && align < 16;
+    if (unaligned)
+        c.sm_flops *= dev->unaligned_rate;
+    /* cp.async copies 4, 8 or 16 bytes: narrower rows are staged through
+     * registers, double-buffered at best. */
+    int max_stages = tensor && align < 4 ? 2 : 1 << 30;
     c.lat = dev->mem_latency_ns * 1e-9;
     c.smem = dev->smem_per_sm_kb * 1024;
     c.l2_bytes = dev->l2_mb * 1024 * 1024;
     c.dram_bw = dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency;
 
-    const xs_tile *tiles = tensor ? dev->tensor_tiles : dev->simt_tiles;
-    int ntiles = tensor ? dev->n_tensor_tiles : dev->n_simt_tiles;
-    int tk = (int)((tensor ? dev->tensor_k_bytes : dev->simt_k_bytes) / c.es);
+    const xs_tile *tiles = !tensor ? dev->simt_tiles : unaligned ? dev->unaligned_tiles
+                                                                : dev->tensor_tiles;
+    int ntiles = !tensor ? dev->n_simt_tiles : unaligned ? dev->n_unaligned_tiles
+                                                         : dev->n_tensor_tiles;
+    int64_t kbytes = !tensor ? dev->simt_k_bytes : unaligned ? dev->unaligned_k_bytes
+                                                             : dev->tensor_k_bytes;
+    int tk = (int)(kbytes / c.es);
     if (tk < 1)
         tk = 1;
     double launch = dev->kernel_launch_us * 1e-6, best = INFINITY;
     for (int i = 0; i < ntiles; i++) {
-        const xs_tile *t = &tiles[i];
+        xs_tile staged = tiles[i];
+        if (staged.stages > max_stages)
+            staged.stages = max_stages;
+        const xs_tile *t = &staged;
         double smem_cta = (double)t->stages * (t->m + t->n) * tk * c.es;
         int by_smem = (int)floor(c.smem / smem_cta);
         int by_regs = (int)floor(REGFILE_BYTES / (t->m * (double)t->n * 4 * ACC_REG_OVERHEAD));

@@ -35,6 +35,11 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
 void xs_report_gemm(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_gemm_shape *g,
                     const xs_gemm_result *r);
 
+/* The advisor's ranked suggestions against the shape as given. */
+#include "advise.h"
+void xs_report_advice(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_scenario *s,
+                      double tol_pct, const xs_advice *base, const xs_advice *a, size_t n);
+
 /* One row per device: peaks, memory, power, price. */
 void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advise.h"
 #include "device.h"
 #include "fileio.h"
 #include "gemm.h"
@@ -59,6 +60,7 @@ static void usage_main(FILE *out)
             "  predict     per-op breakdown of one training step and totals for the run\n"
             "  compare     one scenario on many devices: throughput, run hours, kWh, $\n"
             "  gemm        one GEMM: time, TFLOP/s, chosen tile, waves, bound\n"
+            "  advise      nearby model shapes that run faster on a device\n"
             "  workload    the op list of one step (shapes, FLOPs, bytes), no device\n"
             "  devices     list the devices and their datasheet figures\n"
             "  scenarios   list the built-in fine-tuning scenarios\n\n"
@@ -156,6 +158,21 @@ static void usage_gemm(FILE *out)
             DEFAULT_DEVICE);
 }
 
+static void usage_advise(FILE *out)
+{
+    fprintf(out,
+            "Usage: xpusim advise [-d DEVICE] [-s SCENARIO] [--set KEY=VALUE]...\n"
+            "                     [--tolerance PCT] [--format table|json] [-o FILE]\n\n"
+            "Proposes model shapes near SCENARIO's that follow the hardware-friendly rules of\n"
+            "Anthony et al. (arXiv 2401.14489): vocabulary, hidden and FFN sizes divisible by\n"
+            "64 (or 128, 256), head size h/a a multiple of 64, and a micro-batch whose b x s\n"
+            "is a multiple of a larger power of two. Each is predicted on DEVICE through the\n"
+            "full step model; those within PCT percent (default 5) of the parameter count\n"
+            "are ranked by predicted samples/s. Says so when the shape is already good.\n\n"
+            "JSON: an array of {change, rule, set, params, params_delta_pct, samples_per_s,\n"
+            "predicted_speedup}, fastest first; `set` holds the --set options to apply it.\n");
+}
+
 static void usage_scenarios(FILE *out)
 {
     fprintf(out, "Usage: xpusim scenarios\n\nLists the scenario files in scenarios/ with "
@@ -167,6 +184,7 @@ typedef struct {
     const char *sets[MAX_SETS];
     int nsets;
     xs_format format;
+    double tolerance; /* advise: percent of the parameter count */
     int help;
 } options;
 
@@ -177,8 +195,9 @@ static int parse_options(int argc, char **argv, options *o, const char *allowed)
         {"device", required_argument, 0, 'd'}, {"scenario", required_argument, 0, 's'},
         {"set", required_argument, 0, 'S'},    {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"tolerance", required_argument, 0, 'T'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o); /* device and scenario stay NULL unless given */
+    o->tolerance = 5;
     optind = 1;
     opterr = 0;
     int c;
@@ -194,6 +213,16 @@ static int parse_options(int argc, char **argv, options *o, const char *allowed)
         case 's': o->scenario = optarg; break;
         case 'o': o->output = optarg; break;
         case 'h': o->help = 1; break;
+        case 'T': {
+            char *end;
+            o->tolerance = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || !(o->tolerance > 0 && o->tolerance <= 50)) {
+                snprintf(msg, sizeof msg, "--tolerance must be a percentage in (0, 50], got '%s'",
+                         optarg);
+                return fail(EXIT_USAGE, msg);
+            }
+            break;
+        }
         case 'S':
             if (o->nsets == MAX_SETS)
                 return fail(EXIT_USAGE, "too many --set options (at most 64)");
@@ -413,6 +442,39 @@ static int cmd_compare(int argc, char **argv)
     return rc;
 }
 
+static int cmd_advise(int argc, char **argv)
+{
+    options o;
+    int rc;
+    if (begin(argc, argv, &o, "dsSfohT", usage_advise, &rc))
+        return rc;
+    if (o.format == XS_FMT_CSV)
+        return fail(EXIT_USAGE, "advise: --format must be table or json");
+    xs_error err;
+    char dpath[PATH_MAX], spath[PATH_MAX];
+    xs_device dev;
+    if (xs_resolve("devices", o.device ? o.device : DEFAULT_DEVICE, dpath, sizeof dpath, &err) ||
+        xs_dev_load(dpath, &dev, &err) ||
+        xs_resolve("scenarios", o.scenario ? o.scenario : DEFAULT_SCENARIO, spath, sizeof spath,
+                   &err))
+        return fail_err(&err);
+    xs_advice base, *advice = NULL;
+    size_t n = 0;
+    if (xs_advise(&dev, spath, o.sets, o.nsets, o.tolerance, &base, &advice, &n, &err))
+        return fail_err(&err);
+    xs_scenario s;
+    if (xs_scn_load(spath, o.sets, o.nsets, &s, &err)) {
+        free(advice);
+        return fail_err(&err);
+    }
+    xs_strbuf sb = {0};
+    xs_report_advice(&sb, o.format, &dev, &s, o.tolerance, &base, advice, n);
+    rc = deliver(&sb, o.output);
+    xs_sb_free(&sb);
+    free(advice);
+    return rc;
+}
+
 /* A positive integer option value, or a usage error. */
 static int parse_dim(const char *name, const char *text, int64_t max, int64_t *out)
 {
@@ -570,6 +632,7 @@ int main(int argc, char **argv)
                     {"workload", cmd_workload},
                     {"compare", cmd_compare},
                     {"gemm", cmd_gemm},
+                    {"advise", cmd_advise},
                     {"devices", cmd_devices},
                     {"scenarios", cmd_scenarios}};
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -577,7 +640,7 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     char msg[256];
     snprintf(msg, sizeof msg,
-             "unknown command '%s' (commands: predict, compare, gemm, workload, devices, scenarios; see "
+             "unknown command '%s' (commands: predict, compare, gemm, advise, workload, devices, scenarios; see "
              "xpusim --help)", argv[1]);
     return fail(EXIT_USAGE, msg);
 }

@@ -20,8 +20,8 @@ static xs_device one_tile(const char *tiles, int split_k_max)
     CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_OK);
     int m, n, st;
     sscanf(tiles, "%dx%d/%d", &m, &n, &st);
-    d.tensor_tiles[0] = (xs_tile){m, n, st, 1};
-    d.n_tensor_tiles = 1;
+    d.tensor_tiles[0] = d.unaligned_tiles[0] = (xs_tile){m, n, st, 1};
+    d.n_tensor_tiles = d.n_unaligned_tiles = 1;
     d.split_k_max = split_k_max;
     return d;
 }
@@ -101,6 +101,25 @@ static void odd_leading_dimensions_should_take_the_slower_path(void)
     CU_ASSERT_EQUAL(r.align_bytes, 2);
 }
 
+static void hopper_should_leave_tma_kernels_for_unaligned_rows(void)
+{
+    char path[512];
+    xs_error err;
+    xs_device h;
+    CU_ASSERT_EQUAL(xs_resolve("devices", "h100-sxm5-80gb", path, sizeof path, &err), XS_OK);
+    CU_ASSERT_EQUAL(xs_dev_load(path, &h, &err), XS_OK);
+    /* vocab 50304 rows are 16-byte aligned, 50257 rows only 2-byte */
+    xs_gemm_shape g = {8192, 50304, 1024, 1, 0, 1, XS_FP16, 2};
+    xs_gemm_result al, odd;
+    CU_ASSERT_EQUAL(xs_gemm_model(&h, &g, &al, &err), XS_OK);
+    g.n = 50257;
+    CU_ASSERT_EQUAL(xs_gemm_model(&h, &g, &odd, &err), XS_OK);
+    CU_ASSERT_EQUAL(al.cluster, 2); /* a TMA-multicast wgmma tile */
+    CU_ASSERT_EQUAL(odd.cluster, 1);
+    CU_ASSERT(odd.stages <= 2);   /* no cp.async below 4-byte rows */
+    CU_ASSERT(odd.time_s / odd.flops > 1.5 * al.time_s / al.flops);
+}
+
 static void small_k_should_be_dominated_by_pipeline_fill(void)
 {
     xs_device d = one_tile("128x128/4", 1);
@@ -161,6 +180,8 @@ int tu_add_gemm_suite(void)
                         waves_should_step_one_tile_past_a_full_wave) ||
            !CU_add_test(s, "odd_leading_dimensions_should_take_the_slower_path",
                         odd_leading_dimensions_should_take_the_slower_path) ||
+           !CU_add_test(s, "hopper_should_leave_tma_kernels_for_unaligned_rows",
+                        hopper_should_leave_tma_kernels_for_unaligned_rows) ||
            !CU_add_test(s, "small_k_should_be_dominated_by_pipeline_fill",
                         small_k_should_be_dominated_by_pipeline_fill) ||
            !CU_add_test(s, "split_k_should_be_chosen_when_few_tiles_have_long_k",
