@@ -14,6 +14,9 @@
 #include "workload.h"
 
 #define MAX_CANDIDATES 48
+/* "b.s a multiple of a large power of two" (training-math.md); 128 rows is
+ * the M of the common 128-wide tiles, so such token counts quantize cleanly. */
+#define LARGE_POW2 128
 #define MAX_SETS 64
 
 typedef struct {
@@ -125,18 +128,23 @@ static void candidates(const xs_scenario *s, list *l)
                 add(l, a, NULL, "FFN size divisible by %lld", (long long)mult);
             }
         }
-    /* micro-batches whose b.s is a multiple of a larger power of two */
-    int64_t p2 = 1;
-    while (p2 * 2 <= bt)
-        p2 *= 2;
-    int64_t tries[] = {p2, p2 * 2, round_to(bt, 8, 0), round_to(bt, 8, 1)};
-    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
-        int64_t nb = tries[i];
-        if (nb < 1 || nb == bt || pow2_factor(nb * sq) <= pow2_factor(bt * sq))
-            continue;
-        snprintf(a, sizeof a, "train.batch=%lld", (long long)nb);
-        add(l, a, NULL, "b x s = %lld, a multiple of %lld", (long long)(nb * sq),
-            (long long)pow2_factor(nb * sq));
+    /* micro-batches whose b.s becomes a multiple of a large power of two,
+     * offered only where b.s is not one already; within [b/2, 2b] */
+    if (pow2_factor(bt * sq) < LARGE_POW2) {
+        int64_t lo = 0, hi = 0;
+        for (int64_t nb = bt - 1; nb >= (bt + 1) / 2 && nb >= 1 && !lo; nb--)
+            if (pow2_factor(nb * sq) >= LARGE_POW2)
+                lo = nb;
+        for (int64_t nb = bt + 1; nb <= 2 * bt && !hi; nb++)
+            if (pow2_factor(nb * sq) >= LARGE_POW2)
+                hi = nb;
+        int64_t tries[] = {lo, hi};
+        for (int i = 0; i < 2; i++)
+            if (tries[i]) {
+                snprintf(a, sizeof a, "train.batch=%lld", (long long)tries[i]);
+                add(l, a, NULL, "b x s = %lld, a multiple of %lld",
+                    (long long)(tries[i] * sq), (long long)pow2_factor(tries[i] * sq));
+            }
     }
 }
 
