@@ -59,13 +59,20 @@ test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 golden: xpusim
 	./xpusim workload -s tests/data/scenarios/tiny.json --format csv -o tests/data/golden/tiny-ops.csv
 
-# Plots of the default scenario across every device (PNG + SVG in plots/out).
+# Plots (PNG + SVG in plots/out): the default scenario across every device,
+# and a GEMM sweep showing tile and wave quantization.
 PLOT_SCENARIO ?= bert-large-squad
+SWEEP_DEVICE ?= a100-sxm4-80gb
+SWEEP_M ?= 4096
+SWEEP_K ?= 4096
+SWEEP_N ?= 4096
 plots: xpusim
 	mkdir -p plots/out
 	./xpusim compare -s $(PLOT_SCENARIO) --format csv -o plots/out/compare-$(PLOT_SCENARIO).csv
 	gnuplot -e "in='plots/out/compare-$(PLOT_SCENARIO).csv'; out='plots/out/compare-$(PLOT_SCENARIO)'; title='$(PLOT_SCENARIO): predicted throughput and run cost by device'" plots/compare.gp
-	@echo "plots: plots/out/compare-$(PLOT_SCENARIO).png and .svg"
+	./xpusim gemm -d $(SWEEP_DEVICE) --m $(SWEEP_M) --k $(SWEEP_K) --dtype fp16 --sweep n=1:$(SWEEP_N) -o plots/out/gemm-sweep-$(SWEEP_DEVICE).csv
+	gnuplot -e "in='plots/out/gemm-sweep-$(SWEEP_DEVICE).csv'; out='plots/out/gemm-sweep-$(SWEEP_DEVICE)'; title='$(SWEEP_DEVICE): fp16 GEMM m=$(SWEEP_M) k=$(SWEEP_K), n = 1..$(SWEEP_N)'" plots/gemm-sweep.gp
+	@echo "plots: plots/out/compare-$(PLOT_SCENARIO) and gemm-sweep-$(SWEEP_DEVICE) (.png and .svg)"
 
 # Install the Debian packages the build needs; idempotent, uses sudo when
 # not root. CUDA (nvcc) is optional and not installed here.

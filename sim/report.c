@@ -478,6 +478,36 @@ void xs_report_gemm(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs
     emit_json(sb, o);
 }
 
+void xs_report_sweep_begin(xs_strbuf *sb, xs_format fmt, char dim)
+{
+    if (fmt == XS_FMT_JSON)
+        xs_sb_printf(sb, "[\n");
+    else
+        xs_sb_printf(sb, "%c,time_s,tflops,fraction_of_peak,tile_m,tile_n,split_k,tiles,waves,"
+                         "wave_efficiency,tile_efficiency,bound\n", dim);
+}
+
+void xs_report_sweep_row(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
+                         const xs_gemm_shape *g, const xs_gemm_result *r, long long value,
+                         int last)
+{
+    (void)g;
+    double tflops = r->flops / r->time_s / 1e12;
+    double frac = tflops / dev->peak_tflops[r->engine];
+    const char *f = fmt == XS_FMT_JSON
+                        ? "  {\"value\": %lld, \"time_s\": %.9g, \"tflops\": %.6g, "
+                          "\"fraction_of_peak\": %.6g, \"tile_m\": %d, \"tile_n\": %d, "
+                          "\"split_k\": %d, \"tiles\": %lld, \"waves\": %lld, "
+                          "\"wave_efficiency\": %.6g, \"tile_efficiency\": %.6g, "
+                          "\"bound\": \"%s\"}%s\n"
+                        : "%lld,%.9g,%.6g,%.6g,%d,%d,%d,%lld,%lld,%.6g,%.6g,%s%s\n";
+    xs_sb_printf(sb, f, value, r->time_s, tflops, frac, r->tile_m, r->tile_n, r->split_k,
+                 (long long)r->tiles, (long long)r->waves, r->wave_eff, r->tile_eff,
+                 xs_bound_name(r->bound), fmt == XS_FMT_JSON && !last ? "," : "");
+    if (fmt == XS_FMT_JSON && last)
+        xs_sb_printf(sb, "]\n");
+}
+
 /* A suggestion must beat the shape as given by this much to be called one;
  * smaller differences are within the model's resolution. */
 #define ADVICE_MIN_SPEEDUP 1.01

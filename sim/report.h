@@ -35,6 +35,13 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
 void xs_report_gemm(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_gemm_shape *g,
                     const xs_gemm_result *r);
 
+/* A GEMM sweep: a header, then one row per value of the swept dimension
+ * (CSV, or a JSON array with fmt json; last closes it). */
+void xs_report_sweep_begin(xs_strbuf *sb, xs_format fmt, char dim);
+void xs_report_sweep_row(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
+                         const xs_gemm_shape *g, const xs_gemm_result *r, long long value,
+                         int last);
+
 /* The advisor's ranked suggestions against the shape as given. */
 #include "advise.h"
 void xs_report_advice(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_scenario *s,

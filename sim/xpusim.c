@@ -151,7 +151,10 @@ static void usage_gemm(FILE *out)
             "  --ta, --tb     A (B) is stored transposed (row-major convention: without\n"
             "                 --ta the rows of A are k long; with it, m long)\n"
             "  --dtype        input format (default fp16); without tensor cores for it the\n"
-            "                 GEMM runs on the fp32 units\n\n"
+            "                 GEMM runs on the fp32 units\n"
+            "  --sweep D=A:B[:S]  vary dimension D (m, n or k) from A to B in steps of S\n"
+            "                 (default 1) and print one row per value, CSV (or JSON with\n"
+            "                 --format json): the sawtooth of tile and wave quantization\n\n"
             "JSON keys: time_s, tflops, fraction_of_peak, tile_m, tile_n, tile_k, stages,\n"
             "split_k, ctas_per_sm, tiles, waves, wave_efficiency, tile_efficiency,\n"
             "mainloop_efficiency, align_bytes, sm_time_s, dram_time_s, dram_bytes, bound.\n",
@@ -498,8 +501,9 @@ static int cmd_gemm(int argc, char **argv)
         {"batch", required_argument, 0, 'b'},  {"dtype", required_argument, 0, 't'},
         {"ta", no_argument, 0, 'A'},           {"tb", no_argument, 0, 'B'},
         {"format", required_argument, 0, 'f'}, {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    const char *device = DEFAULT_DEVICE, *output = NULL;
+        {"help", no_argument, 0, 'h'},         {"sweep", required_argument, 0, 'w'},
+        {0, 0, 0, 0}};
+    const char *device = DEFAULT_DEVICE, *output = NULL, *sweep = NULL;
     xs_gemm_shape g = {0, 0, 0, 1, 0, 0, XS_FP16, 2};
     xs_format fmt = XS_FMT_TABLE;
     optind = 1;
@@ -512,6 +516,7 @@ static int cmd_gemm(int argc, char **argv)
         switch (c) {
         case 'd': device = optarg; break;
         case 'o': output = optarg; break;
+        case 'w': sweep = optarg; break;
         case 'A': g.ta = 1; break;
         case 'B': g.tb = 1; break;
         case 'm': rc = parse_dim("m", optarg, dim_max, &g.m); break;
@@ -553,6 +558,21 @@ static int cmd_gemm(int argc, char **argv)
         snprintf(msg, sizeof msg, "gemm: unexpected argument '%s' (see --help)", argv[optind]);
         return fail(EXIT_USAGE, msg);
     }
+    char dim = 0;
+    long long from = 0, to = 0, step = 1;
+    if (sweep) {
+        char tail;
+        int got = sscanf(sweep, "%c=%lld:%lld:%lld%c", &dim, &from, &to, &step, &tail);
+        if (!(got == 3 || got == 4) || !strchr("mnk", dim) || from < 1 || to < from ||
+            to > dim_max || step < 1 || (to - from) / step > 1000000) {
+            snprintf(msg, sizeof msg,
+                     "--sweep must look like n=1:4096 or k=64:8192:64 (m, n or k; at most a "
+                     "million points), got '%s'", sweep);
+            return fail(EXIT_USAGE, msg);
+        }
+        int64_t *d = dim == 'm' ? &g.m : dim == 'n' ? &g.n : &g.k;
+        *d = from; /* the swept dimension needs no --m/--n/--k */
+    }
     if (!g.m || !g.n || !g.k)
         return fail(EXIT_USAGE, "gemm: --m, --n and --k are required (see --help)");
     xs_error err;
@@ -561,10 +581,23 @@ static int cmd_gemm(int argc, char **argv)
     if (xs_resolve("devices", device, path, sizeof path, &err) || xs_dev_load(path, &dev, &err))
         return fail_err(&err);
     xs_gemm_result r;
-    if (xs_gemm_model(&dev, &g, &r, &err))
-        return fail_err(&err);
     xs_strbuf sb = {0};
-    xs_report_gemm(&sb, fmt, &dev, &g, &r);
+    if (sweep) {
+        int64_t *d = dim == 'm' ? &g.m : dim == 'n' ? &g.n : &g.k;
+        xs_report_sweep_begin(&sb, fmt, dim);
+        for (long long v = from; v <= to; v += step) {
+            *d = v;
+            if (xs_gemm_model(&dev, &g, &r, &err)) {
+                xs_sb_free(&sb);
+                return fail_err(&err);
+            }
+            xs_report_sweep_row(&sb, fmt, &dev, &g, &r, v, v + step > to);
+        }
+    } else {
+        if (xs_gemm_model(&dev, &g, &r, &err))
+            return fail_err(&err);
+        xs_report_gemm(&sb, fmt, &dev, &g, &r);
+    }
     rc = deliver(&sb, output);
     xs_sb_free(&sb);
     return rc;

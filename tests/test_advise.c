@@ -184,6 +184,32 @@ static void gemm_cli_should_report_tile_waves_and_bound(void)
     r = tu_run("gemm --m 64 --n 64 --k 64 --dtype fp64");
     CU_ASSERT_EQUAL(r.status, 2);
     tu_run_free(&r);
+    r = tu_run("gemm --m 64 --k 64 --sweep n=5:1");
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--sweep must look like n=1:4096"));
+    tu_run_free(&r);
+}
+
+/* Throughput of an aligned sweep row: the value just past a multiple of
+ * the tile is slower than the multiple itself (a new, mostly empty tile). */
+static void gemm_sweep_should_show_the_tile_quantization_sawtooth(void)
+{
+    tu_result r = tu_run("gemm -d a100-sxm4-80gb --m 4096 --k 4096 --sweep n=1:1100");
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 1100);
+    double tf[1101] = {0};
+    const char *line = strchr(r.out, '\n');
+    for (int i = 1; line && line[1] && i <= 1100; i++, line = strchr(line + 1, '\n')) {
+        long long n;
+        double t, f;
+        if (sscanf(line + 1, "%lld,%lf,%lf", &n, &t, &f) == 3 && n >= 1 && n <= 1100)
+            tf[n] = f;
+    }
+    int drops = 0;
+    for (int n = 128; n < 1100; n += 128) /* every tile shape here divides 128 */
+        drops += tf[n + 2] < tf[n];
+    CU_ASSERT(drops >= 6);
+    tu_run_free(&r);
 }
 
 int tu_add_advise_suite(void)
@@ -200,6 +226,8 @@ int tu_add_advise_suite(void)
                         candidates_that_break_the_model_should_be_skipped) ||
            !CU_add_test(s, "advise_cli_should_say_when_the_shape_is_good",
                         advise_cli_should_say_when_the_shape_is_good) ||
+           !CU_add_test(s, "gemm_sweep_should_show_the_tile_quantization_sawtooth",
+                        gemm_sweep_should_show_the_tile_quantization_sawtooth) ||
            !CU_add_test(s, "gemm_cli_should_report_tile_waves_and_bound",
                         gemm_cli_should_report_tile_waves_and_bound);
 }
