@@ -37,6 +37,8 @@ static const xs_field DEVICE_FIELDS[] = {
     POS("compute.clock_tensor_mhz", 1, clock_tensor_mhz, "clock the tensor peaks assume"),
     POS("compute.clock_sustained_mhz", 1, clock_sustained_mhz,
         "clock held under sustained dense load at the power limit"),
+    POS("compute.clock_sustained_low_mhz", 1, clock_sustained_low_mhz,
+        "slow end of the sustained clock (uncertainty band)"),
     POS("compute.peak_fp32_tflops", 1, peak_tflops[XS_FP32], "dense fp32 vector peak"),
     POS("compute.peak_tf32_tflops", 0, peak_tflops[XS_TF32], "dense tf32 tensor peak"),
     POS("compute.peak_fp16_tflops", 1, peak_tflops[XS_FP16], "dense fp16 tensor peak"),
@@ -90,8 +92,13 @@ static const xs_field DEVICE_FIELDS[] = {
     NOTE_OPT("gemm.note", "free text"),
     FRAC("model.gemm_efficiency", gemm_efficiency,
          "fraction of the MMA peak a GEMM mainloop issues when loads and latency do not limit it"),
+    FRAC("model.gemm_efficiency_low", gemm_efficiency_low, "slow end of gemm_efficiency"),
+    FRAC("model.gemm_efficiency_high", gemm_efficiency_high, "fast end of gemm_efficiency"),
     FRAC("model.mem_bw_efficiency", mem_bw_efficiency,
          "fraction of DRAM bandwidth streaming kernels reach"),
+    FRAC("model.mem_bw_efficiency_low", mem_bw_efficiency_low, "slow end of mem_bw_efficiency"),
+    FRAC("model.mem_bw_efficiency_high", mem_bw_efficiency_high,
+         "fast end of mem_bw_efficiency"),
     POS("model.kernel_launch_us", 1, kernel_launch_us, "GPU-side cost of one kernel launch"),
     NOTE("model.source", "where the model parameters come from"),
     NOTE_OPT("model.note", "free text"),
@@ -168,6 +175,26 @@ static int check_relations(xs_device *d, const char *path, xs_error *err)
                             "%s: field 'compute.clock_sustained_mhz' must not exceed the boost "
                             "or tensor clock (%g MHz), got %g",
                             path, top, d->clock_sustained_mhz);
+    if (d->clock_sustained_low_mhz > d->clock_sustained_mhz)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'compute.clock_sustained_low_mhz' must not exceed "
+                            "compute.clock_sustained_mhz (%g), got %g",
+                            path, d->clock_sustained_mhz, d->clock_sustained_low_mhz);
+    if (!(d->gemm_efficiency_low <= d->gemm_efficiency &&
+          d->gemm_efficiency <= d->gemm_efficiency_high))
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: fields 'model.gemm_efficiency_low' <= 'model.gemm_efficiency' "
+                            "<= 'model.gemm_efficiency_high' must hold, got %g, %g, %g",
+                            path, d->gemm_efficiency_low, d->gemm_efficiency,
+                            d->gemm_efficiency_high);
+    if (!(d->mem_bw_efficiency_low <= d->mem_bw_efficiency &&
+          d->mem_bw_efficiency <= d->mem_bw_efficiency_high))
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: fields 'model.mem_bw_efficiency_low' <= "
+                            "'model.mem_bw_efficiency' <= 'model.mem_bw_efficiency_high' must "
+                            "hold, got %g, %g, %g",
+                            path, d->mem_bw_efficiency_low, d->mem_bw_efficiency,
+                            d->mem_bw_efficiency_high);
     if (d->clock_base_mhz > 0 && d->clock_base_mhz > d->clock_boost_mhz)
         return xs_error_set(err, XS_ERANGE,
                             "%s: field 'compute.clock_base_mhz' must not exceed "
@@ -220,6 +247,21 @@ int xs_dev_load(const char *path, xs_device *dev, xs_error *err)
     if (!rc)
         *dev = d;
     return rc;
+}
+
+void xs_dev_corner(const xs_device *dev, int which, xs_device *out)
+{
+    *out = *dev;
+    if (which < 0) {
+        out->clock_sustained_mhz = dev->clock_sustained_low_mhz;
+        out->gemm_efficiency = dev->gemm_efficiency_low;
+        out->mem_bw_efficiency = dev->mem_bw_efficiency_low;
+    } else if (which > 0) {
+        /* at most the clock the peaks are quoted at */
+        out->clock_sustained_mhz = fmax(dev->clock_boost_mhz, dev->clock_tensor_mhz);
+        out->gemm_efficiency = dev->gemm_efficiency_high;
+        out->mem_bw_efficiency = dev->mem_bw_efficiency_high;
+    }
 }
 
 double xs_dev_peak_flops(const xs_device *dev, xs_dtype t)

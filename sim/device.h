@@ -34,6 +34,7 @@ typedef struct {
     double clock_boost_mhz;     /* the clock the fp32 vector peak assumes */
     double clock_tensor_mhz;    /* the clock the tensor-core peaks assume */
     double clock_sustained_mhz; /* held under sustained dense load at the power limit */
+    double clock_sustained_low_mhz; /* the uncertainty band's slow corner */
     /* Dense peaks in TFLOP/s (TOPS for int8). fp32 is the vector (CUDA core)
      * peak; the others are matrix-engine peaks, 0 where the engine lacks the
      * format (no tf32/bf16 on Volta and Turing). */
@@ -69,8 +70,14 @@ typedef struct {
 
     double gemm_efficiency;   /* fraction of peak large well-shaped GEMMs reach */
     double mem_bw_efficiency; /* fraction of DRAM bandwidth streaming kernels reach */
+    double gemm_efficiency_low, gemm_efficiency_high; /* the uncertainty band */
+    double mem_bw_efficiency_low, mem_bw_efficiency_high;
     double kernel_launch_us;  /* GPU-side cost of one kernel launch */
 } xs_device;
+
+/* The band's corners: dev with every uncertain parameter at its slow (-1)
+ * or fast (+1) end: sustained clock, GEMM and bandwidth efficiencies. */
+void xs_dev_corner(const xs_device *dev, int which, xs_device *out);
 
 /* Load and validate path into dev. The file's stem must equal its "id". */
 int xs_dev_load(const char *path, xs_device *dev, xs_error *err);

@@ -68,3 +68,24 @@ void xs_prediction_free(xs_prediction *p)
     free(p->est);
     p->est = NULL;
 }
+
+int xs_predict_band(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
+                    xs_prediction *p, xs_error *err)
+{
+    xs_prediction corner[2];
+    for (int i = 0; i < 2; i++) {
+        xs_device d;
+        xs_dev_corner(dev, i == 0 ? -1 : +1, &d);
+        int rc = xs_predict(&d, s, wl, &corner[i], err);
+        if (rc)
+            return rc;
+        xs_prediction_free(&corner[i]);
+    }
+    p->step_time_high_s = corner[0].step_time_s; /* the slow corner */
+    p->step_time_low_s = corner[1].step_time_s;
+    p->samples_per_s_low = corner[0].samples_per_s;
+    p->samples_per_s_high = corner[1].samples_per_s;
+    p->run_cost_high_usd = corner[0].run_cost_usd;
+    p->run_cost_low_usd = corner[1].run_cost_usd;
+    return XS_OK;
+}

@@ -23,10 +23,19 @@ typedef struct {
     int64_t steps;
     double run_time_s, run_energy_kwh, run_cost_usd;
     int64_t devices;
+    /* uncertainty band: the same step on the device's slow and fast
+     * corners (xs_dev_corner); filled by xs_predict_band, else 0 */
+    double step_time_low_s, step_time_high_s;
+    double samples_per_s_low, samples_per_s_high;
+    double run_cost_low_usd, run_cost_high_usd;
 } xs_prediction;
 
 int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                xs_prediction *p, xs_error *err);
 void xs_prediction_free(xs_prediction *p);
+
+/* Fill p's band fields by predicting s on dev's slow and fast corners. */
+int xs_predict_band(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
+                    xs_prediction *p, xs_error *err);
 
 #endif

@@ -140,6 +140,11 @@ static void predict_table(xs_strbuf *sb, const xs_device *dev, const xs_scenario
                  "%.0f W avg   %.1f J\n",
                  p->step_time_s, p->samples_per_s, p->tokens_per_s, 100 * p->mfu,
                  p->avg_power_w, p->step_energy_j);
+    if (p->step_time_high_s > 0)
+        xs_sb_printf(sb, "band      %.1f to %.1f samples/s, $%.2f to $%.2f a run (the device's "
+                         "sustained-clock and efficiency ranges)\n",
+                     p->samples_per_s_low, p->samples_per_s_high, p->run_cost_low_usd,
+                     p->run_cost_high_usd);
     xs_sb_printf(sb,
                  "run       %lld steps (%lld/epoch x %lld epochs)   %.2f h   %.3f kWh   "
                  "$%.2f at $%.3f/device-hour (%s, %s)\n",
@@ -239,6 +244,12 @@ static cJSON *step_json(const xs_workload *wl, const xs_prediction *p)
     cJSON_AddNumberToObject(st, "flops", p->step_flops);
     cJSON_AddNumberToObject(st, "matmul_flops", p->matmul_flops);
     cJSON_AddNumberToObject(st, "samples", (double)wl->samples_per_step);
+    if (p->step_time_high_s > 0) {
+        cJSON_AddNumberToObject(st, "time_s_low", p->step_time_low_s);
+        cJSON_AddNumberToObject(st, "time_s_high", p->step_time_high_s);
+        cJSON_AddNumberToObject(st, "samples_per_s_low", p->samples_per_s_low);
+        cJSON_AddNumberToObject(st, "samples_per_s_high", p->samples_per_s_high);
+    }
     cJSON *pt = cJSON_AddObjectToObject(st, "phase_time_s");
     for (int ph = 0; ph < XS_PHASE_COUNT; ph++)
         cJSON_AddNumberToObject(pt, xs_phase_name(ph), p->phase_time_s[ph]);
@@ -251,6 +262,10 @@ static cJSON *step_json(const xs_workload *wl, const xs_prediction *p)
 static cJSON *run_json(const xs_workload *wl, const xs_prediction *p)
 {
     cJSON *run = cJSON_CreateObject();
+    if (p->step_time_high_s > 0) {
+        cJSON_AddNumberToObject(run, "cost_usd_low", p->run_cost_low_usd);
+        cJSON_AddNumberToObject(run, "cost_usd_high", p->run_cost_high_usd);
+    }
     cJSON_AddNumberToObject(run, "steps", (double)p->steps);
     cJSON_AddNumberToObject(run, "steps_per_epoch", (double)wl->steps_per_epoch);
     cJSON_AddNumberToObject(run, "devices", (double)p->devices);
@@ -550,6 +565,163 @@ void xs_report_advice(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const 
                      a[i].speedup);
     xs_sb_printf(sb, "\nApply one with the --set options in `--format json` (field \"set\"). "
                      "Memory capacity is not checked: a larger batch may not fit.\n");
+}
+
+static int same_device(const xs_vrow *r, const void *arg)
+{
+    return strcmp(r->device, (const char *)arg) == 0;
+}
+static int same_metric(const xs_vrow *r, const void *arg)
+{
+    return strcmp(r->metric, (const char *)arg) == 0;
+}
+static int same_file(const xs_vrow *r, const void *arg)
+{
+    return strcmp(r->file, (const char *)arg) == 0;
+}
+
+/* Distinct values of one string field of the rows, in first-seen order. */
+static size_t distinct(const xs_vrow *rows, size_t n, int which, const char **out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *v = which == 0 ? rows[i].device : which == 1 ? rows[i].metric : rows[i].file;
+        if (which != 2 && !rows[i].ok)
+            continue;
+        size_t j = 0;
+        while (j < m && strcmp(out[j], v) != 0)
+            j++;
+        if (j == m)
+            out[m++] = v;
+    }
+    return m;
+}
+
+static cJSON *summary_json(const xs_vsummary *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", (double)v->n);
+    cJSON_AddNumberToObject(o, "mape_pct", v->mape_pct);
+    cJSON_AddNumberToObject(o, "median_abs_pct", v->median_abs_pct);
+    cJSON_AddNumberToObject(o, "max_abs_pct", v->max_abs_pct);
+    cJSON_AddNumberToObject(o, "mean_signed_pct", v->mean_signed_pct);
+    cJSON_AddNumberToObject(o, "in_band_pct", v->in_band_pct);
+    return o;
+}
+
+static void summary_line(xs_strbuf *sb, const char *name, const xs_vsummary *v)
+{
+    xs_sb_printf(sb, "  %-40s n %3zu   MAPE %5.1f%%   median %5.1f%%   max %5.1f%%   signed %+6.1f%%"
+                     "   in band %3.0f%%\n",
+                 name, v->n, v->mape_pct, v->median_abs_pct, v->max_abs_pct, v->mean_signed_pct,
+                 v->in_band_pct);
+}
+
+void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n)
+{
+    const char **keys = calloc(n ? n : 1, sizeof *keys);
+    if (!keys) {
+        sb->failed = 1;
+        return;
+    }
+    size_t failed = 0;
+    for (size_t i = 0; i < n; i++)
+        failed += !rows[i].ok;
+    xs_vsummary all;
+    xs_vsummarize(rows, n, NULL, NULL, &all);
+    if (fmt == XS_FMT_CSV) {
+        xs_sb_printf(sb, "file,line,device,scenario,set,metric,measured,predicted,low,high,"
+                         "error_pct,status\n");
+        for (size_t i = 0; i < n; i++) {
+            const xs_vrow *r = &rows[i];
+            xs_sb_printf(sb, "%s,%d,%s,%s,%s,%s,%.9g,", r->file, r->line, r->device, r->scenario,
+                         r->set, r->metric, r->measured);
+            if (r->ok)
+                xs_sb_printf(sb, "%.9g,%.9g,%.9g,%.4f,ok\n", r->predicted, r->low, r->high,
+                             r->error_pct);
+            else
+                xs_sb_printf(sb, ",,,,\"%s\"\n", r->reason);
+        }
+    } else if (fmt == XS_FMT_JSON) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON *arr = cJSON_AddArrayToObject(root, "rows");
+        for (size_t i = 0; i < n; i++) {
+            const xs_vrow *r = &rows[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "file", r->file);
+            cJSON_AddNumberToObject(o, "line", r->line);
+            cJSON_AddStringToObject(o, "device", r->device);
+            cJSON_AddStringToObject(o, "scenario", r->scenario);
+            cJSON_AddStringToObject(o, "set", r->set);
+            cJSON_AddStringToObject(o, "metric", r->metric);
+            cJSON_AddNumberToObject(o, "measured", r->measured);
+            if (r->ok) {
+                cJSON_AddNumberToObject(o, "predicted", r->predicted);
+                cJSON_AddNumberToObject(o, "low", r->low);
+                cJSON_AddNumberToObject(o, "high", r->high);
+                cJSON_AddNumberToObject(o, "error_pct", r->error_pct);
+            } else {
+                cJSON_AddStringToObject(o, "error", r->reason);
+            }
+            cJSON_AddItemToArray(arr, o);
+        }
+        cJSON *sum = summary_json(&all);
+        cJSON_AddNumberToObject(sum, "failed", (double)failed);
+        cJSON_AddItemToObject(root, "summary", sum);
+        static const char *groups[] = {"by_device", "by_metric", "by_file"};
+        int (*keep[])(const xs_vrow *, const void *) = {same_device, same_metric, same_file};
+        for (int g = 0; g < 3; g++) {
+            cJSON *obj = cJSON_AddObjectToObject(root, groups[g]);
+            size_t m = distinct(rows, n, g, keys);
+            for (size_t j = 0; j < m; j++) {
+                xs_vsummary v;
+                xs_vsummarize(rows, n, keep[g], keys[j], &v);
+                cJSON_AddItemToObject(obj, keys[j], summary_json(&v));
+            }
+        }
+        emit_json(sb, root);
+    } else {
+        xs_sb_printf(sb, "xpusim validate: %zu rows, %zu predicted, %zu could not be\n\n", n,
+                     n - failed, failed);
+        xs_sb_printf(sb, "%-5s %-15s %-18s %-44s %-13s %10s %10s %8s  %s\n", "line", "device",
+                     "scenario", "set", "metric", "measured", "predicted", "error",
+                     "band (low, high)");
+        for (size_t i = 0; i < n; i++) {
+            const xs_vrow *r = &rows[i];
+            if (!r->ok)
+                continue;
+            xs_sb_printf(sb, "%-5d %-15.15s %-18.18s %-44.44s %-13s %10.4g %10.4g %+7.1f%%  "
+                             "(%.4g, %.4g)%s\n",
+                         r->line, r->device, r->scenario, r->set, r->metric, r->measured,
+                         r->predicted, r->error_pct, r->low, r->high,
+                         r->measured >= r->low && r->measured <= r->high ? "" : " outside");
+        }
+        if (failed) {
+            xs_sb_printf(sb, "\nrows that could not be predicted (%zu):\n", failed);
+            for (size_t i = 0; i < n; i++)
+                if (!rows[i].ok)
+                    xs_sb_printf(sb, "  %s:%d: %s\n", rows[i].file, rows[i].line,
+                                 rows[i].reason);
+        }
+        xs_sb_printf(sb, "\nsummary (error = predicted vs measured; band = the device's "
+                         "clock and efficiency ranges)\n");
+        summary_line(sb, "all rows", &all);
+        static const char *titles[] = {"by device", "by metric", "by file"};
+        int (*keep[])(const xs_vrow *, const void *) = {same_device, same_metric, same_file};
+        for (int g = 0; g < 3; g++) {
+            size_t m = distinct(rows, n, g, keys);
+            xs_sb_printf(sb, "%s\n", titles[g]);
+            for (size_t j = 0; j < m; j++) {
+                xs_vsummary v;
+                xs_vsummarize(rows, n, keep[g], keys[j], &v);
+                const char *name = keys[j];
+                if (g == 2 && strrchr(name, '/'))
+                    name = strrchr(name, '/') + 1;
+                summary_line(sb, name, &v);
+            }
+        }
+    }
+    free(keys);
 }
 
 void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n)

@@ -47,6 +47,11 @@ void xs_report_sweep_row(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
 void xs_report_advice(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_scenario *s,
                       double tol_pct, const xs_advice *base, const xs_advice *a, size_t n);
 
+/* Measured against predicted: every row, then summaries overall, per file,
+ * per device and per metric; rows that failed, with their reasons. */
+#include "validate.h"
+void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n);
+
 /* One row per device: peaks, memory, power, price. */
 void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n);
 

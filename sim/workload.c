@@ -526,6 +526,28 @@ static int64_t multi_tensor_launches(double params, int64_t tensors, int lists)
     return (int64_t)fmax(1, fmax(by_tensors, by_blocks));
 }
 
+int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,
+                       int state_bytes, xs_op *op)
+{
+    if (optimizer < 0 || optimizer > XS_OPT_ADAN || params <= 0 || tensors < 1 ||
+        state_bytes < 1)
+        return XS_ERANGE;
+    memset(op, 0, sizeof *op);
+    snprintf(op->name, sizeof op->name, "optimizer.%s%s", xs_optimizer_name(optimizer),
+             fused ? "" : ".eager");
+    op->layer = -1;
+    op->phase = XS_PH_OPT;
+    op->kind = XS_OP_OPTIMIZER;
+    op->dtype = XS_FP32;
+    int arrays = fused ? OPTIMIZERS[optimizer].fused_arrays : OPTIMIZERS[optimizer].eager_arrays;
+    op->bytes = params * arrays * state_bytes;
+    op->flops = params * OPTIMIZERS[optimizer].flops;
+    op->launches = fused ? multi_tensor_launches(params, tensors, OPTIMIZERS[optimizer].lists)
+                         : OPTIMIZERS[optimizer].eager_kernels * tensors;
+    op->count = 1;
+    return XS_OK;
+}
+
 static void optimizer(bld *c)
 {
     const xs_train *t = &c->s->train;
@@ -549,13 +571,11 @@ static void optimizer(bld *c)
     if (t->precision == XS_P_AMP_FP16) /* GradScaler: unscale + inf/nan check, update */
         mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 * 4, 2,
                multi_tensor_launches(P, tensors, 1) + 1, "amp.unscale_check");
-    int o = t->optimizer;
-    int arrays = t->fused_optimizer ? OPTIMIZERS[o].fused_arrays : OPTIMIZERS[o].eager_arrays;
-    int64_t launches = t->fused_optimizer
-                           ? multi_tensor_launches(P, tensors, OPTIMIZERS[o].lists)
-                           : OPTIMIZERS[o].eager_kernels * tensors;
-    mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, (double)arrays * c->W, OPTIMIZERS[o].flops,
-           launches, "optimizer.%s%s", xs_optimizer_name(o), t->fused_optimizer ? "" : ".eager");
+    xs_op op;
+    if (xs_wl_optimizer_op(t->optimizer, t->fused_optimizer, P, tensors, c->W, &op) == XS_OK)
+        emit(c, &op);
+    else
+        c->failed = 1;
 }
 
 static int replay_tape(bld *c)

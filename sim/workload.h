@@ -64,6 +64,11 @@ typedef struct {
 int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err);
 void xs_wl_free(xs_workload *wl);
 
+/* The optimizer kernel(s) alone: params parameters in `tensors` tensors,
+ * state elements of state_bytes. XS_ERANGE on a bad argument. */
+int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,
+                       int state_bytes, xs_op *op);
+
 const char *xs_op_kind_name(int kind);
 const char *xs_phase_name(int phase);
 /* 1 for kinds that run on the matrix engine (their FLOPs are model FLOPs). */

@@ -15,6 +15,7 @@
 #include "predict.h"
 #include "report.h"
 #include "scenario.h"
+#include "validate.h"
 #include "workload.h"
 
 #define XPUSIM_VERSION "0.1.0"
@@ -61,6 +62,7 @@ static void usage_main(FILE *out)
             "  compare     one scenario on many devices: throughput, run hours, kWh, $\n"
             "  gemm        one GEMM: time, TFLOP/s, chosen tile, waves, bound\n"
             "  advise      nearby model shapes that run faster on a device\n"
+            "  validate    predicted vs measured for measured runs (CSV)\n"
             "  workload    the op list of one step (shapes, FLOPs, bytes), no device\n"
             "  devices     list the devices and their datasheet figures\n"
             "  scenarios   list the built-in fine-tuning scenarios\n\n"
@@ -174,6 +176,30 @@ static void usage_advise(FILE *out)
             "are ranked by predicted samples/s. Says so when the shape is already good.\n\n"
             "JSON: an array of {change, rule, set, params, params_delta_pct, samples_per_s,\n"
             "predicted_speedup}, fastest first; `set` holds the --set options to apply it.\n");
+}
+
+static void usage_validate(FILE *out)
+{
+    fprintf(out,
+            "Usage: xpusim validate --measured FILE.csv [--measured FILE.csv]...\n"
+            "                       [--format table|json|csv] [-o FILE]\n\n"
+            "Reads measured runs in the measured-run format (header\n"
+            "device,scenario,set,metric,value,source; `set` holds ';'-separated key=value\n"
+            "overrides) and predicts every row: whole fine-tuning scenarios (metric\n"
+            "samples_per_s, tokens_per_s or step_time_s) and single kernels (scenario '-',\n"
+            "metric time_s) with set op=gemm;m=..;n=..;k=..;ta=N|T;tb=N|T;dtype=..\n"
+            "[;batch=..][;layout=col|row] (col, the BLAS convention, by default) or\n"
+            "op=optimizer;optimizer=..;fused=0|1;params=N[;tensors=N][;state_bytes=4].\n"
+            "Prints per row predicted, measured, signed error and the uncertainty band, then\n"
+            "the count, MAPE, median and max absolute error overall, per file, per device\n"
+            "and per metric. A row that cannot be parsed or predicted is listed with its\n"
+            "reason and counted apart.\n\n"
+            "Exit status: 0 when every row was predicted, 1 when any row could not be\n"
+            "(the report is still written), 2 for bad usage.\n\n"
+            "JSON: rows[] {file, line, device, scenario, set, metric, measured, predicted,\n"
+            "low, high, error_pct | error}, summary {n, mape_pct, median_abs_pct,\n"
+            "max_abs_pct, mean_signed_pct, in_band_pct, failed}, by_device, by_metric,\n"
+            "by_file.\n");
 }
 
 static void usage_scenarios(FILE *out)
@@ -315,6 +341,11 @@ static int cmd_predict(int argc, char **argv)
         return fail_err(&err);
     xs_prediction p;
     if (xs_predict(&dev, &s, &wl, &p, &err)) {
+        xs_wl_free(&wl);
+        return fail_err(&err);
+    }
+    if (xs_predict_band(&dev, &s, &wl, &p, &err)) {
+        xs_prediction_free(&p);
         xs_wl_free(&wl);
         return fail_err(&err);
     }
@@ -475,6 +506,76 @@ static int cmd_advise(int argc, char **argv)
     rc = deliver(&sb, o.output);
     xs_sb_free(&sb);
     free(advice);
+    return rc;
+}
+
+#define MAX_MEASURED 16
+
+static int cmd_validate(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        {"measured", required_argument, 0, 'm'}, {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *files[MAX_MEASURED], *output = NULL;
+    int nfiles = 0;
+    xs_format fmt = XS_FMT_TABLE;
+    optind = 1;
+    opterr = 0;
+    int c;
+    char msg[256];
+    while ((c = getopt_long(argc, argv, ":f:o:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            if (nfiles == MAX_MEASURED)
+                return fail(EXIT_USAGE, "validate: at most 16 --measured files");
+            files[nfiles++] = optarg;
+            break;
+        case 'o': output = optarg; break;
+        case 'f': {
+            int idx = xs_choice_index(XS_FORMAT_CHOICES, optarg);
+            if (idx < 0) {
+                snprintf(msg, sizeof msg, "--format must be one of table|json|csv, got '%s'",
+                         optarg);
+                return fail(EXIT_USAGE, msg);
+            }
+            fmt = (xs_format)idx;
+            break;
+        }
+        case 'h': usage_validate(stdout); return 0;
+        case ':':
+            snprintf(msg, sizeof msg, "validate: option '%s' needs a value", argv[optind - 1]);
+            return fail(EXIT_USAGE, msg);
+        default:
+            snprintf(msg, sizeof msg, "validate: unknown option '%s' (see --help)",
+                     argv[optind - 1]);
+            return fail(EXIT_USAGE, msg);
+        }
+    }
+    if (optind < argc) {
+        snprintf(msg, sizeof msg, "validate: unexpected argument '%s' (see --help)", argv[optind]);
+        return fail(EXIT_USAGE, msg);
+    }
+    if (nfiles == 0)
+        return fail(EXIT_USAGE, "validate: give at least one --measured FILE.csv (see --help)");
+    xs_error err;
+    xs_vrow *rows;
+    size_t n;
+    if (xs_validate_files(files, nfiles, &rows, &n, &err))
+        return fail_err(&err);
+    xs_strbuf sb = {0};
+    xs_report_validate(&sb, fmt, rows, n);
+    int rc = deliver(&sb, output);
+    xs_sb_free(&sb);
+    size_t failed = 0;
+    for (size_t i = 0; i < n; i++)
+        failed += !rows[i].ok;
+    free(rows);
+    if (rc == 0 && failed) {
+        fprintf(stderr, "xpusim: error: %zu of %zu measured rows could not be predicted (listed "
+                        "in the report)\n", failed, n);
+        rc = EXIT_DATA;
+    }
     return rc;
 }
 
@@ -666,6 +767,7 @@ int main(int argc, char **argv)
                     {"compare", cmd_compare},
                     {"gemm", cmd_gemm},
                     {"advise", cmd_advise},
+                    {"validate", cmd_validate},
                     {"devices", cmd_devices},
                     {"scenarios", cmd_scenarios}};
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -673,7 +775,8 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     char msg[256];
     snprintf(msg, sizeof msg,
-             "unknown command '%s' (commands: predict, compare, gemm, advise, workload, devices, scenarios; see "
+             "unknown command '%s' (commands: predict, compare, gemm, advise, validate, workload, devices, "
+             "scenarios; see "
              "xpusim --help)", argv[1]);
     return fail(EXIT_USAGE, msg);
 }

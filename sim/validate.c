@@ -1,0 +1,475 @@
+/* validate.c — see validate.h. */
+#include "validate.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "fileio.h"
+#include "gemm.h"
+#include "paths.h"
+#include "predict.h"
+#include "scenario.h"
+#include "backend.h"
+#include "workload.h"
+
+#define MEASURED_HEADER "device,scenario,set,metric,value,source"
+#define MAX_FIELDS 6
+
+/* Split one CSV record (RFC 4180 quoting) from *p into fields; advance *p
+ * past the record. Returns the field count, or -1 on an unterminated quote. */
+static int csv_record(const char **p, char fields[][512], int max)
+{
+    const char *s = *p;
+    int n = 0;
+    for (;;) {
+        char *out = n < max ? fields[n] : NULL;
+        size_t len = 0;
+        if (*s == '"') {
+            s++;
+            for (;;) {
+                if (*s == '\0')
+                    return -1;
+                if (*s == '"' && s[1] == '"') {
+                    s += 2;
+                    if (out && len < 511)
+                        out[len++] = '"';
+                } else if (*s == '"') {
+                    s++;
+                    break;
+                } else {
+                    if (out && len < 511)
+                        out[len++] = *s;
+                    s++;
+                }
+            }
+        }
+        while (*s && *s != ',' && *s != '\n' && *s != '\r') {
+            if (out && len < 511)
+                out[len++] = *s;
+            s++;
+        }
+        if (out)
+            out[len] = '\0';
+        n++;
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        if (*s == '\r')
+            s++;
+        if (*s == '\n')
+            s++;
+        break;
+    }
+    *p = s;
+    return n;
+}
+
+static int blank(const char *s)
+{
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    return *s == '\0';
+}
+
+/* Copy a field; one too long for its slot is the row's error, not cut short. */
+static int copy_field(char *dst, size_t size, const char *src, const char *name, xs_vrow *r)
+{
+    size_t len = strlen(src);
+    if (len >= size) {
+        snprintf(r->reason, sizeof r->reason, "field '%s' is longer than %zu characters", name,
+                 size - 1);
+        return -1;
+    }
+    memcpy(dst, src, len + 1);
+    return 0;
+}
+
+int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
+{
+    char *text = NULL;
+    int rc = xs_read_file(path, &text, NULL, err);
+    if (rc)
+        return rc;
+    static char fields[MAX_FIELDS + 1][512];
+    const char *p = text;
+    int cnt = csv_record(&p, fields, MAX_FIELDS + 1);
+    static const char *names[MAX_FIELDS] = {"device", "scenario", "set",
+                                            "metric", "value",    "source"};
+    int header_ok = cnt == MAX_FIELDS;
+    for (int i = 0; header_ok && i < MAX_FIELDS; i++)
+        header_ok = strcmp(fields[i], names[i]) == 0;
+    if (!header_ok) {
+        free(text);
+        return xs_error_set(err, XS_EFIELD, "%s: line 1: the header must be %s", path,
+                            MEASURED_HEADER);
+    }
+    size_t cap = 64, used = 0;
+    xs_vrow *out = calloc(cap, sizeof *out);
+    for (int line = 2; out && *p; line++) {
+        const char *start = p;
+        cnt = csv_record(&p, fields, MAX_FIELDS + 1);
+        if (cnt == 1 && blank(fields[0]) && p > start)
+            continue; /* an empty line */
+        if (used == cap) {
+            xs_vrow *grown = realloc(out, 2 * cap * sizeof *out);
+            if (!grown)
+                break;
+            out = grown;
+            memset(out + cap, 0, cap * sizeof *out);
+            cap *= 2;
+        }
+        xs_vrow *r = &out[used++];
+        r->file = path;
+        r->line = line;
+        if (cnt != MAX_FIELDS) {
+            snprintf(r->reason, sizeof r->reason,
+                     cnt < 0 ? "unterminated quote" : "expected 6 fields, got %d", cnt);
+            if (cnt < 0)
+                p += strlen(p);
+            continue;
+        }
+        if (copy_field(r->device, sizeof r->device, fields[0], "device", r) ||
+            copy_field(r->scenario, sizeof r->scenario, fields[1], "scenario", r) ||
+            copy_field(r->set, sizeof r->set, fields[2], "set", r) ||
+            copy_field(r->metric, sizeof r->metric, fields[3], "metric", r))
+            continue;
+        char *end;
+        r->measured = strtod(fields[4], &end);
+        if (fields[4][0] == '\0' || *end != '\0' || !(r->measured > 0) || !isfinite(r->measured))
+            snprintf(r->reason, sizeof r->reason, "field 'value' must be a number > 0, got \"%.60s\"",
+                     fields[4]);
+        else if (xs_choice_index("samples_per_s|tokens_per_s|step_time_s|time_s", r->metric) < 0)
+            snprintf(r->reason, sizeof r->reason,
+                     "field 'metric' must be one of samples_per_s|tokens_per_s|step_time_s|"
+                     "time_s, got \"%.40s\"", r->metric);
+        else
+            r->ok = 1; /* parsed; prediction may still fail */
+    }
+    free(text);
+    if (!out)
+        return xs_error_set(err, XS_ENOMEM, "%s: out of memory", path);
+    *rows = out;
+    *n = used;
+    return XS_OK;
+}
+
+/* The value of key in a ';'-separated "k=v;k=v" list, copied into dst. */
+static int kv_get(const char *set, const char *key, char *dst, size_t size)
+{
+    size_t kl = strlen(key);
+    for (const char *s = set; *s;) {
+        const char *semi = strchr(s, ';');
+        size_t len = semi ? (size_t)(semi - s) : strlen(s);
+        if (len > kl && strncmp(s, key, kl) == 0 && s[kl] == '=') {
+            snprintf(dst, size, "%.*s", (int)(len - kl - 1), s + kl + 1);
+            return 1;
+        }
+        s = semi ? semi + 1 : s + len;
+    }
+    return 0;
+}
+
+static int kv_int(const xs_vrow *r, const char *key, long long lo, long long hi, long long dflt,
+                  long long *out, char *reason, size_t size)
+{
+    char v[64];
+    if (!kv_get(r->set, key, v, sizeof v)) {
+        if (dflt < 0) {
+            snprintf(reason, size, "set: '%s' is required", key);
+            return -1;
+        }
+        *out = dflt;
+        return 0;
+    }
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    if (!v[0] || *end || x < lo || x > hi) {
+        snprintf(reason, size, "set: '%s' must be an integer in [%lld, %lld], got \"%s\"", key,
+                 lo, hi, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+/* Every key of a kernel row must be one this kind of row knows. */
+static int known_keys(const xs_vrow *r, const char *allowed, char *reason, size_t size)
+{
+    for (const char *s = r->set; *s;) {
+        const char *semi = strchr(s, ';');
+        size_t len = semi ? (size_t)(semi - s) : strlen(s);
+        const char *eq = memchr(s, '=', len);
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq ? eq - s : (ptrdiff_t)len), s);
+        if (!eq || xs_choice_index(allowed, key) < 0) {
+            snprintf(reason, size, "set: unknown key '%s' (known: %s)", key, allowed);
+            return -1;
+        }
+        s = semi ? semi + 1 : s + len;
+    }
+    return 0;
+}
+
+static int load_device(const char *id, xs_device *dev, char *reason, size_t size)
+{
+    char path[PATH_MAX];
+    xs_error err;
+    if (xs_resolve("devices", id, path, sizeof path, &err) || xs_dev_load(path, dev, &err)) {
+        snprintf(reason, size, "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* op=gemm: rows follow the BLAS (column-major) convention of cuBLAS
+ * measurements unless layout=row: column-major C = op(A) op(B) is the
+ * row-major C^T = op(B)^T op(A)^T, so m and n and the transposes swap. */
+static int predict_gemm(const xs_device *dev, xs_vrow *r, double *t, double *lo, double *hi)
+{
+    long long m, n, k, batch;
+    char v[16], dt[16];
+    size_t rs = sizeof r->reason;
+    if (known_keys(r, "op|m|n|k|batch|ta|tb|dtype|layout", r->reason, rs) ||
+        kv_int(r, "m", 1, 1 << 24, -1, &m, r->reason, rs) ||
+        kv_int(r, "n", 1, 1 << 24, -1, &n, r->reason, rs) ||
+        kv_int(r, "k", 1, 1 << 24, -1, &k, r->reason, rs) ||
+        kv_int(r, "batch", 1, 1 << 20, 1, &batch, r->reason, rs))
+        return -1;
+    int t_a = 0, t_b = 0, col = 1;
+    if (kv_get(r->set, "ta", v, sizeof v))
+        t_a = strcmp(v, "T") == 0 ? 1 : strcmp(v, "N") == 0 ? 0 : -1;
+    if (kv_get(r->set, "tb", v, sizeof v))
+        t_b = strcmp(v, "T") == 0 ? 1 : strcmp(v, "N") == 0 ? 0 : -1;
+    if (kv_get(r->set, "layout", v, sizeof v))
+        col = strcmp(v, "col") == 0 ? 1 : strcmp(v, "row") == 0 ? 0 : -1;
+    int dtype = kv_get(r->set, "dtype", dt, sizeof dt) ? xs_choice_index("fp32|tf32|fp16|bf16", dt)
+                                                       : -1;
+    if (t_a < 0 || t_b < 0 || col < 0 || dtype < 0) {
+        snprintf(r->reason, rs, "set: ta/tb must be N or T, layout col or row, dtype one of "
+                                "fp32|tf32|fp16|bf16");
+        return -1;
+    }
+    xs_gemm_shape g = {col ? n : m, col ? m : n, k, batch, col ? t_b : t_a, col ? t_a : t_b,
+                       (xs_dtype)dtype, xs_dtype_bytes((xs_dtype)dtype)};
+    for (int c = -1; c <= 1; c++) {
+        xs_device d;
+        xs_dev_corner(dev, c, &d);
+        xs_gemm_result res;
+        xs_error err;
+        if (xs_gemm_model(&d, &g, &res, &err)) {
+            snprintf(r->reason, rs, "%s", err.msg);
+            return -1;
+        }
+        *(c < 0 ? hi : c == 0 ? t : lo) = res.time_s;
+    }
+    return 0;
+}
+
+/* op=optimizer: one optimizer step over `params` parameters. */
+static int predict_optimizer(const xs_device *dev, xs_vrow *r, double *t, double *lo,
+                             double *hi)
+{
+    long long fused, params, tensors;
+    char name[16];
+    size_t rs = sizeof r->reason;
+    if (known_keys(r, "op|optimizer|fused|params|tensors|state_bytes", r->reason, rs) ||
+        kv_int(r, "fused", 0, 1, -1, &fused, r->reason, rs) ||
+        kv_int(r, "params", 1, (long long)1 << 45, -1, &params, r->reason, rs) ||
+        kv_int(r, "tensors", 1, 1 << 24, 1, &tensors, r->reason, rs))
+        return -1;
+    long long state_bytes;
+    if (kv_int(r, "state_bytes", 2, 4, 4, &state_bytes, r->reason, rs))
+        return -1;
+    int o = kv_get(r->set, "optimizer", name, sizeof name)
+                ? xs_choice_index(XS_OPTIMIZER_CHOICES, name)
+                : -1;
+    if (o < 0) {
+        snprintf(r->reason, rs, "set: 'optimizer' must be one of %s", XS_OPTIMIZER_CHOICES);
+        return -1;
+    }
+    xs_op op;
+    xs_wl_optimizer_op(o, (int)fused, (double)params, tensors, (int)state_bytes, &op);
+    const xs_backend *be;
+    for (int c = -1; c <= 1; c++) {
+        xs_device d;
+        xs_dev_corner(dev, c, &d);
+        xs_estimate e;
+        xs_error err;
+        if (!(be = xs_backend_for(&d, &err)) || be->estimate(&d, &op, &e, &err)) {
+            snprintf(r->reason, rs, "%s", err.msg);
+            return -1;
+        }
+        *(c < 0 ? hi : c == 0 ? t : lo) = e.time_s;
+    }
+    return 0;
+}
+
+/* A whole fine-tuning scenario with the row's ';'-separated overrides. */
+static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, double *lo,
+                            double *hi)
+{
+    char path[PATH_MAX], sets_buf[512];
+    const char *sets[64];
+    int n = 0;
+    xs_error err;
+    snprintf(sets_buf, sizeof sets_buf, "%s", r->set);
+    for (char *save = NULL, *tok = strtok_r(sets_buf, ";", &save); tok && n < 64;
+         tok = strtok_r(NULL, ";", &save))
+        if (!blank(tok))
+            sets[n++] = tok;
+    xs_scenario s;
+    xs_workload wl;
+    xs_prediction p;
+    if (xs_resolve("scenarios", r->scenario, path, sizeof path, &err) ||
+        xs_scn_load(path, sets, n, &s, &err) || xs_wl_build(&s, &wl, &err)) {
+        snprintf(r->reason, sizeof r->reason, "%s", err.msg);
+        return -1;
+    }
+    int rc = xs_predict(dev, &s, &wl, &p, &err);
+    if (!rc)
+        rc = xs_predict_band(dev, &s, &wl, &p, &err);
+    if (rc) {
+        snprintf(r->reason, sizeof r->reason, "%s", err.msg);
+        xs_wl_free(&wl);
+        return -1;
+    }
+    double tokens = (double)s.train.seq;
+    if (strcmp(r->metric, "samples_per_s") == 0) {
+        *val = p.samples_per_s;
+        *lo = p.samples_per_s_low;
+        *hi = p.samples_per_s_high;
+    } else if (strcmp(r->metric, "tokens_per_s") == 0) {
+        *val = p.tokens_per_s;
+        *lo = p.samples_per_s_low * tokens;
+        *hi = p.samples_per_s_high * tokens;
+    } else if (strcmp(r->metric, "step_time_s") == 0) {
+        *val = p.step_time_s;
+        *lo = p.step_time_low_s;
+        *hi = p.step_time_high_s;
+    } else {
+        snprintf(r->reason, sizeof r->reason,
+                 "metric 'time_s' is for single kernels; a scenario row needs samples_per_s, "
+                 "tokens_per_s or step_time_s");
+        rc = -1;
+    }
+    xs_prediction_free(&p);
+    xs_wl_free(&wl);
+    return rc ? -1 : 0;
+}
+
+void xs_validate_row(xs_vrow *r)
+{
+    if (!r->ok)
+        return;
+    r->ok = 0;
+    xs_device dev;
+    if (load_device(r->device, &dev, r->reason, sizeof r->reason))
+        return;
+    double v = 0, lo = 0, hi = 0;
+    int rc;
+    if (strcmp(r->scenario, "-") == 0) {
+        char op[32];
+        if (strcmp(r->metric, "time_s") != 0) {
+            snprintf(r->reason, sizeof r->reason, "a kernel row (scenario '-') needs metric time_s");
+            return;
+        }
+        if (!kv_get(r->set, "op", op, sizeof op)) {
+            snprintf(r->reason, sizeof r->reason, "a kernel row (scenario '-') needs op=gemm or "
+                                                  "op=optimizer in its set");
+            return;
+        }
+        if (strcmp(op, "gemm") == 0)
+            rc = predict_gemm(&dev, r, &v, &lo, &hi);
+        else if (strcmp(op, "optimizer") == 0)
+            rc = predict_optimizer(&dev, r, &v, &lo, &hi);
+        else {
+            snprintf(r->reason, sizeof r->reason, "set: op must be gemm or optimizer, got '%s'",
+                     op);
+            return;
+        }
+    } else {
+        rc = predict_scenario(&dev, r, &v, &lo, &hi);
+    }
+    if (rc)
+        return;
+    r->predicted = v;
+    r->low = fmin(lo, hi);
+    r->high = fmax(lo, hi);
+    r->error_pct = 100 * (v - r->measured) / r->measured;
+    r->ok = 1;
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void xs_vsummarize(const xs_vrow *rows, size_t n, int (*keep)(const xs_vrow *, const void *),
+                   const void *arg, xs_vsummary *out)
+{
+    memset(out, 0, sizeof *out);
+    double *abs_err = malloc((n ? n : 1) * sizeof *abs_err);
+    if (!abs_err)
+        return;
+    size_t m = 0, in_band = 0;
+    double sum = 0, signed_sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const xs_vrow *r = &rows[i];
+        if (!r->ok || (keep && !keep(r, arg)))
+            continue;
+        abs_err[m++] = fabs(r->error_pct);
+        sum += fabs(r->error_pct);
+        signed_sum += r->error_pct;
+        in_band += r->measured >= r->low && r->measured <= r->high;
+    }
+    out->n = m;
+    if (m) {
+        qsort(abs_err, m, sizeof *abs_err, by_double);
+        out->mape_pct = sum / (double)m;
+        out->mean_signed_pct = signed_sum / (double)m;
+        out->median_abs_pct =
+            m % 2 ? abs_err[m / 2] : 0.5 * (abs_err[m / 2 - 1] + abs_err[m / 2]);
+        out->max_abs_pct = abs_err[m - 1];
+        out->in_band_pct = 100.0 * (double)in_band / (double)m;
+    }
+    free(abs_err);
+}
+
+int xs_validate_files(const char *const *paths, int npaths, xs_vrow **rows, size_t *n,
+                      xs_error *err)
+{
+    xs_vrow *all = NULL;
+    size_t total = 0;
+    for (int f = 0; f < npaths; f++) {
+        xs_vrow *part;
+        size_t m;
+        int rc = xs_measured_load(paths[f], &part, &m, err);
+        if (rc) {
+            free(all);
+            return rc;
+        }
+        xs_vrow *grown = realloc(all, (total + m + 1) * sizeof *all);
+        if (!grown) {
+            free(part);
+            free(all);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
+        all = grown;
+        memcpy(all + total, part, m * sizeof *part);
+        free(part);
+        for (size_t i = 0; i < m; i++)
+            xs_validate_row(&all[total + i]);
+        total += m;
+    }
+    *rows = all;
+    *n = total;
+    return XS_OK;
+}

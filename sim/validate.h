@@ -1,0 +1,49 @@
+/* validate.h — "how wrong is the model on my run?": reads measured runs in
+ * the measured-run format (shared/reference/measured/README.md), predicts
+ * each row — whole fine-tuning scenarios and single kernels (op=gemm,
+ * op=optimizer) — and summarises the errors. A row that cannot be parsed or
+ * predicted keeps its reason and is counted apart, never dropped. */
+#ifndef XS_VALIDATE_H
+#define XS_VALIDATE_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct {
+    const char *file;    /* the measured-run file it came from (not owned) */
+    int line;            /* in the CSV file */
+    char device[64];
+    char scenario[128];
+    char set[512];
+    char metric[32];
+    double measured;
+    int ok;              /* 0: see reason */
+    char reason[1024]; /* as long as an xs_error message */
+    double predicted, low, high; /* low/high: the uncertainty band */
+    double error_pct;    /* 100 (predicted - measured) / measured */
+} xs_vrow;
+
+typedef struct {
+    size_t n;            /* rows predicted */
+    double mape_pct, median_abs_pct, max_abs_pct, mean_signed_pct;
+    double in_band_pct;  /* share of rows whose measurement lies inside the band */
+} xs_vsummary;
+
+/* Parse path; every data row becomes an xs_vrow (ok = 0 with a reason when
+ * it cannot be parsed). The caller frees *rows. Fails only when the file
+ * cannot be read or its header is not the measured-run header. */
+int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err);
+
+/* Load every file in paths and predict every row: one array, file order. */
+int xs_validate_files(const char *const *paths, int npaths, xs_vrow **rows, size_t *n,
+                      xs_error *err);
+
+/* Predict one parsed row in place (ok, reason, predicted, band, error). */
+void xs_validate_row(xs_vrow *row);
+
+/* Summary over the ok rows for which keep(row, arg) is true (NULL: all). */
+void xs_vsummarize(const xs_vrow *rows, size_t n, int (*keep)(const xs_vrow *, const void *),
+                   const void *arg, xs_vsummary *out);
+
+#endif
