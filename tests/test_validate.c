@@ -1,0 +1,134 @@
+/* test_validate.c — the measured-run reader and `xpusim validate`: every
+ * kind of row, every way a row can fail, the summaries and the exit status. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "test_util.h"
+#include "validate.h"
+
+static void measured_rows_should_be_predicted_or_carry_a_reason(void)
+{
+    const char *files[] = {"tests/data/measured/mixed.csv"};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 12);
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT(rows[i].ok);
+        CU_ASSERT(rows[i].predicted > 0);
+        CU_ASSERT(rows[i].low <= rows[i].predicted && rows[i].predicted <= rows[i].high);
+        CU_ASSERT_DOUBLE_EQUAL(rows[i].error_pct,
+                               100 * (rows[i].predicted - rows[i].measured) / rows[i].measured,
+                               1e-9);
+    }
+    static const char *reasons[] = {
+        "unknown device 'x100'",      "unknown key 'train.bach'", "'k' is required",
+        "op must be gemm or optimizer", "metric 'time_s' is for single kernels",
+        "'value' must be a number > 0", "'metric' must be one of",
+        "expected 6 fields, got 4",    "unterminated quote"};
+    for (int i = 3; i < 12; i++) {
+        CU_ASSERT_FALSE(rows[i].ok);
+        if (!strstr(rows[i].reason, reasons[i - 3]))
+            fprintf(stderr, "\nline %d: '%s' lacks '%s'\n", rows[i].line, rows[i].reason,
+                    reasons[i - 3]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rows[i].reason, reasons[i - 3]));
+        CU_ASSERT_EQUAL(rows[i].line, i + 2);
+    }
+    xs_vsummary s;
+    xs_vsummarize(rows, n, NULL, NULL, &s);
+    CU_ASSERT_EQUAL(s.n, 3);
+    double sum = 0, mx = 0;
+    for (int i = 0; i < 3; i++) {
+        sum += fabs(rows[i].error_pct);
+        mx = fmax(mx, fabs(rows[i].error_pct));
+    }
+    CU_ASSERT_DOUBLE_EQUAL(s.mape_pct, sum / 3, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(s.max_abs_pct, mx, 1e-12);
+    free(rows);
+}
+
+/* The column-major (BLAS) convention of a measured GEMM is the row-major
+ * GEMM with m and n and the transposes swapped: the same prediction. */
+static void gemm_layouts_should_describe_the_same_kernel(void)
+{
+    const char *csv =
+        "device,scenario,set,metric,value,source\n"
+        "a100-sxm4-80gb,-,op=gemm;m=4095;n=1024;k=512;ta=T;tb=N;dtype=fp16,time_s,1e-4,x\n"
+        "a100-sxm4-80gb,-,op=gemm;m=1024;n=4095;k=512;ta=N;tb=T;dtype=fp16;layout=row,time_s,"
+        "1e-4,x\n";
+    const char *files[] = {tu_write("layouts.csv", csv)};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT(rows[0].ok && rows[1].ok);
+    CU_ASSERT_DOUBLE_EQUAL(rows[0].predicted, rows[1].predicted, 1e-15);
+    free(rows);
+}
+
+static void bad_files_should_fail_as_a_whole(void)
+{
+    const char *files[] = {tu_write("nohdr.csv", "device,scenario,metric,value\n")};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_validate_files(files, 1, &rows, &n, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "line 1: the header must be "
+                                           "device,scenario,set,metric,value,source"));
+    const char *missing[] = {"tests/data/measured/none.csv"};
+    CU_ASSERT_EQUAL(xs_validate_files(missing, 1, &rows, &n, &err), XS_EIO);
+}
+
+static void validate_cli_should_report_and_exit_on_failed_rows(void)
+{
+    tu_result r = tu_run("validate --measured tests/data/measured/mixed.csv --format json");
+    CU_ASSERT_EQUAL(r.status, 1); /* some rows could not be predicted */
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *sum = cJSON_GetObjectItem(doc, "summary");
+    CU_ASSERT_EQUAL((int)cJSON_GetObjectItem(sum, "n")->valuedouble, 3);
+    CU_ASSERT_EQUAL((int)cJSON_GetObjectItem(sum, "failed")->valuedouble, 9);
+    static const char *keys[] = {"mape_pct", "median_abs_pct", "max_abs_pct"};
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(sum, keys[i])));
+    cJSON *row0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rows"), 0);
+    static const char *rkeys[] = {"device", "scenario", "set", "metric", "measured", "predicted",
+                                  "error_pct"};
+    for (int i = 0; i < 7; i++)
+        CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(row0, rkeys[i]));
+    CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "by_device"),
+                                               "h100-sxm5-80gb"));
+    cJSON_Delete(doc);
+    tu_run_free(&r);
+    const char *ok = tu_write("ok.csv", "device,scenario,set,metric,value,source\n"
+                                        "t4,-,op=gemm;m=512;n=512;k=512;dtype=fp16,time_s,"
+                                        "3e-5,x\n");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "validate --measured '%s' --format csv", ok);
+    r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",ok\n"));
+    tu_run_free(&r);
+    r = tu_run("validate");
+    CU_ASSERT_EQUAL(r.status, 2);
+    tu_run_free(&r);
+}
+
+int tu_add_validate_suite(void)
+{
+    CU_pSuite s = CU_add_suite("validate", NULL, NULL);
+    return !s ||
+           !CU_add_test(s, "measured_rows_should_be_predicted_or_carry_a_reason",
+                        measured_rows_should_be_predicted_or_carry_a_reason) ||
+           !CU_add_test(s, "gemm_layouts_should_describe_the_same_kernel",
+                        gemm_layouts_should_describe_the_same_kernel) ||
+           !CU_add_test(s, "bad_files_should_fail_as_a_whole", bad_files_should_fail_as_a_whole) ||
+           !CU_add_test(s, "validate_cli_should_report_and_exit_on_failed_rows",
+                        validate_cli_should_report_and_exit_on_failed_rows);
+}
