@@ -15,7 +15,7 @@ TEST_SRC := $(wildcard tests/*.c)
 REL := build/rel
 ASN := build/asan
 
-.PHONY: all asan test test-rel test-asan golden plots clean deps
+.PHONY: all asan test test-rel test-asan golden plots validate clean deps
 
 all: xpusim
 
@@ -73,6 +73,18 @@ plots: xpusim
 	./xpusim gemm -d $(SWEEP_DEVICE) --m $(SWEEP_M) --k $(SWEEP_K) --dtype fp16 --sweep n=1:$(SWEEP_N) -o plots/out/gemm-sweep-$(SWEEP_DEVICE).csv
 	gnuplot -e "in='plots/out/gemm-sweep-$(SWEEP_DEVICE).csv'; out='plots/out/gemm-sweep-$(SWEEP_DEVICE)'; title='$(SWEEP_DEVICE): fp16 GEMM m=$(SWEEP_M) k=$(SWEEP_K), n = 1..$(SWEEP_N)'" plots/gemm-sweep.gp
 	@echo "plots: plots/out/compare-$(PLOT_SCENARIO) and gemm-sweep-$(SWEEP_DEVICE) (.png and .svg)"
+
+# Run the published development sets through `xpusim validate` (the dev sets
+# live in ../shared/reference/measured; MEASURED= to use others), print the
+# summary and draw predicted vs measured to plots/out/validate.png and .svg.
+MEASURED ?= $(wildcard ../shared/reference/measured/*.csv) $(wildcard calibrate/measured/*.csv)
+validate: xpusim
+	@mkdir -p plots/out
+	@test -n "$(strip $(MEASURED))" || { echo "validate: no measured-run CSV found (set MEASURED=...)"; exit 2; }
+	./xpusim validate $(foreach f,$(MEASURED),--measured $(f)) --format csv -o plots/out/validate.csv || true
+	./xpusim validate $(foreach f,$(MEASURED),--measured $(f)) | sed -n '/^summary/,$$p'
+	gnuplot -e "in='plots/out/validate.csv'; out='plots/out/validate'; devices='$$(tail -n +2 plots/out/validate.csv | cut -d, -f3 | sort -u | tr '\n' ' ')'" plots/validate.gp
+	@echo "validate: plots/out/validate.png and .svg, rows in plots/out/validate.csv"
 
 # Install the Debian packages the build needs; idempotent, uses sudo when
 # not root. CUDA (nvcc) is optional and not installed here.
