@@ -54,6 +54,11 @@ static const xs_field SCENARIO_FIELDS[] = {
     ENUM("train.attention", XS_ATTENTION_CHOICES, train.attention,
          "unfused (s x s scores in memory) or flash (fused, no s x s traffic)"),
     INT("train.grad_accum", 1, 1, 65536, train.grad_accum, "micro-batches per optimizer step"),
+    ENUM("train.amp_mode", XS_AMP_MODE_CHOICES, train.amp_mode,
+         "AMP as torch.autocast (fp32 norm/softmax/loss, casts) or o2 (apex O2: half model, "
+         "fp32 master weights)"),
+    {"train.grad_clip", XS_F_BOOL, 1, 0, 0, 0, NULL, offsetof(xs_scenario, train.grad_clip), 0,
+     "clip the global gradient norm every step (a norm and a scale pass)"},
     INT("data.samples", 1, 1, 1e12, samples, "training samples per epoch"),
     INT("data.epochs", 1, 1, 1e6, epochs, "epochs"),
     INT("cluster.devices", 1, 1, 65536, devices, "devices (data parallel)"),

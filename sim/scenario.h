@@ -23,6 +23,8 @@ typedef enum { XS_OPT_SGD, XS_OPT_ADAM, XS_OPT_ADAMW, XS_OPT_ADAN } xs_optimizer
 #define XS_KERNELS_CHOICES "eager|fused"
 typedef enum { XS_K_EAGER, XS_K_FUSED } xs_kernels;
 #define XS_ATTENTION_CHOICES "unfused|flash"
+#define XS_AMP_MODE_CHOICES "autocast|o2"
+typedef enum { XS_AMP_AUTOCAST, XS_AMP_O2 } xs_amp_mode;
 typedef enum { XS_ATT_UNFUSED, XS_ATT_FLASH } xs_attention;
 
 typedef struct {
@@ -35,6 +37,8 @@ typedef struct {
 typedef struct {
     int64_t batch, seq, grad_accum;
     int precision, optimizer, fused_optimizer, kernels, attention;
+    int amp_mode;  /* xs_amp_mode: how amp_fp16/amp_bf16 is implemented */
+    int grad_clip; /* clip the global gradient norm every step */
 } xs_train;
 
 typedef struct {

@@ -30,8 +30,11 @@ typedef struct {
     xs_dtype mm; /* format of matmul inputs */
     int H;       /* bytes of a matmul-format element */
     int I;       /* bytes of an fp32-island element (LN, softmax, residual) */
-    int W;       /* bytes of a parameter / optimizer-state element */
-    int amp, fused, flash;
+    int W;       /* bytes of an optimizer-state (master) element */
+    int Wm;      /* bytes of a model weight as the layers read it */
+    int amp;     /* torch.autocast: casts and fp32 islands */
+    int o2;      /* apex O2: half model, fp32 master copy */
+    int fused, flash;
     int replayed; /* after the tape replay, backward ops go straight to the list */
 } bld;
 
@@ -394,8 +397,8 @@ static void embedding(bld *c, const char *name, double rows, double lookups)
 {
     double h = c->h;
     add_params(c, rows * h, 1, 0);
-    double table_reads = fmin(rows, lookups) * h * c->W;
-    mem_op(c, XS_PH_FWD, XS_OP_EMBED, 1, lookups * (h * c->W + 8) + table_reads, 0, 1, "%s",
+    double table_reads = fmin(rows, lookups) * h * c->Wm;
+    mem_op(c, XS_PH_FWD, XS_OP_EMBED, 1, lookups * (h * c->Wm + 8) + table_reads, 0, 1, "%s",
            name);
     bwd_group(c);
     mem_op(c, XS_PH_BWD, XS_OP_EMBED, 1, lookups * (h * c->I + 32) + 2 * rows * h * 4, 0, 6,
@@ -413,12 +416,12 @@ static void encoder_embeddings(bld *c)
     if (tables == 3)
         embedding(c, "embed.token_type", (double)m->type_vocab, c->T);
     if (c->fused) { /* one kernel sums the gathers (the sum's gradient is free) */
-        mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, (tables + 1.0) * c->W, tables, 1, "embed.sum");
+        mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, (tables + 1.0) * c->Wm, tables, 1, "embed.sum");
     } else {
         for (int i = 1; i < tables; i++)
-            mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 3.0 * c->W, 1, 1, "embed.add%d", i);
+            mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 3.0 * c->Wm, 1, 1, "embed.add%d", i);
     }
-    layernorm(c, "embed.ln", c->T, c->W, c->I);
+    layernorm(c, "embed.ln", c->T, c->Wm, c->I);
     dropout(c, "embed.dropout", e, c->I, m->dropout);
 }
 
@@ -429,7 +432,7 @@ static void decoder_embeddings(bld *c)
     c->layer = -1;
     embedding(c, "embed.token", (double)m->vocab, c->T);
     embedding(c, "embed.position", (double)m->max_positions, c->T);
-    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 3.0 * c->W, 1, 1, "embed.add");
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 3.0 * c->Wm, 1, 1, "embed.add");
     dropout(c, "embed.dropout", e, c->I, m->dropout);
 }
 
@@ -568,14 +571,23 @@ static void optimizer(bld *c)
         op.count = c->wl->micro_batches - 1;
         emit(c, &op);
     }
-    if (t->precision == XS_P_AMP_FP16) /* GradScaler: unscale + inf/nan check, update */
+    if (c->o2) /* half gradients unscaled into the fp32 master gradients, inf check */
+        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 + 4, 2,
+               multi_tensor_launches(P, tensors, 2) + 1, "amp.master_grads");
+    else if (t->precision == XS_P_AMP_FP16) /* GradScaler: unscale + inf/nan check */
         mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 * 4, 2,
                multi_tensor_launches(P, tensors, 1) + 1, "amp.unscale_check");
+    if (t->grad_clip) /* multi-tensor L2 norm over the gradients, then scale them */
+        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 3.0 * c->W, 3,
+               2 * multi_tensor_launches(P, tensors, 1) + 1, "grad_clip");
     xs_op op;
     if (xs_wl_optimizer_op(t->optimizer, t->fused_optimizer, P, tensors, c->W, &op) == XS_OK)
         emit(c, &op);
     else
         c->failed = 1;
+    if (c->o2) /* the updated fp32 master weights copied into the half model */
+        mem_op(c, XS_PH_OPT, XS_OP_CAST, P, 4.0 + 2, 0, multi_tensor_launches(P, tensors, 2),
+               "amp.master_to_model");
 }
 
 static int replay_tape(bld *c)
@@ -604,13 +616,16 @@ static void setup(bld *c, const xs_scenario *s, xs_workload *wl)
     c->f = (double)m->ffn;
     c->V = (double)m->vocab;
     c->T = c->b * c->sq;
-    c->amp = t->precision == XS_P_AMP_FP16 || t->precision == XS_P_AMP_BF16;
+    int mixed = t->precision == XS_P_AMP_FP16 || t->precision == XS_P_AMP_BF16;
+    c->amp = mixed && t->amp_mode == XS_AMP_AUTOCAST;
+    c->o2 = mixed && t->amp_mode == XS_AMP_O2;
     c->fused = t->kernels == XS_K_FUSED;
     c->flash = t->attention == XS_ATT_FLASH;
     static const xs_dtype mm[] = {XS_FP32, XS_TF32, XS_FP16, XS_BF16, XS_BF16};
     c->mm = mm[t->precision];
     c->H = xs_dtype_bytes(c->mm);
     c->W = t->precision == XS_P_BF16 ? 2 : 4;
+    c->Wm = t->precision == XS_P_BF16 || c->o2 ? 2 : 4;
     /* fused kernels keep activations in the matmul format: no fp32 islands */
     c->I = c->amp && !c->fused ? 4 : c->H;
 }

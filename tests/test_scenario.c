@@ -95,7 +95,8 @@ static const char *scenario_with_model(const char *name, const char *model)
     snprintf(text, sizeof text,
              "{\"id\":\"%.*s\",\"model\":%s,\"train\":{\"batch\":8,\"seq\":128,"
              "\"precision\":\"amp_bf16\",\"optimizer\":\"adam\",\"fused_optimizer\":true,"
-             "\"kernels\":\"eager\",\"attention\":\"flash\",\"grad_accum\":1},"
+             "\"kernels\":\"eager\",\"attention\":\"flash\",\"grad_accum\":1,"
+             "\"amp_mode\":\"autocast\",\"grad_clip\":false},"
              "\"data\":{\"samples\":1000,\"epochs\":1},\"cluster\":{\"devices\":1}}",
              (int)(strlen(name) - 5), name, model);
     return tu_write(name, text);

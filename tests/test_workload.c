@@ -157,15 +157,15 @@ static void amp_should_add_casts_and_the_loss_scale_check(void)
 {
     xs_scenario s;
     xs_workload wl;
-    const char *fp16[] = {"train.precision=amp_fp16"};
-    build("bert-base-squad", fp16, 1, &s, &wl);
+    const char *fp16[] = {"train.precision=amp_fp16", "train.amp_mode=autocast"};
+    build("bert-base-squad", fp16, 2, &s, &wl);
     CU_ASSERT(count_kind(&wl, XS_OP_CAST) > 0);
     CU_ASSERT_PTR_NOT_NULL(find(&wl, "amp.unscale_check", -1));
     CU_ASSERT_PTR_NOT_NULL(find(&wl, "attn.q.cast_w", 0));
     CU_ASSERT_EQUAL(wl.matmul_dtype, XS_FP16);
     xs_wl_free(&wl);
-    const char *bf16[] = {"train.precision=amp_bf16"};
-    build("bert-base-squad", bf16, 1, &s, &wl);
+    const char *bf16[] = {"train.precision=amp_bf16", "train.amp_mode=autocast"};
+    build("bert-base-squad", bf16, 2, &s, &wl);
     CU_ASSERT(count_kind(&wl, XS_OP_CAST) > 0);
     CU_ASSERT_PTR_NULL(find(&wl, "amp.unscale_check", -1)); /* bf16 needs no loss scale */
     xs_wl_free(&wl);
@@ -174,6 +174,38 @@ static void amp_should_add_casts_and_the_loss_scale_check(void)
     CU_ASSERT_EQUAL(count_kind(&wl, XS_OP_CAST), 0);
     CU_ASSERT_EQUAL(wl.matmul_dtype, XS_FP32);
     xs_wl_free(&wl);
+}
+
+static double total(const xs_workload *wl, int bytes);
+
+/* apex O2: the model is half, so no per-forward casts and no fp32 islands;
+ * the master copy costs a gradient copy-in and a weight copy-out a step. */
+static void amp_o2_should_trade_casts_for_master_copies(void)
+{
+    xs_scenario s;
+    xs_workload o2, ac;
+    const char *a[] = {"train.amp_mode=o2"}, *b[] = {"train.amp_mode=autocast"};
+    build("bert-base-squad", a, 1, &s, &o2);
+    build("bert-base-squad", b, 1, &s, &ac);
+    CU_ASSERT_PTR_NULL(find(&o2, "attn.q.cast_w", 0));
+    CU_ASSERT_PTR_NULL(find(&o2, "attn.probs.cast", 0));
+    const xs_op *in = find(&o2, "amp.master_grads", -1), *out = find(&o2, "amp.master_to_model", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(in->bytes, o2.params * 6, 1);
+    CU_ASSERT_DOUBLE_EQUAL(out->bytes, o2.params * 6, 1);
+    CU_ASSERT_EQUAL(count_kind(&o2, XS_OP_CAST), 1);
+    /* the s x s softmax reads and writes half instead of fp32 */
+    const xs_op *sm_o2 = find(&o2, "attn.softmax", 0), *sm_ac = find(&ac, "attn.softmax", 0);
+    CU_ASSERT_DOUBLE_EQUAL(sm_o2->bytes * 2, sm_ac->bytes, 1);
+    CU_ASSERT(total(&o2, 1) < 0.8 * total(&ac, 1));
+    CU_ASSERT_DOUBLE_EQUAL(matmul_flops_per_micro_batch(&o2), matmul_flops_per_micro_batch(&ac), 1);
+    /* clipping reads the gradients for the norm, then scales them in place */
+    const xs_op *clip = find(&o2, "grad_clip", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(clip);
+    CU_ASSERT_DOUBLE_EQUAL(clip->bytes, o2.params * 12, 1);
+    xs_wl_free(&o2);
+    xs_wl_free(&ac);
 }
 
 static double total(const xs_workload *wl, int bytes)
@@ -284,6 +316,8 @@ int tu_add_workload_suite(void)
                         optimizer_traffic_should_follow_the_arrays_it_touches) ||
            !CU_add_test(s, "amp_should_add_casts_and_the_loss_scale_check",
                         amp_should_add_casts_and_the_loss_scale_check) ||
+           !CU_add_test(s, "amp_o2_should_trade_casts_for_master_copies",
+                        amp_o2_should_trade_casts_for_master_copies) ||
            !CU_add_test(s, "flash_attention_should_remove_the_seq_squared_traffic",
                         flash_attention_should_remove_the_seq_squared_traffic) ||
            !CU_add_test(s, "fused_kernels_should_cut_launches_not_gemm_flops",
