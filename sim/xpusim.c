@@ -15,6 +15,7 @@
 #include "predict.h"
 #include "report.h"
 #include "scenario.h"
+#include "trace.h"
 #include "validate.h"
 #include "workload.h"
 
@@ -182,6 +183,8 @@ static void usage_validate(FILE *out)
 {
     fprintf(out,
             "Usage: xpusim validate --measured FILE.csv [--measured FILE.csv]...\n"
+            "                       [--format table|json|csv] [-o FILE]\n"
+            "       xpusim validate --trace TRACE.json -d DEVICE -s SCENARIO [--set K=V]...\n"
             "                       [--format table|json|csv] [-o FILE]\n\n"
             "Reads measured runs in the measured-run format (header\n"
             "device,scenario,set,metric,value,source; `set` holds ';'-separated key=value\n"
@@ -194,6 +197,11 @@ static void usage_validate(FILE *out)
             "the count, MAPE, median and max absolute error overall, per file, per device\n"
             "and per metric. A row that cannot be parsed or predicted is listed with its\n"
             "reason and counted apart.\n\n"
+            "With --trace, TRACE.json is a PyTorch profiler Chrome trace (export_chrome_trace)\n"
+            "of one training step of SCENARIO on DEVICE: its GPU kernels are classified by\n"
+            "name (gemm, attention, softmax, norm, elementwise, copy, reduce, embed, loss,\n"
+            "optimizer), matched to the predicted launches of each class, and compared per\n"
+            "class (metric kernel_time_s:CLASS) and for the whole step (the kernels' span).\n\n"
             "Exit status: 0 when every row was predicted, 1 when any row could not be\n"
             "(the report is still written), 2 for bad usage.\n\n"
             "JSON: rows[] {file, line, device, scenario, set, metric, measured, predicted,\n"
@@ -511,21 +519,71 @@ static int cmd_advise(int argc, char **argv)
 
 #define MAX_MEASURED 16
 
+/* Predict scenario on device and line the prediction up with a measured
+ * trace of one step: one row per kernel class and one for the step. */
+static int validate_trace(const char *trace, const char *device, const char *scenario,
+                          const char *const *sets, int nsets, xs_vrow **rows, size_t *n,
+                          xs_error *err)
+{
+    char dpath[PATH_MAX], spath[PATH_MAX], setline[512] = "";
+    xs_device dev;
+    xs_scenario s;
+    xs_workload wl;
+    xs_prediction p;
+    xs_trace t;
+    int rc = xs_trace_load(trace, &t, err);
+    if (!rc)
+        rc = xs_resolve("devices", device, dpath, sizeof dpath, err);
+    if (!rc)
+        rc = xs_dev_load(dpath, &dev, err);
+    if (!rc)
+        rc = xs_resolve("scenarios", scenario, spath, sizeof spath, err);
+    if (!rc)
+        rc = xs_scn_load(spath, sets, nsets, &s, err);
+    if (!rc)
+        rc = xs_wl_build(&s, &wl, err);
+    if (rc)
+        return rc;
+    rc = xs_predict(&dev, &s, &wl, &p, err);
+    if (!rc)
+        rc = xs_predict_band(&dev, &s, &wl, &p, err);
+    for (int i = 0, used = 0; !rc && i < nsets && used < (int)sizeof setline; i++)
+        used += snprintf(setline + used, sizeof setline - (size_t)used, "%s%s", i ? ";" : "",
+                         sets[i]);
+    if (!rc)
+        rc = xs_trace_rows(&t, trace, &dev, s.id, setline, &wl, &p, rows, n, err);
+    if (!rc || p.est)
+        xs_prediction_free(&p);
+    xs_wl_free(&wl);
+    return rc;
+}
+
 static int cmd_validate(int argc, char **argv)
 {
     static const struct option longs[] = {
         {"measured", required_argument, 0, 'm'}, {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
+        {"trace", required_argument, 0, 't'},    {"device", required_argument, 0, 'd'},
+        {"scenario", required_argument, 0, 's'}, {"set", required_argument, 0, 'S'},
         {0, 0, 0, 0}};
-    const char *files[MAX_MEASURED], *output = NULL;
-    int nfiles = 0;
+    const char *files[MAX_MEASURED], *output = NULL, *trace = NULL, *device = NULL,
+                                     *scenario = NULL, *sets[MAX_SETS];
+    int nfiles = 0, nsets = 0;
     xs_format fmt = XS_FMT_TABLE;
     optind = 1;
     opterr = 0;
     int c;
     char msg[256];
-    while ((c = getopt_long(argc, argv, ":f:o:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:hd:s:", longs, NULL)) != -1) {
         switch (c) {
+        case 't': trace = optarg; break;
+        case 'd': device = optarg; break;
+        case 's': scenario = optarg; break;
+        case 'S':
+            if (nsets == MAX_SETS)
+                return fail(EXIT_USAGE, "too many --set options (at most 64)");
+            sets[nsets++] = optarg;
+            break;
         case 'm':
             if (nfiles == MAX_MEASURED)
                 return fail(EXIT_USAGE, "validate: at most 16 --measured files");
@@ -556,13 +614,25 @@ static int cmd_validate(int argc, char **argv)
         snprintf(msg, sizeof msg, "validate: unexpected argument '%s' (see --help)", argv[optind]);
         return fail(EXIT_USAGE, msg);
     }
-    if (nfiles == 0)
-        return fail(EXIT_USAGE, "validate: give at least one --measured FILE.csv (see --help)");
+    if (nfiles == 0 && !trace)
+        return fail(EXIT_USAGE, "validate: give --measured FILE.csv or --trace TRACE.json "
+                                "(see --help)");
+    if (nfiles && trace)
+        return fail(EXIT_USAGE, "validate: --measured and --trace are separate runs");
+    if ((device || scenario || nsets) && !trace)
+        return fail(EXIT_USAGE, "validate: -d, -s and --set go with --trace (a measured-run "
+                                "CSV names its own devices and scenarios)");
+    if (trace && (!device || !scenario))
+        return fail(EXIT_USAGE, "validate: --trace needs the -d DEVICE and -s SCENARIO it ran");
     xs_error err;
     xs_vrow *rows;
     size_t n;
-    if (xs_validate_files(files, nfiles, &rows, &n, &err))
+    if (trace) {
+        if (validate_trace(trace, device, scenario, sets, nsets, &rows, &n, &err))
+            return fail_err(&err);
+    } else if (xs_validate_files(files, nfiles, &rows, &n, &err)) {
         return fail_err(&err);
+    }
     xs_strbuf sb = {0};
     xs_report_validate(&sb, fmt, rows, n);
     int rc = deliver(&sb, output);

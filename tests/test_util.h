@@ -37,6 +37,7 @@ int tu_add_gpu_suite(void);
 int tu_add_gemm_suite(void);
 int tu_add_advise_suite(void);
 int tu_add_validate_suite(void);
+int tu_add_trace_suite(void);
 int tu_add_cli_suite(void);
 
 #endif
