@@ -1,6 +1,7 @@
 /* test_validate.c — the measured-run reader and `xpusim validate`: every
  * kind of row, every way a row can fail, the summaries and the exit status. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,34 @@ static void validate_cli_should_report_and_exit_on_failed_rows(void)
     tu_run_free(&r);
 }
 
+/* The published development sets must stay fully predictable: every row
+ * parsed and predicted (their accuracy is reported by `make validate`). */
+static void dev_sets_should_be_predicted_row_by_row(void)
+{
+    const char *lambda = "../shared/reference/measured/dev-bert-finetune-lambda.csv";
+    const char *deepbench = "../shared/reference/measured/dev-gemm-deepbench-v100.csv";
+    FILE *f = fopen(lambda, "r");
+    if (!f) {
+        fprintf(stderr, "\n(skipped: %s not found beside the repository)\n", lambda);
+        return;
+    }
+    fclose(f);
+    const char *files[] = {lambda, deepbench};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 2, &rows, &n, &err), XS_OK);
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        ok += rows[i].ok;
+        if (!rows[i].ok)
+            fprintf(stderr, "\n%s:%d: %s\n", rows[i].file, rows[i].line, rows[i].reason);
+    }
+    CU_ASSERT_EQUAL(n, 64 + 320);
+    CU_ASSERT_EQUAL(ok, n);
+    free(rows);
+}
+
 int tu_add_validate_suite(void)
 {
     CU_pSuite s = CU_add_suite("validate", NULL, NULL);
@@ -129,6 +158,8 @@ int tu_add_validate_suite(void)
            !CU_add_test(s, "gemm_layouts_should_describe_the_same_kernel",
                         gemm_layouts_should_describe_the_same_kernel) ||
            !CU_add_test(s, "bad_files_should_fail_as_a_whole", bad_files_should_fail_as_a_whole) ||
+           !CU_add_test(s, "dev_sets_should_be_predicted_row_by_row",
+                        dev_sets_should_be_predicted_row_by_row) ||
            !CU_add_test(s, "validate_cli_should_report_and_exit_on_failed_rows",
                         validate_cli_should_report_and_exit_on_failed_rows);
 }
