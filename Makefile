@@ -5,22 +5,25 @@ CC      ?= cc
 CSTD    := -std=c11 -D_DEFAULT_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 OPT     ?= -O2 -g
-CFLAGS  += $(CSTD) $(WARN) $(OPT) -Isim
-LDLIBS  := -lcjson -lm
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp -Isim -Ikernels/cpu -Icalibrate
+LDLIBS  := -lcjson -lm -fopenmp
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC  := $(filter-out sim/xpusim.c,$(wildcard sim/*.c))
+LIB_SRC  := $(filter-out sim/xpusim.c,$(wildcard sim/*.c)) $(wildcard kernels/cpu/*.c) \
+            $(filter-out calibrate/bench.c,$(wildcard calibrate/*.c))
 TEST_SRC := $(wildcard tests/*.c)
+HEADERS  := $(wildcard sim/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h)
 
 REL := build/rel
 ASN := build/asan
 
-.PHONY: all asan test test-rel test-asan golden plots validate clean deps
+.PHONY: all asan test test-rel test-asan golden plots validate bench clean deps
 
 all: xpusim
 
 # --- release -----------------------------------------------------------------
-$(REL)/%.o: %.c $(wildcard sim/*.h) | $(REL)/sim $(REL)/tests
+$(REL)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 $(REL)/libxpusim.a: $(LIB_SRC:%.c=$(REL)/%.o)
 	ar rcs $@ $^
@@ -30,7 +33,8 @@ $(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcunit
 
 # --- ASan + UBSan ------------------------------------------------------------
-$(ASN)/%.o: %.c $(wildcard sim/*.h) | $(ASN)/sim $(ASN)/tests
+$(ASN)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -c $< -o $@
 $(ASN)/libxpusim.a: $(LIB_SRC:%.c=$(ASN)/%.o)
 	ar rcs $@ $^
@@ -41,8 +45,12 @@ $(ASN)/xpusim_tests: $(TEST_SRC:%.c=$(ASN)/%.o) $(ASN)/libxpusim.a
 
 asan: $(ASN)/xpusim
 
-$(REL)/sim $(REL)/tests $(ASN)/sim $(ASN)/tests:
-	mkdir -p $@
+$(REL)/xpusim_bench: $(REL)/calibrate/bench.o $(REL)/libxpusim.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+# Benchmarks print figures (and `bench: NAME VALUE` lines); they assert nothing.
+bench: $(REL)/xpusim_bench
+	$(REL)/xpusim_bench
 
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
@@ -88,7 +96,7 @@ validate: xpusim
 
 # Install the Debian packages the build needs; idempotent, uses sudo when
 # not root. CUDA (nvcc) is optional and not installed here.
-DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox
+DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

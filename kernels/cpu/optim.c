@@ -1,0 +1,190 @@
+/* optim.c — see optim.h. Work is split in static per-thread ranges that
+ * start on 64-byte boundaries; each range runs 16 lanes at a time with
+ * AVX-512 where the CPU has it and the shared scalar code for the rest. */
+#include "optim.h"
+
+#include <immintrin.h>
+#include <math.h>
+
+#include "../common/optim_math.h"
+#include "cpu_features.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+xs_adan_hparams xs_adan_defaults(float lr, float weight_decay)
+{
+    xs_adan_hparams h = {lr, 0.98f, 0.92f, 0.99f, 1e-8f, weight_decay};
+    return h;
+}
+
+static xs_adan_consts adan_consts(const xs_adan_hparams *h, int step)
+{
+    return xs_adan_setup(h->lr, h->beta1, h->beta2, h->beta3, h->eps, h->weight_decay, step);
+}
+
+void xs_krn_adan_ref(const xs_adan_hparams *h, int step, float *p, const float *g,
+                     float *g_prev, float *m, float *v, float *n, size_t count)
+{
+    xs_adan_consts c = adan_consts(h, step);
+    for (size_t i = 0; i < count; i++)
+        xs_adan_elem(&c, &p[i], g[i], &g_prev[i], &m[i], &v[i], &n[i]);
+}
+
+/* The thread's share [*lo, *hi) of count elements, cut on 16-element lines. */
+static void share(size_t count, int t, int nt, size_t *lo, size_t *hi)
+{
+    size_t lines = (count + 15) / 16, per = (lines + (size_t)nt - 1) / (size_t)nt;
+    *lo = (size_t)t * per * 16;
+    *hi = *lo + per * 16;
+    if (*lo > count)
+        *lo = count;
+    if (*hi > count)
+        *hi = count;
+}
+
+__attribute__((target("avx512f"))) static void adan_avx512(const xs_adan_consts *c, float *p,
+                                                           const float *g, float *gp, float *m,
+                                                           float *v, float *n, size_t lo,
+                                                           size_t hi)
+{
+    const __m512 b1 = _mm512_set1_ps(c->b1), b2 = _mm512_set1_ps(c->b2),
+                 b3 = _mm512_set1_ps(c->b3), ob1 = _mm512_set1_ps(c->one_b1),
+                 ob2 = _mm512_set1_ps(c->one_b2), ob3 = _mm512_set1_ps(c->one_b3),
+                 isb = _mm512_set1_ps(c->inv_sqrt_bc3), sm = _mm512_set1_ps(c->step_m),
+                 sv = _mm512_set1_ps(c->step_v), eps = _mm512_set1_ps(c->eps),
+                 idc = _mm512_set1_ps(c->inv_decay);
+    size_t i = lo;
+    for (; i + 16 <= hi; i += 16) {
+        __m512 G = _mm512_loadu_ps(g + i), GP = _mm512_loadu_ps(gp + i);
+        __m512 M = _mm512_loadu_ps(m + i), V = _mm512_loadu_ps(v + i);
+        __m512 N = _mm512_loadu_ps(n + i), P = _mm512_loadu_ps(p + i);
+        /* the order of xs_adan_elem, operation by operation (no FMA) */
+        __m512 diff = _mm512_sub_ps(G, GP);
+        __m512 mm = _mm512_add_ps(_mm512_mul_ps(b1, M), _mm512_mul_ps(ob1, G));
+        __m512 vv = _mm512_add_ps(_mm512_mul_ps(b2, V), _mm512_mul_ps(ob2, diff));
+        __m512 u = _mm512_add_ps(G, _mm512_mul_ps(b2, diff));
+        __m512 nn = _mm512_add_ps(_mm512_mul_ps(b3, N), _mm512_mul_ps(ob3, _mm512_mul_ps(u, u)));
+        __m512 denom = _mm512_add_ps(_mm512_mul_ps(_mm512_sqrt_ps(nn), isb), eps);
+        __m512 upd = _mm512_add_ps(_mm512_div_ps(_mm512_mul_ps(sm, mm), denom),
+                                   _mm512_div_ps(_mm512_mul_ps(sv, vv), denom));
+        _mm512_storeu_ps(p + i, _mm512_mul_ps(_mm512_sub_ps(P, upd), idc));
+        _mm512_storeu_ps(m + i, mm);
+        _mm512_storeu_ps(v + i, vv);
+        _mm512_storeu_ps(n + i, nn);
+        _mm512_storeu_ps(gp + i, G);
+    }
+    for (; i < hi; i++)
+        xs_adan_elem(c, &p[i], g[i], &gp[i], &m[i], &v[i], &n[i]);
+}
+
+void xs_krn_adan_fused(const xs_adan_hparams *h, int step, float *p, const float *g,
+                       float *g_prev, float *m, float *v, float *n, size_t count, int threads)
+{
+    xs_adan_consts c = adan_consts(h, step);
+    int vec = xs_cpu_features_get()->avx512;
+#pragma omp parallel num_threads(threads > 0 ? threads : 1)
+    {
+        size_t lo, hi;
+#ifdef _OPENMP
+        share(count, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
+#else
+        share(count, 0, 1, &lo, &hi);
+#endif
+        if (vec)
+            adan_avx512(&c, p, g, g_prev, m, v, n, lo, hi);
+        else
+            for (size_t i = lo; i < hi; i++)
+                xs_adan_elem(&c, &p[i], g[i], &g_prev[i], &m[i], &v[i], &n[i]);
+    }
+}
+
+/* One eager "kernel": a full pass over count elements, as a framework
+ * launches one per tensor operation. Uses `nt` and `count` of the caller. */
+#define PASS(body)                                                                            \
+    do {                                                                                      \
+        _Pragma("omp parallel for num_threads(nt) schedule(static)")                          \
+        for (size_t i = 0; i < count; i++) {                                                  \
+            body;                                                                             \
+        }                                                                                     \
+    } while (0)
+
+void xs_krn_adan_eager(const xs_adan_hparams *h, int step, float *p, const float *g,
+                       float *d, float *m, float *v, float *n, float *t, size_t count,
+                       int threads)
+{
+    xs_adan_consts c = adan_consts(h, step);
+    int nt = threads > 0 ? threads : 1;
+    float sqrt_bc3 = 1.0f / c.inv_sqrt_bc3;
+    PASS(d[i] += g[i]);                      /* 1  diff = g - g_prev */
+    PASS(m[i] *= c.b1);                      /* 2  m.mul_(b1) */
+    PASS(m[i] += c.one_b1 * g[i]);           /* 3  m.add_(g, 1-b1) */
+    PASS(v[i] *= c.b2);                      /* 4  v.mul_(b2) */
+    PASS(v[i] += c.one_b2 * d[i]);           /* 5  v.add_(diff, 1-b2) */
+    PASS(d[i] *= c.b2);                      /* 6  diff.mul_(b2) */
+    PASS(d[i] += g[i]);                      /* 7  diff.add_(g): u */
+    PASS(n[i] *= c.b3);                      /* 8  n.mul_(b3) */
+    PASS(n[i] += c.one_b3 * (d[i] * d[i]));  /* 9  n.addcmul_(u, u, 1-b3) */
+    PASS(t[i] = sqrtf(n[i]));                /* 10 denom = n.sqrt() */
+    PASS(t[i] /= sqrt_bc3);                  /* 11 .div_(sqrt(bc3)) */
+    PASS(t[i] += c.eps);                     /* 12 .add_(eps) */
+    PASS(p[i] += -c.step_m * (m[i] / t[i])); /* 13 p.addcdiv_(m, denom, -step_m) */
+    PASS(p[i] += -c.step_v * (v[i] / t[i])); /* 14 p.addcdiv_(v, denom, -step_v) */
+    PASS(p[i] *= c.inv_decay);               /* 15 p.div_(1 + lr wd) */
+    PASS(d[i] = 0.0f);                       /* 16 neg_pre_grad.zero_() */
+    PASS(d[i] -= g[i]);                      /* 17 .add_(g, alpha=-1) */
+}
+
+void xs_krn_adamw_ref(const xs_adamw_hparams *h, int step, float *p, const float *g, float *m,
+                      float *v, size_t count)
+{
+    xs_adamw_consts c = xs_adamw_setup(h->lr, h->beta1, h->beta2, h->eps, h->weight_decay, step);
+    for (size_t i = 0; i < count; i++)
+        xs_adamw_elem(&c, &p[i], g[i], &m[i], &v[i]);
+}
+
+__attribute__((target("avx512f"))) static void adamw_avx512(const xs_adamw_consts *c, float *p,
+                                                            const float *g, float *m, float *v,
+                                                            size_t lo, size_t hi)
+{
+    const __m512 b1 = _mm512_set1_ps(c->b1), b2 = _mm512_set1_ps(c->b2),
+                 ob1 = _mm512_set1_ps(c->one_b1), ob2 = _mm512_set1_ps(c->one_b2),
+                 st = _mm512_set1_ps(c->step), isb = _mm512_set1_ps(c->inv_sqrt_bc2),
+                 eps = _mm512_set1_ps(c->eps), dc = _mm512_set1_ps(c->decay);
+    size_t i = lo;
+    for (; i + 16 <= hi; i += 16) {
+        __m512 G = _mm512_loadu_ps(g + i), M = _mm512_loadu_ps(m + i);
+        __m512 V = _mm512_loadu_ps(v + i), P = _mm512_loadu_ps(p + i);
+        __m512 mm = _mm512_add_ps(_mm512_mul_ps(b1, M), _mm512_mul_ps(ob1, G));
+        __m512 vv = _mm512_add_ps(_mm512_mul_ps(b2, V), _mm512_mul_ps(ob2, _mm512_mul_ps(G, G)));
+        __m512 denom = _mm512_add_ps(_mm512_mul_ps(_mm512_sqrt_ps(vv), isb), eps);
+        __m512 np = _mm512_sub_ps(_mm512_mul_ps(P, dc), _mm512_div_ps(_mm512_mul_ps(st, mm), denom));
+        _mm512_storeu_ps(p + i, np);
+        _mm512_storeu_ps(m + i, mm);
+        _mm512_storeu_ps(v + i, vv);
+    }
+    for (; i < hi; i++)
+        xs_adamw_elem(c, &p[i], g[i], &m[i], &v[i]);
+}
+
+void xs_krn_adamw_fused(const xs_adamw_hparams *h, int step, float *p, const float *g, float *m,
+                        float *v, size_t count, int threads)
+{
+    xs_adamw_consts c = xs_adamw_setup(h->lr, h->beta1, h->beta2, h->eps, h->weight_decay, step);
+    int vec = xs_cpu_features_get()->avx512;
+#pragma omp parallel num_threads(threads > 0 ? threads : 1)
+    {
+        size_t lo, hi;
+#ifdef _OPENMP
+        share(count, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
+#else
+        share(count, 0, 1, &lo, &hi);
+#endif
+        if (vec)
+            adamw_avx512(&c, p, g, m, v, lo, hi);
+        else
+            for (size_t i = lo; i < hi; i++)
+                xs_adamw_elem(&c, &p[i], g[i], &m[i], &v[i]);
+    }
+}
