@@ -5,8 +5,13 @@ CC      ?= cc
 CSTD    := -std=c11 -D_DEFAULT_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 OPT     ?= -O2 -g
-CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp -Isim -Ikernels/cpu -Icalibrate
-LDLIBS  := -lcjson -lm -fopenmp
+# oneDNN is the reference library the CPU GEMMs are benchmarked against;
+# the build works without it (the comparisons then say so).
+HAVE_DNNL := $(shell test -f /usr/include/oneapi/dnnl/dnnl.h && echo 1)
+DNNL_CFLAGS := $(if $(HAVE_DNNL),-DXS_HAVE_DNNL)
+DNNL_LIBS := $(if $(HAVE_DNNL),-ldnnl)
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp -Isim -Ikernels/cpu -Icalibrate $(DNNL_CFLAGS)
+LDLIBS  := -lcjson -lm -fopenmp $(DNNL_LIBS)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRC  := $(filter-out sim/xpusim.c,$(wildcard sim/*.c)) $(wildcard kernels/cpu/*.c) \

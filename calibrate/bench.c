@@ -6,7 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "cpu_features.h"
+#include "cpu_gemm.h"
+#include "onednn.h"
+#include "peak.h"
 #include "harness.h"
 #include "optim.h"
 #include "stream.h"
@@ -65,6 +70,86 @@ static void report(const char *name, const xs_cal_result *r, const char *what)
            100 * r->rel_iqr, r->reps, strcmp(what, "GB/s") == 0 ? r->gbs : r->gflops, what);
 }
 
+typedef struct {
+    int bf16, own;
+    size_t m, n, k;
+    void *A, *B;
+    float *C;
+    xs_dnnl_matmul *dnnl;
+    int threads;
+} gemm_ctx;
+
+static void run_gemm(void *q)
+{
+    gemm_ctx *g = q;
+    if (!g->own)
+        xs_dnnl_matmul_run(g->dnnl);
+    else if (g->bf16)
+        xs_krn_gemm_bf16(0, 0, g->m, g->n, g->k, g->A, g->B, g->C, 0, g->threads);
+    else
+        xs_krn_gemm_f32(0, 0, g->m, g->n, g->k, g->A, g->B, g->C, 0, g->threads);
+}
+
+typedef struct {
+    long iters;
+    int threads, amx;
+} peak_ctx;
+
+static void run_peak(void *q)
+{
+    peak_ctx *c = q;
+    if (c->amx)
+        xs_krn_peak_amx_bf16(c->iters, c->threads);
+    else
+        xs_krn_peak_fma_f32(c->iters, c->threads);
+}
+
+/* Own GEMM against oneDNN on Transformer-shaped problems; returns the
+ * geometric mean of (oneDNN time / own time) and the best own GFLOP/s. */
+static double gemm_vs_onednn(int bf16, int threads, const xs_cal_opts *o, double *best_gflops)
+{
+    static const size_t shapes[][3] = {{2048, 512, 512}, {2048, 2048, 512}, {2048, 512, 2048}};
+    double log_sum = 0;
+    int counted = 0;
+    *best_gflops = 0;
+    for (size_t s = 0; s < 3; s++) {
+        size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        size_t es = bf16 ? 2 : 4;
+        void *A = malloc(m * k * es), *B = malloc(k * n * es);
+        float *C1 = malloc(m * n * 4), *C2 = malloc(m * n * 4);
+        for (size_t i = 0; i < m * k; i++)
+            bf16 ? (void)(((xs_bf16 *)A)[i] = xs_f32_to_bf16(0.01f * (float)(i % 97)))
+                 : (void)(((float *)A)[i] = 0.01f * (float)(i % 97));
+        for (size_t i = 0; i < k * n; i++)
+            bf16 ? (void)(((xs_bf16 *)B)[i] = xs_f32_to_bf16(0.02f * (float)(i % 89)))
+                 : (void)(((float *)B)[i] = 0.02f * (float)(i % 89));
+        double flops = 2.0 * (double)m * (double)n * (double)k;
+        gemm_ctx own = {bf16, 1, m, n, k, A, B, C1, NULL, threads};
+        gemm_ctx ref = {bf16, 0, m, n, k, A, B, C2, xs_dnnl_matmul_create(bf16, m, n, k, A, B, C2),
+                        threads};
+        xs_cal_kernel ko = {"own", 0, flops, run_gemm, &own};
+        xs_cal_kernel kr = {"onednn", 0, flops, run_gemm, &ref};
+        xs_cal_result ro, rr;
+        if (ref.dnnl) {
+            double ratio = xs_cal_compare(&ko, &kr, o, &ro, &rr); /* t_onednn / t_own */
+            printf("  %s %5zu x %5zu x %5zu   own %7.1f GFLOP/s   oneDNN %7.1f GFLOP/s   own/oneDNN "
+                   "%.2f\n",
+                   bf16 ? "bf16" : "fp32", m, n, k, ro.gflops, rr.gflops, ratio);
+            log_sum += log(ratio);
+            counted++;
+        } else {
+            xs_cal_measure(&ko, o, &ro);
+            printf("  %s %5zu x %5zu x %5zu   own %7.1f GFLOP/s   (oneDNN not available)\n",
+                   bf16 ? "bf16" : "fp32", m, n, k, ro.gflops);
+        }
+        if (ro.gflops > *best_gflops)
+            *best_gflops = ro.gflops;
+        xs_dnnl_matmul_free(ref.dnnl);
+        free(A), free(B), free(C1), free(C2);
+    }
+    return counted ? exp(log_sum / counted) : NAN;
+}
+
 int main(void)
 {
     const xs_cpu_features *f = xs_cpu_features_get();
@@ -110,5 +195,40 @@ int main(void)
     report("adan eager (176 B/param)", &re, "GB/s");
     printf("  fused Adan is %.2fx faster than eager (target >= 3)\n", speedup);
     printf("bench: adan_fused_vs_eager %.3f\n", speedup);
+    free(tc.a), free(tc.b), free(tc.c), free(ac.p), free(ac.g), free(ac.gp), free(ac.m);
+    free(ac.v), free(ac.n), free(ec.tmp), free(ec.gp);
+
+    xs_cal_opts og = xs_cal_default_opts();
+    og.time_cap_s = 2;
+    /* fp32 first: after heavy AMX work the cores run the FMA units at a lower
+     * clock for a while (measured: half speed right after the AMX peak test),
+     * which would charge our fp32 GEMM with the AMX section's aftermath */
+    printf("\nmatrix engines (in-core peaks, measured)\n");
+    peak_ctx pa = {2000000, threads, 1}, pf = {2000000, threads, 0};
+    xs_cal_kernel kpa = {"amx peak", 0, 4.0 * 2e6 * 16384 * threads, run_peak, &pa};
+    xs_cal_kernel kpf = {"fma peak", 0, 12.0 * 16 * 2 * 2e6 * threads, run_peak, &pf};
+    xs_cal_result rpa = {0}, rpf = {0};
+    if (f->avx512) {
+        xs_cal_measure(&kpf, &og, &rpf);
+        report("AVX-512 fp32 FMA", &rpf, "GFLOP/s");
+    }
+    printf("\nGEMM against oneDNN (%s, interleaved runs; own/oneDNN > 1: ours faster)\n",
+           xs_dnnl_available() ? "oneDNN built in" : "oneDNN NOT built in");
+    double best_bf16, best_f32;
+    double r32 = gemm_vs_onednn(0, threads, &og, &best_f32);
+    printf("bench: gemm_fp32_vs_onednn %.3f\n", r32);
+    if (rpf.gflops > 0)
+        printf("  best own fp32 GEMM %.1f GFLOP/s = %.2f of the measured FMA peak %.1f\n",
+               best_f32, best_f32 / rpf.gflops, rpf.gflops);
+    printf("  bf16 path: %s\n", xs_krn_gemm_bf16_path());
+    double r16 = gemm_vs_onednn(1, threads, &og, &best_bf16);
+    printf("bench: gemm_bf16_vs_onednn %.3f\n", r16);
+    if (f->amx_bf16) {
+        xs_cal_measure(&kpa, &og, &rpa);
+        report("AMX bf16 TDPBF16PS peak", &rpa, "GFLOP/s");
+        printf("  best own bf16 GEMM %.1f GFLOP/s = %.2f of the measured AMX peak %.1f\n",
+               best_bf16, best_bf16 / rpa.gflops, rpa.gflops);
+        printf("bench: gemm_bf16_vs_amx_peak %.3f\n", best_bf16 / rpa.gflops);
+    }
     return 0;
 }

@@ -39,6 +39,7 @@ int tu_add_advise_suite(void);
 int tu_add_validate_suite(void);
 int tu_add_trace_suite(void);
 int tu_add_kernels_optim_suite(void);
+int tu_add_kernels_gemm_suite(void);
 int tu_add_cli_suite(void);
 
 #endif
