@@ -40,6 +40,8 @@ int tu_add_validate_suite(void);
 int tu_add_trace_suite(void);
 int tu_add_kernels_optim_suite(void);
 int tu_add_kernels_gemm_suite(void);
+int tu_add_kernels_layer_suite(void);
+int tu_add_kernels_bert_suite(void);
 int tu_add_cli_suite(void);
 
 #endif

@@ -1,0 +1,308 @@
+/* layer_ops.c — see layer_ops.h. The timed versions are the references'
+ * loops run over rows in parallel and compiled twice (AVX-512 and the
+ * baseline ISA, picked by the loader: target_clones); where they sum in a
+ * different order than the references, the tests allow for rounding. */
+#include "layer_ops.h"
+
+#include <math.h>
+#include <string.h>
+
+#define CLONES __attribute__((target_clones("avx512f", "default")))
+#define NT(t) ((t) > 0 ? (t) : 1)
+
+/* ---- LayerNorm -------------------------------------------------------------- */
+
+static void ln_row(const float *x, const float *gamma, const float *beta, float *y, float *mean,
+                   float *rstd, size_t width)
+{
+    float m = 0, v = 0;
+    for (size_t i = 0; i < width; i++)
+        m += x[i];
+    m /= (float)width;
+    for (size_t i = 0; i < width; i++)
+        v += (x[i] - m) * (x[i] - m);
+    v /= (float)width;
+    float r = 1.0f / sqrtf(v + 1e-5f);
+    for (size_t i = 0; i < width; i++)
+        y[i] = (x[i] - m) * r * gamma[i] + beta[i];
+    *mean = m;
+    *rstd = r;
+}
+
+void xs_krn_layernorm_fwd_ref(const float *x, const float *gamma, const float *beta, float *y,
+                              float *mean, float *rstd, size_t rows, size_t width)
+{
+    for (size_t r = 0; r < rows; r++)
+        ln_row(x + r * width, gamma, beta, y + r * width, &mean[r], &rstd[r], width);
+}
+
+CLONES void xs_krn_layernorm_fwd(const float *x, const float *gamma, const float *beta,
+                                 float *y, float *mean, float *rstd, size_t rows, size_t width,
+                                 int threads)
+{
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t r = 0; r < rows; r++)
+        ln_row(x + r * width, gamma, beta, y + r * width, &mean[r], &rstd[r], width);
+}
+
+static void ln_bwd_row(const float *dy, const float *x, const float *gamma, float mean,
+                       float rstd, float *dx, size_t width)
+{
+    float sum_g = 0, sum_gx = 0;
+    for (size_t i = 0; i < width; i++) {
+        float xh = (x[i] - mean) * rstd, g = dy[i] * gamma[i];
+        sum_g += g;
+        sum_gx += g * xh;
+    }
+    sum_g /= (float)width;
+    sum_gx /= (float)width;
+    for (size_t i = 0; i < width; i++) {
+        float xh = (x[i] - mean) * rstd;
+        dx[i] = rstd * (dy[i] * gamma[i] - sum_g - xh * sum_gx);
+    }
+}
+
+void xs_krn_layernorm_bwd_ref(const float *dy, const float *x, const float *gamma,
+                              const float *mean, const float *rstd, float *dx, float *dgamma,
+                              float *dbeta, size_t rows, size_t width)
+{
+    for (size_t r = 0; r < rows; r++) {
+        ln_bwd_row(dy + r * width, x + r * width, gamma, mean[r], rstd[r], dx + r * width, width);
+        for (size_t i = 0; i < width; i++) {
+            dgamma[i] += dy[r * width + i] * (x[r * width + i] - mean[r]) * rstd[r];
+            dbeta[i] += dy[r * width + i];
+        }
+    }
+}
+
+CLONES void xs_krn_layernorm_bwd(const float *dy, const float *x, const float *gamma,
+                                 const float *mean, const float *rstd, float *dx, float *dgamma,
+                                 float *dbeta, size_t rows, size_t width, int threads)
+{
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t r = 0; r < rows; r++)
+        ln_bwd_row(dy + r * width, x + r * width, gamma, mean[r], rstd[r], dx + r * width, width);
+    /* parameter gradients: columns in parallel, rows in order (deterministic) */
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t i = 0; i < width; i++) {
+        float g = 0, b = 0;
+        for (size_t r = 0; r < rows; r++) {
+            g += dy[r * width + i] * (x[r * width + i] - mean[r]) * rstd[r];
+            b += dy[r * width + i];
+        }
+        dgamma[i] += g;
+        dbeta[i] += b;
+    }
+}
+
+/* ---- softmax -------------------------------------------------------------- */
+
+static void softmax_row(const float *x, float *y, float scale, size_t width)
+{
+    float mx = -INFINITY, sum = 0;
+    for (size_t i = 0; i < width; i++)
+        mx = fmaxf(mx, scale * x[i]);
+    for (size_t i = 0; i < width; i++) {
+        y[i] = expf(scale * x[i] - mx);
+        sum += y[i];
+    }
+    float inv = 1.0f / sum;
+    for (size_t i = 0; i < width; i++)
+        y[i] *= inv;
+}
+
+void xs_krn_softmax_fwd_ref(const float *x, float *y, float scale, size_t rows, size_t width)
+{
+    for (size_t r = 0; r < rows; r++)
+        softmax_row(x + r * width, y + r * width, scale, width);
+}
+
+CLONES void xs_krn_softmax_fwd(const float *x, float *y, float scale, size_t rows, size_t width,
+                               int threads)
+{
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t r = 0; r < rows; r++)
+        softmax_row(x + r * width, y + r * width, scale, width);
+}
+
+static void softmax_bwd_row(const float *dy, const float *y, float *dx, float scale, size_t width)
+{
+    float dot = 0;
+    for (size_t i = 0; i < width; i++)
+        dot += dy[i] * y[i];
+    for (size_t i = 0; i < width; i++)
+        dx[i] = scale * y[i] * (dy[i] - dot);
+}
+
+void xs_krn_softmax_bwd_ref(const float *dy, const float *y, float *dx, float scale, size_t rows,
+                            size_t width)
+{
+    for (size_t r = 0; r < rows; r++)
+        softmax_bwd_row(dy + r * width, y + r * width, dx + r * width, scale, width);
+}
+
+CLONES void xs_krn_softmax_bwd(const float *dy, const float *y, float *dx, float scale,
+                               size_t rows, size_t width, int threads)
+{
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t r = 0; r < rows; r++)
+        softmax_bwd_row(dy + r * width, y + r * width, dx + r * width, scale, width);
+}
+
+/* ---- GELU ------------------------------------------------------------------ */
+
+static inline float gelu(float x)
+{
+    return 0.5f * x * (1.0f + erff(x * 0.70710678f));
+}
+
+static inline float gelu_grad(float x)
+{
+    float cdf = 0.5f * (1.0f + erff(x * 0.70710678f));
+    float pdf = 0.39894228f * expf(-0.5f * x * x);
+    return cdf + x * pdf;
+}
+
+void xs_krn_gelu_fwd_ref(const float *x, float *y, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        y[i] = gelu(x[i]);
+}
+
+CLONES void xs_krn_gelu_fwd(const float *x, float *y, size_t count, int threads)
+{
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t i = 0; i < count; i++)
+        y[i] = gelu(x[i]);
+}
+
+void xs_krn_gelu_bwd_ref(const float *dy, const float *x, float *dx, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        dx[i] = dy[i] * gelu_grad(x[i]);
+}
+
+CLONES void xs_krn_gelu_bwd(const float *dy, const float *x, float *dx, size_t count,
+                            int threads)
+{
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t i = 0; i < count; i++)
+        dx[i] = dy[i] * gelu_grad(x[i]);
+}
+
+/* ---- bias, residual --------------------------------------------------------- */
+
+CLONES void xs_krn_bias_add(float *y, const float *b, size_t rows, size_t width, int threads)
+{
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t r = 0; r < rows; r++)
+        for (size_t i = 0; i < width; i++)
+            y[r * width + i] += b[i];
+}
+
+void xs_krn_bias_grad_ref(const float *dy, float *db, size_t rows, size_t width)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t i = 0; i < width; i++)
+            db[i] += dy[r * width + i];
+}
+
+CLONES void xs_krn_bias_grad(const float *dy, float *db, size_t rows, size_t width, int threads)
+{
+    /* columns in parallel, rows in order: the reference's sums exactly */
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t i = 0; i < width; i++) {
+        float s = 0;
+        for (size_t r = 0; r < rows; r++)
+            s += dy[r * width + i];
+        db[i] += s;
+    }
+}
+
+CLONES void xs_krn_add(const float *a, const float *b, float *y, size_t count, int threads)
+{
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t i = 0; i < count; i++)
+        y[i] = a[i] + b[i];
+}
+
+/* ---- dropout ---------------------------------------------------------------- */
+
+/* splitmix64 of (seed, index): a counter-based generator, the same draw for
+ * an element whichever thread or order computes it */
+static inline float uniform(uint64_t seed, uint64_t i)
+{
+    uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (float)(z >> 40) * (1.0f / 16777216.0f);
+}
+
+void xs_krn_dropout_fwd_ref(const float *x, float *y, uint8_t *keep, float p, uint64_t seed,
+                            size_t count)
+{
+    float s = 1.0f / (1.0f - p);
+    for (size_t i = 0; i < count; i++) {
+        keep[i] = uniform(seed, i) >= p;
+        y[i] = keep[i] ? x[i] * s : 0.0f;
+    }
+}
+
+CLONES void xs_krn_dropout_fwd(const float *x, float *y, uint8_t *keep, float p, uint64_t seed,
+                               size_t count, int threads)
+{
+    float s = 1.0f / (1.0f - p);
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t i = 0; i < count; i++) {
+        keep[i] = uniform(seed, i) >= p;
+        y[i] = keep[i] ? x[i] * s : 0.0f;
+    }
+}
+
+CLONES void xs_krn_dropout_bwd(const float *dy, const uint8_t *keep, float *dx, float p,
+                               size_t count, int threads)
+{
+    float s = 1.0f / (1.0f - p);
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t i = 0; i < count; i++)
+        dx[i] = keep[i] ? dy[i] * s : 0.0f;
+}
+
+/* ---- embedding, loss ------------------------------------------------------- */
+
+void xs_krn_embedding_fwd(const int32_t *tok, const float *wte, const float *wpe, float *out,
+                          size_t tokens, size_t seq, size_t width, int threads)
+{
+#pragma omp parallel for num_threads(NT(threads)) schedule(static)
+    for (size_t t = 0; t < tokens; t++)
+        for (size_t i = 0; i < width; i++)
+            out[t * width + i] = wte[(size_t)tok[t] * width + i] + wpe[(t % seq) * width + i];
+}
+
+void xs_krn_embedding_bwd(const int32_t *tok, const float *dout, float *dwte, float *dwpe,
+                          size_t tokens, size_t seq, size_t width)
+{
+    /* serial: rows of dwte may repeat, and the order keeps sums deterministic */
+    for (size_t t = 0; t < tokens; t++)
+        for (size_t i = 0; i < width; i++) {
+            dwte[(size_t)tok[t] * width + i] += dout[t * width + i];
+            dwpe[(t % seq) * width + i] += dout[t * width + i];
+        }
+}
+
+double xs_krn_cross_entropy(const float *logits, const int32_t *target, float *dlogits,
+                            size_t tokens, size_t vocab, int threads)
+{
+    double loss = 0;
+#pragma omp parallel for num_threads(NT(threads)) schedule(static) reduction(+ : loss)
+    for (size_t t = 0; t < tokens; t++) {
+        const float *l = logits + t * vocab;
+        float *d = dlogits + t * vocab;
+        softmax_row(l, d, 1.0f, vocab);
+        loss += -log(fmax(d[target[t]], 1e-30));
+        for (size_t v = 0; v < vocab; v++)
+            d[v] = (d[v] - (v == (size_t)target[t] ? 1.0f : 0.0f)) / (float)tokens;
+    }
+    return loss / (double)tokens;
+}

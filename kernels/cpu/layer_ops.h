@@ -1,0 +1,72 @@
+/* layer_ops.h — the non-GEMM kernels of a Transformer layer's training
+ * step, fp32, rows of `width` elements: LayerNorm, softmax, GELU, bias,
+ * residual add, dropout, embedding lookup, cross-entropy. Each has a plain
+ * serial reference (_ref) and the timed version (OpenMP over rows, built
+ * for AVX-512 and a portable ISA, chosen at load time). Forward and
+ * backward; backward kernels accumulate parameter gradients (+=). */
+#ifndef XS_KRN_LAYER_OPS_H
+#define XS_KRN_LAYER_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* y = (x - mean) * rstd * gamma + beta per row; saves mean and rstd. */
+void xs_krn_layernorm_fwd(const float *x, const float *gamma, const float *beta, float *y,
+                          float *mean, float *rstd, size_t rows, size_t width, int threads);
+void xs_krn_layernorm_fwd_ref(const float *x, const float *gamma, const float *beta, float *y,
+                              float *mean, float *rstd, size_t rows, size_t width);
+/* dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy gamma; dgamma += dy
+ * xhat, dbeta += dy (summed over rows). */
+void xs_krn_layernorm_bwd(const float *dy, const float *x, const float *gamma, const float *mean,
+                          const float *rstd, float *dx, float *dgamma, float *dbeta, size_t rows,
+                          size_t width, int threads);
+void xs_krn_layernorm_bwd_ref(const float *dy, const float *x, const float *gamma,
+                              const float *mean, const float *rstd, float *dx, float *dgamma,
+                              float *dbeta, size_t rows, size_t width);
+
+/* y = softmax(scale x) along each row. */
+void xs_krn_softmax_fwd(const float *x, float *y, float scale, size_t rows, size_t width,
+                        int threads);
+void xs_krn_softmax_fwd_ref(const float *x, float *y, float scale, size_t rows, size_t width);
+/* dx = scale y (dy - sum(dy y)) per row. */
+void xs_krn_softmax_bwd(const float *dy, const float *y, float *dx, float scale, size_t rows,
+                        size_t width, int threads);
+void xs_krn_softmax_bwd_ref(const float *dy, const float *y, float *dx, float scale, size_t rows,
+                            size_t width);
+
+/* GELU, erf form (BERT): y = x Phi(x); dx = dy (Phi(x) + x phi(x)). */
+void xs_krn_gelu_fwd(const float *x, float *y, size_t count, int threads);
+void xs_krn_gelu_fwd_ref(const float *x, float *y, size_t count);
+void xs_krn_gelu_bwd(const float *dy, const float *x, float *dx, size_t count, int threads);
+void xs_krn_gelu_bwd_ref(const float *dy, const float *x, float *dx, size_t count);
+
+/* y[r] += b (in place); db += sum over rows of dy. */
+void xs_krn_bias_add(float *y, const float *b, size_t rows, size_t width, int threads);
+void xs_krn_bias_grad(const float *dy, float *db, size_t rows, size_t width, int threads);
+void xs_krn_bias_grad_ref(const float *dy, float *db, size_t rows, size_t width);
+
+/* y = a + b */
+void xs_krn_add(const float *a, const float *b, float *y, size_t count, int threads);
+
+/* Inverted dropout with a counter-based hash, so every implementation draws
+ * the same mask: keep[i] = hash(seed, i) >= p; y = x keep / (1 - p). The
+ * mask is stored as bytes for the backward pass. */
+void xs_krn_dropout_fwd(const float *x, float *y, uint8_t *keep, float p, uint64_t seed,
+                        size_t count, int threads);
+void xs_krn_dropout_fwd_ref(const float *x, float *y, uint8_t *keep, float p, uint64_t seed,
+                            size_t count);
+void xs_krn_dropout_bwd(const float *dy, const uint8_t *keep, float *dx, float p, size_t count,
+                        int threads);
+
+/* out[t] = wte[tok[t]] + wpe[t % seq]; backward scatter-adds into both. */
+void xs_krn_embedding_fwd(const int32_t *tok, const float *wte, const float *wpe, float *out,
+                          size_t tokens, size_t seq, size_t width, int threads);
+void xs_krn_embedding_bwd(const int32_t *tok, const float *dout, float *dwte, float *dwpe,
+                          size_t tokens, size_t seq, size_t width);
+
+/* Mean cross-entropy of logits[t][V] against targets; dlogits = (softmax -
+ * onehot) / tokens. Returns the loss. */
+double xs_krn_cross_entropy(const float *logits, const int32_t *target, float *dlogits,
+                            size_t tokens, size_t vocab, int threads);
+
+#endif
