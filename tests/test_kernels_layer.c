@@ -8,6 +8,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "cpu_features.h"
 #include "layer_ops.h"
 #include "test_util.h"
 
@@ -250,6 +251,38 @@ static void dropout_should_keep_the_expected_fraction_and_scale(void)
     CU_ASSERT(memcmp(dx, y1, sizeof dx) == 0); /* the same mask and scale */
 }
 
+static void bf16_cast_should_give_the_reference_bits_on_every_path(void)
+{
+    enum { M = 1000 };
+    static float x[M];
+    static xs_bf16 ref[M], fast[M];
+    const uint32_t special[] = {
+        0x00000000u, 0x80000000u, 0x00000001u, /* zero, -zero, smallest subnormal */
+        0x007fffffu, 0x3f808000u, 0x3f818000u, /* largest subnormal, ties to even down / up */
+        0x7f800000u, 0xff800000u, 0x7fc00001u, /* infinities, a quiet NaN */
+        0x7f800001u, 0x7f7fffffu, 0x3f80ffffu  /* a signalling NaN, max float, rounds up */
+    };
+    for (int i = 0; i < M; i++)
+        x[i] = frand() * (float)(1 << (i % 20));
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        memcpy(&x[100 + i], &special[i], 4);
+    xs_krn_cast_bf16_ref(x, ref, M);
+    CU_ASSERT_EQUAL(ref[104], 0x3f80); /* 1.00390625 ties to even: down */
+    CU_ASSERT_EQUAL(ref[105], 0x3f82); /* 1.01171875 ties to even: up */
+    CU_ASSERT_EQUAL(ref[111], 0x3f81);
+    CU_ASSERT((ref[109] & 0x7f80) == 0x7f80 && (ref[109] & 0x7f)); /* NaN stays NaN */
+    for (int path = 0; path < 2; path++) {
+        if (path)
+            setenv("XS_CPU_DISABLE", "avx512", 1);
+        xs_cpu_features_redetect();
+        memset(fast, 0, sizeof fast);
+        xs_krn_cast_bf16(x, fast, M, 2);
+        CU_ASSERT(memcmp(fast, ref, sizeof ref) == 0);
+    }
+    unsetenv("XS_CPU_DISABLE");
+    xs_cpu_features_redetect();
+}
+
 /* ---- embedding, cross-entropy ------------------------------------------------ */
 
 static void embedding_should_gather_and_scatter_back(void)
@@ -316,6 +349,8 @@ int tu_add_kernels_layer_suite(void)
                         gelu_should_hit_known_values_and_differentiate) ||
            !CU_add_test(s, "bias_and_add_should_match_their_definitions",
                         bias_and_add_should_match_their_definitions) ||
+           !CU_add_test(s, "bf16_cast_should_give_the_reference_bits_on_every_path",
+                        bf16_cast_should_give_the_reference_bits_on_every_path) ||
            !CU_add_test(s, "dropout_should_keep_the_expected_fraction_and_scale",
                         dropout_should_keep_the_expected_fraction_and_scale) ||
            !CU_add_test(s, "embedding_should_gather_and_scatter_back",

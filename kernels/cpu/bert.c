@@ -112,13 +112,6 @@ typedef struct {
     xs_bert_trace *t;
 } ctx;
 
-static void cast_bf16(const float *x, xs_bf16 *y, size_t count, int threads)
-{
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < count; i++)
-        y[i] = xs_f32_to_bf16(x[i]);
-}
-
 /* C = op(A) op(B) (+C): in bf16 the operands are cast first (recorded as
  * casts), as mixed precision does */
 static void mm(ctx *x, const char *name, int ta, int tb, size_t m, size_t n, size_t k,
@@ -128,8 +121,8 @@ static void mm(ctx *x, const char *name, int ta, int tb, size_t m, size_t n, siz
     int nt = b->c.threads;
     if (b->c.bf16) {
         double t0 = now();
-        cast_bf16(A, b->ca, m * k, nt);
-        cast_bf16(B, b->cb, k * n, nt);
+        xs_krn_cast_bf16(A, b->ca, m * k, nt);
+        xs_krn_cast_bf16(B, b->cb, k * n, nt);
         double t1 = now();
         record(x->t, "cast", "cast", "fp32", 0, 0, 0, 0, 0, 0, 6.0 * (double)(m * k + k * n),
                t1 - t0);

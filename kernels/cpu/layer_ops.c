@@ -4,11 +4,31 @@
  * different order than the references, the tests allow for rounding. */
 #include "layer_ops.h"
 
+#include <immintrin.h>
 #include <math.h>
 #include <string.h>
 
+#include "cpu_features.h"
+
 #define CLONES __attribute__((target_clones("avx512f", "default")))
 #define NT(t) ((t) > 0 ? (t) : 1)
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* This thread's share [lo, hi) of width columns, cut on 16-column lines. */
+static void column_range(size_t width, size_t *lo, size_t *hi)
+{
+    size_t t = 0, nt = 1;
+#ifdef _OPENMP
+    t = (size_t)omp_get_thread_num();
+    nt = (size_t)omp_get_num_threads();
+#endif
+    size_t lines = (width + 15) / 16, per = (lines + nt - 1) / nt;
+    *lo = t * per * 16 < width ? t * per * 16 : width;
+    *hi = (t + 1) * per * 16 < width ? (t + 1) * per * 16 : width;
+}
 
 /* ---- LayerNorm -------------------------------------------------------------- */
 
@@ -75,6 +95,28 @@ void xs_krn_layernorm_bwd_ref(const float *dy, const float *x, const float *gamm
     }
 }
 
+/* The parameter gradients: each thread owns a range of columns and walks
+ * the rows in order, so every column sums in the reference's order (and
+ * the same result for any thread count) while reading rows contiguously. */
+CLONES static void column_sums_xhat(const float *dy, const float *x, const float *mean,
+                                    const float *rstd, float *dgamma, float *dbeta, size_t rows,
+                                    size_t width, int threads)
+{
+#pragma omp parallel num_threads(NT(threads))
+    {
+        size_t lo, hi;
+        column_range(width, &lo, &hi);
+        for (size_t r = 0; r < rows; r++) {
+            const float *d = dy + r * width, *xr = x + r * width;
+#pragma omp simd
+            for (size_t i = lo; i < hi; i++) {
+                dgamma[i] += d[i] * (xr[i] - mean[r]) * rstd[r];
+                dbeta[i] += d[i];
+            }
+        }
+    }
+}
+
 CLONES void xs_krn_layernorm_bwd(const float *dy, const float *x, const float *gamma,
                                  const float *mean, const float *rstd, float *dx, float *dgamma,
                                  float *dbeta, size_t rows, size_t width, int threads)
@@ -82,17 +124,7 @@ CLONES void xs_krn_layernorm_bwd(const float *dy, const float *x, const float *g
 #pragma omp parallel for num_threads(NT(threads)) schedule(static)
     for (size_t r = 0; r < rows; r++)
         ln_bwd_row(dy + r * width, x + r * width, gamma, mean[r], rstd[r], dx + r * width, width);
-    /* parameter gradients: columns in parallel, rows in order (deterministic) */
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t i = 0; i < width; i++) {
-        float g = 0, b = 0;
-        for (size_t r = 0; r < rows; r++) {
-            g += dy[r * width + i] * (x[r * width + i] - mean[r]) * rstd[r];
-            b += dy[r * width + i];
-        }
-        dgamma[i] += g;
-        dbeta[i] += b;
-    }
+    column_sums_xhat(dy, x, mean, rstd, dgamma, dbeta, rows, width, threads);
 }
 
 /* ---- softmax -------------------------------------------------------------- */
@@ -196,6 +228,7 @@ CLONES void xs_krn_bias_add(float *y, const float *b, size_t rows, size_t width,
 {
 #pragma omp parallel for num_threads(NT(threads)) schedule(static)
     for (size_t r = 0; r < rows; r++)
+#pragma omp simd
         for (size_t i = 0; i < width; i++)
             y[r * width + i] += b[i];
 }
@@ -209,13 +242,15 @@ void xs_krn_bias_grad_ref(const float *dy, float *db, size_t rows, size_t width)
 
 CLONES void xs_krn_bias_grad(const float *dy, float *db, size_t rows, size_t width, int threads)
 {
-    /* columns in parallel, rows in order: the reference's sums exactly */
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t i = 0; i < width; i++) {
-        float s = 0;
+    /* columns split over the threads, rows in order: the reference's sums */
+#pragma omp parallel num_threads(NT(threads))
+    {
+        size_t lo, hi;
+        column_range(width, &lo, &hi);
         for (size_t r = 0; r < rows; r++)
-            s += dy[r * width + i];
-        db[i] += s;
+#pragma omp simd
+            for (size_t i = lo; i < hi; i++)
+                db[i] += dy[r * width + i];
     }
 }
 
@@ -224,6 +259,51 @@ CLONES void xs_krn_add(const float *a, const float *b, float *y, size_t count, i
 #pragma omp parallel for num_threads(NT(threads)) schedule(static)
     for (size_t i = 0; i < count; i++)
         y[i] = a[i] + b[i];
+}
+
+/* ---- bf16 cast ------------------------------------------------------------- */
+
+void xs_krn_cast_bf16_ref(const float *x, xs_bf16 *y, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        y[i] = xs_f32_to_bf16(x[i]);
+}
+
+/* xs_f32_to_bf16 sixteen lanes at a time, in integer arithmetic: the same
+ * bits as the reference for every input, NaNs and subnormals included
+ * (VCVTNEPS2BF16 would flush subnormal inputs to zero). */
+__attribute__((target("avx512f,avx512bw"))) static void cast_avx512(const float *x, xs_bf16 *y,
+                                                                     size_t lo, size_t hi)
+{
+    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000),
+                  bias = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1),
+                  quiet = _mm512_set1_epi32(0x40);
+    size_t i = lo;
+    for (; i + 16 <= hi; i += 16) {
+        __m512i u = _mm512_loadu_si512(x + i);
+        __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, abs_mask), inf);
+        __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), one);
+        __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(bias, odd)), 16);
+        r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), quiet);
+        _mm256_storeu_si256((__m256i *)(y + i), _mm512_cvtepi32_epi16(r));
+    }
+    for (; i < hi; i++)
+        y[i] = xs_f32_to_bf16(x[i]);
+}
+
+void xs_krn_cast_bf16(const float *x, xs_bf16 *y, size_t count, int threads)
+{
+    int vec = xs_cpu_features_get()->avx512;
+#pragma omp parallel num_threads(NT(threads))
+    {
+        size_t lo, hi;
+        column_range(count, &lo, &hi);
+        if (vec)
+            cast_avx512(x, y, lo, hi);
+        else
+            for (size_t i = lo; i < hi; i++)
+                y[i] = xs_f32_to_bf16(x[i]);
+    }
 }
 
 /* ---- dropout ---------------------------------------------------------------- */

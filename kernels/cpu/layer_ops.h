@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bf16.h"
+
 /* y = (x - mean) * rstd * gamma + beta per row; saves mean and rstd. */
 void xs_krn_layernorm_fwd(const float *x, const float *gamma, const float *beta, float *y,
                           float *mean, float *rstd, size_t rows, size_t width, int threads);
@@ -47,6 +49,11 @@ void xs_krn_bias_grad_ref(const float *dy, float *db, size_t rows, size_t width)
 
 /* y = a + b */
 void xs_krn_add(const float *a, const float *b, float *y, size_t count, int threads);
+
+/* fp32 -> bf16, round to nearest even (xs_f32_to_bf16); the AVX-512 path
+ * gives the reference's bits for every input. */
+void xs_krn_cast_bf16(const float *x, xs_bf16 *y, size_t count, int threads);
+void xs_krn_cast_bf16_ref(const float *x, xs_bf16 *y, size_t count);
 
 /* Inverted dropout with a counter-based hash, so every implementation draws
  * the same mask: keep[i] = hash(seed, i) >= p; y = x keep / (1 - p). The
