@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "fileio.h"
 
 #define POS(path, req, member, help) \
@@ -152,8 +153,9 @@ static int parse_tiles(const char *text, xs_tile *tiles, int *n, const char *pat
     return XS_OK;
 }
 
-/* Relations between fields, checked after each field passed on its own. */
-static int check_relations(xs_device *d, const char *path, xs_error *err)
+/* Relations every device file must satisfy: its id names the file, idle
+ * power is below the limit, the price has a date. */
+static int check_common(const xs_device *d, const char *path, xs_error *err)
 {
     char stem[256];
     const char *base = strrchr(path, '/');
@@ -169,6 +171,20 @@ static int check_relations(xs_device *d, const char *path, xs_error *err)
         return xs_error_set(err, XS_ERANGE,
                             "%s: field 'power.idle_w' must be below power.tdp_w (%g W), got %g",
                             path, d->tdp_w, d->idle_w);
+    if (!valid_date(d->price_as_of))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'price.as_of' must be a date YYYY, YYYY-MM or "
+                            "YYYY-MM-DD, got \"%s\"",
+                            path, d->price_as_of);
+    return XS_OK;
+}
+
+/* Relations between the fields of a GPU file. */
+static int check_gpu(xs_device *d, const char *path, xs_error *err)
+{
+    int rc = check_common(d, path, err);
+    if (rc)
+        return rc;
     double top = fmax(d->clock_boost_mhz, d->clock_tensor_mhz);
     if (d->clock_sustained_mhz > top)
         return xs_error_set(err, XS_ERANGE,
@@ -207,21 +223,37 @@ static int check_relations(xs_device *d, const char *path, xs_error *err)
                             "%s: field 'compute.tensor_mma_shape' must look like m16n8k16, "
                             "got \"%s\"",
                             path, d->mma_shape);
-    int rc = parse_tiles(d->tensor_tiles_text, d->tensor_tiles, &d->n_tensor_tiles, path,
-                         "gemm.tensor_tiles", err);
+    rc = parse_tiles(d->tensor_tiles_text, d->tensor_tiles, &d->n_tensor_tiles, path,
+                     "gemm.tensor_tiles", err);
     if (!rc)
         rc = parse_tiles(d->unaligned_tiles_text, d->unaligned_tiles, &d->n_unaligned_tiles, path,
                          "gemm.unaligned_tiles", err);
     if (!rc)
         rc = parse_tiles(d->simt_tiles_text, d->simt_tiles, &d->n_simt_tiles, path,
                          "gemm.simt_tiles", err);
+    return rc;
+}
+
+/* Relations between the fields of a CPU file; then the GEMM-model fields. */
+static int check_cpu(xs_device *d, const char *path, xs_error *err)
+{
+    int rc = check_common(d, path, err);
     if (rc)
         return rc;
-    if (!valid_date(d->price_as_of))
-        return xs_error_set(err, XS_EFIELD,
-                            "%s: field 'price.as_of' must be a date YYYY, YYYY-MM or "
-                            "YYYY-MM-DD, got \"%s\"",
-                            path, d->price_as_of);
+    if (d->cpu.bw_dram_all > d->cpu.bw_dram_core * (double)d->cpu.cores * 1.5)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'memory.bw_dram_gbs' must not exceed cores x "
+                            "memory.bw_dram_gbs_per_core (%g GB/s) by more than half, got %g",
+                            path, d->cpu.bw_dram_core * (double)d->cpu.cores,
+                            d->cpu.bw_dram_all);
+    xs_dev_cpu_derive(d);
+    rc = parse_tiles(d->tensor_tiles_text, d->tensor_tiles, &d->n_tensor_tiles, path,
+                     "gemm.tiles", err);
+    if (rc)
+        return rc;
+    memcpy(d->unaligned_tiles, d->tensor_tiles, sizeof d->tensor_tiles);
+    memcpy(d->simt_tiles, d->tensor_tiles, sizeof d->tensor_tiles);
+    d->n_unaligned_tiles = d->n_simt_tiles = d->n_tensor_tiles;
     return XS_OK;
 }
 
@@ -238,12 +270,14 @@ int xs_dev_load(const char *path, xs_device *dev, xs_error *err)
         return rc;
     xs_device d;
     memset(&d, 0, sizeof d);
+    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(root, "class");
+    int cpu = cJSON_IsString(cls) && strcmp(cls->valuestring, "cpu") == 0;
     size_t n;
-    const xs_field *fields = xs_dev_fields(&n);
+    const xs_field *fields = cpu ? xs_dev_cpu_fields(&n) : xs_dev_fields(&n);
     rc = xs_schema_apply(fields, n, root, path, &d, err);
     cJSON_Delete(root);
     if (!rc)
-        rc = check_relations(&d, path, err);
+        rc = cpu ? check_cpu(&d, path, err) : check_gpu(&d, path, err);
     if (!rc)
         *dev = d;
     return rc;
@@ -251,6 +285,10 @@ int xs_dev_load(const char *path, xs_device *dev, xs_error *err)
 
 void xs_dev_corner(const xs_device *dev, int which, xs_device *out)
 {
+    if (dev->cls == XS_CLASS_CPU) {
+        xs_cpu_corner(dev, which, out);
+        return;
+    }
     *out = *dev;
     if (which < 0) {
         out->clock_sustained_mhz = dev->clock_sustained_low_mhz;
@@ -262,6 +300,14 @@ void xs_dev_corner(const xs_device *dev, int which, xs_device *out)
         out->gemm_efficiency = dev->gemm_efficiency_high;
         out->mem_bw_efficiency = dev->mem_bw_efficiency_high;
     }
+}
+
+const char *xs_dev_arch_name(const xs_device *dev)
+{
+    static const char *const arches[] = {"volta", "turing", "ampere", "ada", "hopper"};
+    if (dev->cls == XS_CLASS_CPU)
+        return dev->cpu.isa;
+    return dev->arch >= 0 && dev->arch <= XS_ARCH_HOPPER ? arches[dev->arch] : "?";
 }
 
 double xs_dev_peak_flops(const xs_device *dev, xs_dtype t)

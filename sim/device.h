@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "cpu_params.h"
 #include "dtype.h"
 #include "error.h"
 #include "schema.h"
@@ -73,17 +74,38 @@ typedef struct {
     double gemm_efficiency_low, gemm_efficiency_high; /* the uncertainty band */
     double mem_bw_efficiency_low, mem_bw_efficiency_high;
     double kernel_launch_us;  /* GPU-side cost of one kernel launch */
+
+    /* Refinements of the GEMM model that a CPU device sets (0 on GPUs):
+     * mainloop efficiency per engine format (else gemm_efficiency), a fixed
+     * cost per tile, at most this many tiles resident per core, and operands
+     * packed into aligned panels (so row alignment does not matter). */
+    double gemm_eff_dtype[XS_DTYPE_COUNT];
+    double tile_overhead_ns[XS_DTYPE_COUNT];
+    int64_t max_tiles_per_sm;
+    int packs_operands;
+
+    xs_cpu_params cpu; /* class cpu only */
 } xs_device;
 
 /* The band's corners: dev with every uncertain parameter at its slow (-1)
  * or fast (+1) end: sustained clock, GEMM and bandwidth efficiencies. */
 void xs_dev_corner(const xs_device *dev, int which, xs_device *out);
 
-/* Load and validate path into dev. The file's stem must equal its "id". */
+/* Load and validate path into dev. The file's stem must equal its "id".
+ * The "class" field selects the schema: gpu (and tpu) files describe the
+ * chip by its datasheet; cpu files hold calibrated host parameters. */
 int xs_dev_load(const char *path, xs_device *dev, xs_error *err);
 
-/* The schema table, for documentation (`xpusim devices --help`). */
+/* The schema tables, for documentation (`xpusim devices --help`). */
 const xs_field *xs_dev_fields(size_t *n);
+const xs_field *xs_dev_cpu_fields(size_t *n);
+
+/* "ampere", ... for GPUs; the instruction set (amx-bf16, ...) for CPUs. */
+const char *xs_dev_arch_name(const xs_device *dev);
+
+/* Fill the GEMM-model fields of a cpu device from dev->cpu (tiles, cores,
+ * peaks, per-format efficiency); done by the loader and after edits. */
+void xs_dev_cpu_derive(xs_device *dev);
 
 /* Matrix-engine peak in FLOP/s for t at the sustained clock, or 0 if the
  * engine lacks the format; fp32 returns the vector-unit peak. */

@@ -11,6 +11,12 @@
 #define ACC_REG_OVERHEAD 1.5
 #define MAX_CTAS_PER_SM 16
 
+/* The mainloop efficiency of the kernels computing in format t. */
+static double engine_efficiency(const xs_device *dev, xs_dtype t)
+{
+    return dev->gemm_eff_dtype[t] > 0 ? dev->gemm_eff_dtype[t] : dev->gemm_efficiency;
+}
+
 double xs_gemm_rate(const xs_device *dev, xs_dtype want, xs_dtype *engine, int *tensor)
 {
     xs_dtype use = want;
@@ -18,7 +24,7 @@ double xs_gemm_rate(const xs_device *dev, xs_dtype want, xs_dtype *engine, int *
         use = XS_FP32; /* no tensor-core path: the library computes in fp32 */
     *engine = use;
     *tensor = use != XS_FP32;
-    return xs_dev_peak_flops(dev, use) * dev->gemm_efficiency;
+    return xs_dev_peak_flops(dev, use) * engine_efficiency(dev, use);
 }
 
 /* Largest power of two (<= 16) dividing a row of ld elements of es bytes. */
@@ -41,6 +47,7 @@ typedef struct {
     double smem;          /* shared memory per SM, bytes */
     double l2_bytes;
     double dram_bw;       /* achievable */
+    double tile_overhead; /* s per tile */
     int sms;
 } ctx;
 
@@ -57,8 +64,9 @@ static double tile_time(const ctx *c, const xs_tile *t, int tk, int64_t kt, int 
         *limit = iter == a ? 0 : iter == b ? 1 : 2;
     double iters = ceil((double)kt / tk);
     double epilogue = cc * (double)t->m * t->n * c->g->out_bytes / c->l2_sm;
-    /* pipeline fill before the first MMA and the store after the last */
-    return iters * iter + 2 * c->lat + epilogue;
+    /* pipeline fill before the first MMA and the store after the last, and
+     * a fixed cost per tile where the device measured one (CPU kernels) */
+    return iters * iter + 2 * c->lat + epilogue + cc * c->tile_overhead;
 }
 
 /* DRAM bytes: operands once if they fit in L2 together, else re-read by
@@ -93,14 +101,15 @@ int xs_gemm_model(const xs_device *dev, const xs_gemm_shape *g, xs_gemm_result *
     c.g = g;
     c.es = xs_dtype_bytes(engine);
     c.sms = (int)dev->sm_count;
-    c.sm_flops = xs_dev_peak_flops(dev, engine) * dev->gemm_efficiency / c.sms;
+    c.sm_flops = xs_dev_peak_flops(dev, engine) * engine_efficiency(dev, engine) / c.sms;
+    c.tile_overhead = dev->tile_overhead_ns[engine] * 1e-9;
     /* Operands whose rows are only 8, 4, 2 or 1-byte aligned force narrower
      * per-thread loads (cuBLAS/CUTLASS align4/2/1 kernels). L1 and the load
      * units process one request per warp instruction, so bandwidth holds
      * while a warp's 32 loads still fill a 128-byte line (>= 4 bytes each)
      * and falls in proportion below that. */
     int align = 16;
-    if (g->m > 0 && g->n > 0 && g->k > 0) {
+    if (g->m > 0 && g->n > 0 && g->k > 0 && !dev->packs_operands) {
         /* rows of A, B and C (the epilogue stores C with vector stores or TMA) */
         int64_t a_ld = g->ta ? g->m : g->k, b_ld = g->tb ? g->k : g->n;
         int la = row_alignment(a_ld, c.es), lb = row_alignment(b_ld, c.es),
@@ -144,6 +153,8 @@ int xs_gemm_model(const xs_device *dev, const xs_gemm_shape *g, xs_gemm_result *
         int cps = by_smem < by_regs ? by_smem : by_regs;
         if (cps > MAX_CTAS_PER_SM)
             cps = MAX_CTAS_PER_SM;
+        if (dev->max_tiles_per_sm > 0 && cps > dev->max_tiles_per_sm)
+            cps = (int)dev->max_tiles_per_sm;
         if (cps < 1)
             continue;
         int64_t tiles_m = (g->m + t->m - 1) / t->m, tiles_n = (g->n + t->n - 1) / t->n;

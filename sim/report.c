@@ -727,7 +727,6 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
 void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n)
 {
     static const char *classes[] = {"gpu", "tpu", "cpu"};
-    static const char *arches[] = {"volta", "turing", "ampere", "ada", "hopper"};
     if (fmt == XS_FMT_JSON) {
         cJSON *arr = cJSON_CreateArray();
         for (size_t i = 0; i < n; i++) {
@@ -736,7 +735,7 @@ void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size
             cJSON_AddStringToObject(o, "id", d->id);
             cJSON_AddStringToObject(o, "name", d->name);
             cJSON_AddStringToObject(o, "class", classes[d->cls]);
-            cJSON_AddStringToObject(o, "arch", arches[d->arch]);
+            cJSON_AddStringToObject(o, "arch", xs_dev_arch_name(d));
             for (int t = 0; t < XS_DTYPE_COUNT; t++) {
                 char key[32];
                 snprintf(key, sizeof key, "peak_%s_tflops", xs_dtype_name((xs_dtype)t));
@@ -767,12 +766,12 @@ void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size
         const double *pk = d->peak_tflops;
         if (hdr)
             xs_sb_printf(sb, "%s,\"%s\",%s,%s,%g,%g,%g,%g,%g,%g,%g,%g,%s\n", d->id, d->name,
-                         classes[d->cls], arches[d->arch], pk[XS_FP32], pk[XS_TF32],
+                         classes[d->cls], xs_dev_arch_name(d), pk[XS_FP32], pk[XS_TF32],
                          pk[XS_FP16], pk[XS_BF16], d->mem_capacity_gb, d->mem_bw_gbs,
                          d->tdp_w, d->price_usd_per_hour, d->price_as_of);
         else
             xs_sb_printf(sb, "%-16s %-26s %-7s %6.1f %6.1f %7.1f %7.1f %6.0f %7.0f %5.0f %7.3f\n",
-                         d->id, d->name, arches[d->arch], pk[XS_FP32], pk[XS_TF32],
+                         d->id, d->name, xs_dev_arch_name(d), pk[XS_FP32], pk[XS_TF32],
                          pk[XS_FP16], pk[XS_BF16], d->mem_capacity_gb, d->mem_bw_gbs,
                          d->tdp_w, d->price_usd_per_hour);
     }

@@ -44,6 +44,7 @@ void xs_schema_expect(const xs_field *f, char *buf, size_t size)
                             f->size ? f->size - 1 : (size_t)4095); break;
     case XS_F_BOOL: snprintf(buf, size, "true or false"); break;
     case XS_F_ENUM: snprintf(buf, size, "one of %s", f->choices); break;
+    case XS_F_OBJ: snprintf(buf, size, "a JSON object"); break;
     }
 }
 
@@ -108,6 +109,10 @@ int xs_schema_check(const xs_field *f, const cJSON *v, const char *where, xs_err
         if (!cJSON_IsString(v) || xs_choice_index(f->choices, v->valuestring) < 0)
             return bad_value(f, v, where, err);
         break;
+    case XS_F_OBJ:
+        if (!cJSON_IsObject(v))
+            return bad_value(f, v, where, err);
+        break;
     }
     return XS_OK;
 }
@@ -123,6 +128,7 @@ static void store(const xs_field *f, const cJSON *v, void *dest)
     case XS_F_STR: snprintf(at, f->size, "%s", v->valuestring); break;
     case XS_F_BOOL: *(int *)at = cJSON_IsTrue(v); break;
     case XS_F_ENUM: *(int *)at = xs_choice_index(f->choices, v->valuestring); break;
+    case XS_F_OBJ: break;
     }
 }
 

@@ -17,7 +17,8 @@ typedef enum {
     XS_F_INT,  /* stored as int64_t; must be integral */
     XS_F_STR,  /* stored as char[size] */
     XS_F_BOOL, /* stored as int (0/1) */
-    XS_F_ENUM  /* stored as int: index into choices "a|b|c" */
+    XS_F_ENUM, /* stored as int: index into choices "a|b|c" */
+    XS_F_OBJ   /* any JSON object, kept in the document, not stored or looked into */
 } xs_ftype;
 
 #define XS_NOSTORE ((size_t)-1)

@@ -62,6 +62,7 @@ static xs_op base(bld *c, int phase, int kind, const char *fmt, va_list ap)
     op.kind = kind;
     op.dtype = c->mm;
     op.launches = 1;
+    op.fn = -1;
     op.count = phase == XS_PH_FWD || phase == XS_PH_BWD ? c->wl->micro_batches : 1;
     return op;
 }
@@ -101,6 +102,7 @@ __attribute__((format(printf, 8, 9))) static void mem_op(bld *c, int phase, int 
     va_end(ap);
     op.bytes = elems * bpe;
     op.flops = elems * fpe;
+    op.elems = elems;
     op.launches = launches;
     emit(c, &op);
 }
@@ -548,6 +550,8 @@ int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,
     op->launches = fused ? multi_tensor_launches(params, tensors, OPTIMIZERS[optimizer].lists)
                          : OPTIMIZERS[optimizer].eager_kernels * tensors;
     op->count = 1;
+    op->elems = params;
+    op->fn = -1;
     return XS_OK;
 }
 
@@ -569,6 +573,8 @@ static void optimizer(bld *c)
         op.flops = P;
         op.launches = tensors;
         op.count = c->wl->micro_batches - 1;
+        op.elems = P;
+        op.fn = -1;
         emit(c, &op);
     }
     if (c->o2) /* half gradients unscaled into the fp32 master gradients, inf check */

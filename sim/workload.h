@@ -45,6 +45,10 @@ typedef struct {
     double bytes;     /* DRAM bytes read + written per call */
     int64_t launches; /* kernel launches per call */
     int64_t count;    /* calls per optimizer step */
+    double elems;     /* elements a non-GEMM op processes per call (parameters
+                         for an optimizer) */
+    int fn;           /* xs_cpu_fn of the kernel when known, else -1 (the CPU
+                         model then infers it from kind, phase and name) */
 } xs_op;
 
 typedef struct {

@@ -9,6 +9,7 @@
 #include <CUnit/CUnit.h>
 
 #include "bert.h"
+#include "cpu_params.h"
 #include "test_util.h"
 
 static void batch(const xs_bert_cfg *c, int32_t *tok, int32_t *tgt, unsigned seed)
@@ -151,13 +152,15 @@ static void trace_should_record_every_gemm_with_its_flops(void)
     for (size_t i = 0; i < t.n; i++) {
         total += t.ops[i].time_s;
         CU_ASSERT(t.ops[i].time_s >= 0);
-        if (!strcmp(t.ops[i].kind, "gemm")) {
+        if (!strcmp(t.ops[i].fn, "gemm")) {
             gemms++;
             flops += t.ops[i].flops;
             CU_ASSERT_STRING_EQUAL(t.ops[i].dtype, "bf16");
         }
-        casts += !strcmp(t.ops[i].kind, "cast");
-        optim += !strcmp(t.ops[i].kind, "optimizer");
+        else /* every other kernel is one the CPU cost model knows */
+            CU_ASSERT(xs_cpu_fn_index(t.ops[i].fn) >= 0);
+        casts += !strcmp(t.ops[i].fn, "cast");
+        optim += !strcmp(t.ops[i].fn, "adan");
     }
     CU_ASSERT_DOUBLE_EQUAL(flops, expect, 1e-6 * expect);
     /* forward 4 + 2 BA per layer, backward 8 + 4 BA, the head 3 */

@@ -283,6 +283,31 @@ static void bf16_cast_should_give_the_reference_bits_on_every_path(void)
     xs_cpu_features_redetect();
 }
 
+static void head_layouts_should_round_trip(void)
+{
+    enum { B = 2, S = 3, A = 2, D = 5, H = A * D, T = B * S };
+    float qkv[T * 3 * H], q[T * H], k[T * H], v[T * H], back[T * 3 * H], rows[T * H],
+        heads[T * H];
+    for (int i = 0; i < T * 3 * H; i++)
+        qkv[i] = (float)i;
+    xs_krn_heads_split(qkv, q, k, v, B, S, A, D, 2);
+    /* batch 1, head 1, token 2, element 3 of k: row 1*3+2, column h + 1*5 + 3 */
+    CU_ASSERT_EQUAL(k[((1 * A + 1) * S + 2) * D + 3], qkv[(1 * S + 2) * 3 * H + H + 1 * D + 3]);
+    xs_krn_heads_merge(q, k, v, back, B, S, A, D, 2);
+    CU_ASSERT(memcmp(back, qkv, sizeof qkv) == 0);
+    xs_krn_heads_to_rows(q, rows, B, S, A, D, 2);
+    xs_krn_rows_to_heads(rows, heads, B, S, A, D, 2);
+    CU_ASSERT(memcmp(heads, q, sizeof q) == 0);
+    for (int t = 0; t < T; t++) /* rows of q are the first h columns of qkv */
+        CU_ASSERT(memcmp(rows + t * H, qkv + t * 3 * H, H * sizeof(float)) == 0);
+    float z[37];
+    for (int i = 0; i < 37; i++)
+        z[i] = 1;
+    xs_krn_zero(z, 37, 2);
+    for (int i = 0; i < 37; i++)
+        CU_ASSERT_EQUAL(z[i], 0.0f);
+}
+
 /* ---- embedding, cross-entropy ------------------------------------------------ */
 
 static void embedding_should_gather_and_scatter_back(void)
@@ -353,6 +378,7 @@ int tu_add_kernels_layer_suite(void)
                         bf16_cast_should_give_the_reference_bits_on_every_path) ||
            !CU_add_test(s, "dropout_should_keep_the_expected_fraction_and_scale",
                         dropout_should_keep_the_expected_fraction_and_scale) ||
+           !CU_add_test(s, "head_layouts_should_round_trip", head_layouts_should_round_trip) ||
            !CU_add_test(s, "embedding_should_gather_and_scatter_back",
                         embedding_should_gather_and_scatter_back) ||
            !CU_add_test(s, "cross_entropy_should_give_log_v_and_its_gradient",

@@ -70,9 +70,9 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void record(xs_bert_trace *t, const char *name, const char *kind, const char *dtype,
-                   long long m, long long n, long long k, int ta, int tb, double flops,
-                   double bytes, double seconds)
+static void record(xs_bert_trace *t, const char *name, const char *fn, const char *dtype,
+                   long long m, long long n, long long k, int ta, int tb, double elems,
+                   double flops, double bytes, double seconds)
 {
     if (!t)
         return;
@@ -86,13 +86,14 @@ static void record(xs_bert_trace *t, const char *name, const char *kind, const c
     }
     xs_bert_op *o = &t->ops[t->n++];
     snprintf(o->name, sizeof o->name, "%s", name);
-    o->kind = kind;
+    o->fn = fn;
     o->dtype = dtype;
     o->m = m;
     o->n = n;
     o->k = k;
     o->ta = ta;
     o->tb = tb;
+    o->elems = elems;
     o->flops = flops;
     o->bytes = bytes;
     o->time_s = seconds;
@@ -119,32 +120,32 @@ static void mm(ctx *x, const char *name, int ta, int tb, size_t m, size_t n, siz
 {
     xs_bert *b = x->b;
     int nt = b->c.threads;
+    double flops = 2.0 * (double)m * (double)n * (double)k;
     if (b->c.bf16) {
         double t0 = now();
         xs_krn_cast_bf16(A, b->ca, m * k, nt);
         xs_krn_cast_bf16(B, b->cb, k * n, nt);
-        double t1 = now();
-        record(x->t, "cast", "cast", "fp32", 0, 0, 0, 0, 0, 0, 6.0 * (double)(m * k + k * n),
+        double t1 = now(), elems = (double)(m * k + k * n);
+        record(x->t, "cast", "cast", "fp32", 0, 0, 0, 0, 0, elems, 0, XS_KRN_B_CAST * elems,
                t1 - t0);
         xs_krn_gemm_bf16(ta, tb, m, n, k, b->ca, b->cb, C, acc, nt);
-        record(x->t, name, "gemm", "bf16", (long long)m, (long long)n, (long long)k, ta, tb,
-               2.0 * (double)m * (double)n * (double)k,
-               2.0 * (double)(m * k + k * n) + 4.0 * (double)(m * n) * (acc ? 2 : 1),
+        record(x->t, name, "gemm", "bf16", (long long)m, (long long)n, (long long)k, ta, tb, 0,
+               flops, 2.0 * (double)(m * k + k * n) + 4.0 * (double)(m * n) * (acc ? 2 : 1),
                now() - t1);
     } else {
         double t0 = now();
         xs_krn_gemm_f32(ta, tb, m, n, k, A, B, C, acc, nt);
-        record(x->t, name, "gemm", "fp32", (long long)m, (long long)n, (long long)k, ta, tb,
-               2.0 * (double)m * (double)n * (double)k,
-               4.0 * (double)(m * k + k * n + m * n * (acc ? 2 : 1)), now() - t0);
+        record(x->t, name, "gemm", "fp32", (long long)m, (long long)n, (long long)k, ta, tb, 0,
+               flops, 4.0 * (double)(m * k + k * n + m * n * (acc ? 2 : 1)), now() - t0);
     }
 }
 
-#define TIMED(x, name, kind, flops, bytes, call)                                              \
+/* Time one kernel call of elems elements moving bpe bytes each. */
+#define TIMED(x, name, fn, elems, bpe, call)                                                  \
     do {                                                                                      \
-        double t0_ = now();                                                                   \
+        double t0_ = now(), e_ = (elems);                                                     \
         call;                                                                                 \
-        record((x)->t, name, kind, "fp32", 0, 0, 0, 0, 0, flops, bytes, now() - t0_);         \
+        record((x)->t, name, fn, "fp32", 0, 0, 0, 0, 0, e_, 0, (bpe) * e_, now() - t0_);      \
     } while (0)
 
 /* ---- construction -------------------------------------------------------------- */
@@ -362,68 +363,6 @@ size_t xs_bert_params(const xs_bert *b)
            (V + (size_t)b->c.seq) * h + V * h + V;
 }
 
-/* ---- attention head layout ------------------------------------------------------ */
-
-/* [T x 3h] -> q, k, v as [B a s d] (one copy kernel for all three) */
-static void split_heads(const float *qkv, float *q, float *k, float *v, size_t B, size_t S,
-                        size_t A, size_t d, int nt)
-{
-    size_t h = A * d;
-#pragma omp parallel for num_threads(nt) schedule(static) collapse(2)
-    for (size_t bi = 0; bi < B; bi++)
-        for (size_t a = 0; a < A; a++)
-            for (size_t s = 0; s < S; s++) {
-                const float *row = qkv + (bi * S + s) * 3 * h + a * d;
-                size_t o = ((bi * A + a) * S + s) * d;
-                memcpy(q + o, row, d * sizeof(float));
-                memcpy(k + o, row + h, d * sizeof(float));
-                memcpy(v + o, row + 2 * h, d * sizeof(float));
-            }
-}
-
-/* the inverse: dq, dk, dv [B a s d] -> dqkv [T x 3h] */
-static void merge_qkv_grads(const float *dq, const float *dk, const float *dv, float *dqkv,
-                            size_t B, size_t S, size_t A, size_t d, int nt)
-{
-    size_t h = A * d;
-#pragma omp parallel for num_threads(nt) schedule(static) collapse(2)
-    for (size_t bi = 0; bi < B; bi++)
-        for (size_t a = 0; a < A; a++)
-            for (size_t s = 0; s < S; s++) {
-                float *row = dqkv + (bi * S + s) * 3 * h + a * d;
-                size_t o = ((bi * A + a) * S + s) * d;
-                memcpy(row, dq + o, d * sizeof(float));
-                memcpy(row + h, dk + o, d * sizeof(float));
-                memcpy(row + 2 * h, dv + o, d * sizeof(float));
-            }
-}
-
-/* [B a s d] -> [T x h] */
-static void heads_to_rows(const float *xh, float *x, size_t B, size_t S, size_t A, size_t d,
-                          int nt)
-{
-    size_t h = A * d;
-#pragma omp parallel for num_threads(nt) schedule(static) collapse(2)
-    for (size_t bi = 0; bi < B; bi++)
-        for (size_t a = 0; a < A; a++)
-            for (size_t s = 0; s < S; s++)
-                memcpy(x + (bi * S + s) * h + a * d, xh + ((bi * A + a) * S + s) * d,
-                       d * sizeof(float));
-}
-
-/* [T x h] -> [B a s d] */
-static void rows_to_heads(const float *x, float *xh, size_t B, size_t S, size_t A, size_t d,
-                          int nt)
-{
-    size_t h = A * d;
-#pragma omp parallel for num_threads(nt) schedule(static) collapse(2)
-    for (size_t bi = 0; bi < B; bi++)
-        for (size_t a = 0; a < A; a++)
-            for (size_t s = 0; s < S; s++)
-                memcpy(xh + ((bi * A + a) * S + s) * d, x + (bi * S + s) * h + a * d,
-                       d * sizeof(float));
-}
-
 /* ---- the step ------------------------------------------------------------------- */
 
 /* input in la[l].x; output to out_rows (the next layer's x, or b->out) */
@@ -439,44 +378,44 @@ static void layer_forward(ctx *x, size_t l, float *out_rows)
     float p = c->dropout, scale = 1.0f / sqrtf((float)d);
     uint64_t seed = b->seed * 1000003u + (uint64_t)b->step * 131u + l * 17u;
     mm(x, "attn.qkv", 0, 1, T, 3 * h, h, A->x, P->wqkv, A->qkv, 0);
-    TIMED(x, "attn.qkv.bias", "eltwise", (double)(T * 3 * h), 8.0 * (double)(T * 3 * h),
+    TIMED(x, "attn.qkv.bias", "bias", (double)(T * 3 * h), XS_KRN_B_BIAS,
           xs_krn_bias_add(A->qkv, P->bqkv, T, 3 * h, nt));
-    TIMED(x, "attn.heads", "copy", 0, 8.0 * (double)(T * 3 * h),
-          split_heads(A->qkv, A->q, A->k, A->v, B, S, H, d, nt));
+    TIMED(x, "attn.heads", "copy", (double)(T * 3 * h), XS_KRN_B_COPY,
+          xs_krn_heads_split(A->qkv, A->q, A->k, A->v, B, S, H, d, nt));
     for (size_t i = 0; i < BA; i++)
         mm(x, "attn.scores", 0, 1, S, S, d, A->q + i * S * d, A->k + i * S * d,
            b->scores + i * S * S, 0);
-    TIMED(x, "attn.softmax", "softmax", 5.0 * (double)(BA * S * S), 8.0 * (double)(BA * S * S),
+    TIMED(x, "attn.softmax", "softmax", (double)(BA * S * S), XS_KRN_B_SOFTMAX,
           xs_krn_softmax_fwd(b->scores, A->p, scale, BA * S, S, nt));
-    TIMED(x, "attn.dropout", "eltwise", 2.0 * (double)(BA * S * S), 9.0 * (double)(BA * S * S),
+    TIMED(x, "attn.dropout", "dropout", (double)(BA * S * S), XS_KRN_B_DROPOUT,
           xs_krn_dropout_fwd(A->p, A->pd, A->pkeep, p, seed, BA * S * S, nt));
     for (size_t i = 0; i < BA; i++)
         mm(x, "attn.context", 0, 0, S, d, S, A->pd + i * S * S, A->v + i * S * d,
            A->ctxh + i * S * d, 0);
-    TIMED(x, "attn.merge", "copy", 0, 8.0 * (double)(T * h),
-          heads_to_rows(A->ctxh, A->ctx, B, S, H, d, nt));
+    TIMED(x, "attn.merge", "copy", (double)(T * h), XS_KRN_B_COPY,
+          xs_krn_heads_to_rows(A->ctxh, A->ctx, B, S, H, d, nt));
     mm(x, "attn.out", 0, 1, T, h, h, A->ctx, P->wo, A->o, 0);
-    TIMED(x, "attn.out.bias", "eltwise", (double)(T * h), 8.0 * (double)(T * h),
+    TIMED(x, "attn.out.bias", "bias", (double)(T * h), XS_KRN_B_BIAS,
           xs_krn_bias_add(A->o, P->bo, T, h, nt));
-    TIMED(x, "attn.dropout_out", "eltwise", 2.0 * (double)(T * h), 9.0 * (double)(T * h),
+    TIMED(x, "attn.dropout_out", "dropout", (double)(T * h), XS_KRN_B_DROPOUT,
           xs_krn_dropout_fwd(A->o, A->od, A->okeep, p, seed + 1, T * h, nt));
-    TIMED(x, "attn.residual", "eltwise", (double)(T * h), 12.0 * (double)(T * h),
+    TIMED(x, "attn.residual", "add", (double)(T * h), XS_KRN_B_ADD,
           xs_krn_add(A->od, A->x, A->r1, T * h, nt));
-    TIMED(x, "attn.ln", "norm", 8.0 * (double)(T * h), 8.0 * (double)(T * h),
+    TIMED(x, "attn.ln", "layernorm", (double)(T * h), XS_KRN_B_LAYERNORM,
           xs_krn_layernorm_fwd(A->r1, P->g1, P->b1, A->h1, A->mean1, A->rstd1, T, h, nt));
     mm(x, "ffn.up", 0, 1, T, f, h, A->h1, P->w1, A->f, 0);
-    TIMED(x, "ffn.up.bias", "eltwise", (double)(T * f), 8.0 * (double)(T * f),
+    TIMED(x, "ffn.up.bias", "bias", (double)(T * f), XS_KRN_B_BIAS,
           xs_krn_bias_add(A->f, P->c1, T, f, nt));
-    TIMED(x, "ffn.gelu", "eltwise", 20.0 * (double)(T * f), 8.0 * (double)(T * f),
+    TIMED(x, "ffn.gelu", "gelu", (double)(T * f), XS_KRN_B_GELU,
           xs_krn_gelu_fwd(A->f, A->g, T * f, nt));
     mm(x, "ffn.down", 0, 1, T, h, f, A->g, P->w2, A->f2, 0);
-    TIMED(x, "ffn.down.bias", "eltwise", (double)(T * h), 8.0 * (double)(T * h),
+    TIMED(x, "ffn.down.bias", "bias", (double)(T * h), XS_KRN_B_BIAS,
           xs_krn_bias_add(A->f2, P->c2, T, h, nt));
-    TIMED(x, "ffn.dropout", "eltwise", 2.0 * (double)(T * h), 9.0 * (double)(T * h),
+    TIMED(x, "ffn.dropout", "dropout", (double)(T * h), XS_KRN_B_DROPOUT,
           xs_krn_dropout_fwd(A->f2, A->f2d, A->fkeep, p, seed + 2, T * h, nt));
-    TIMED(x, "ffn.residual", "eltwise", (double)(T * h), 12.0 * (double)(T * h),
+    TIMED(x, "ffn.residual", "add", (double)(T * h), XS_KRN_B_ADD,
           xs_krn_add(A->f2d, A->h1, A->r2, T * h, nt));
-    TIMED(x, "ffn.ln", "norm", 8.0 * (double)(T * h), 8.0 * (double)(T * h),
+    TIMED(x, "ffn.ln", "layernorm", (double)(T * h), XS_KRN_B_LAYERNORM,
           xs_krn_layernorm_fwd(A->r2, P->g2, P->b2, out_rows, A->mean2, A->rstd2, T, h, nt));
 }
 
@@ -494,49 +433,49 @@ static void layer_backward(ctx *x, size_t l, const float *dout, float *din)
     grad_bufs *gb = &b->gb;
     float *dr2 = gb->dr, *dg = gb->dg, *df = gb->df, *dh1 = gb->dh1, *dctx = gb->dctx;
     /* LN2: the residual's gradient reaches both the FFN branch and h1 */
-    TIMED(x, "ffn.ln.bwd", "norm", 12.0 * (double)(T * h), 16.0 * (double)(T * h),
+    TIMED(x, "ffn.ln.bwd", "layernorm_bwd", (double)(T * h), XS_KRN_B_LAYERNORM_BWD,
           xs_krn_layernorm_bwd(dout, A->r2, P->g2, A->mean2, A->rstd2, dr2, G->g2, G->b2, T, h,
                                nt));
-    TIMED(x, "ffn.dropout.bwd", "eltwise", (double)(T * h), 9.0 * (double)(T * h),
+    TIMED(x, "ffn.dropout.bwd", "dropout_bwd", (double)(T * h), XS_KRN_B_DROPOUT_BWD,
           xs_krn_dropout_bwd(dr2, A->fkeep, din, p, T * h, nt));
-    TIMED(x, "ffn.down.db", "reduce", (double)(T * h), 4.0 * (double)(T * h),
+    TIMED(x, "ffn.down.db", "bias_grad", (double)(T * h), XS_KRN_B_BIAS_GRAD,
           xs_krn_bias_grad(din, G->c2, T, h, nt));
     mm(x, "ffn.down.dX", 0, 0, T, f, h, din, P->w2, dg, 0);
     mm(x, "ffn.down.dW", 1, 0, h, f, T, din, A->g, G->w2, 1);
-    TIMED(x, "ffn.gelu.bwd", "eltwise", 30.0 * (double)(T * f), 12.0 * (double)(T * f),
+    TIMED(x, "ffn.gelu.bwd", "gelu_bwd", (double)(T * f), XS_KRN_B_GELU_BWD,
           xs_krn_gelu_bwd(dg, A->f, df, T * f, nt));
-    TIMED(x, "ffn.up.db", "reduce", (double)(T * f), 4.0 * (double)(T * f),
+    TIMED(x, "ffn.up.db", "bias_grad", (double)(T * f), XS_KRN_B_BIAS_GRAD,
           xs_krn_bias_grad(df, G->c1, T, f, nt));
     mm(x, "ffn.up.dX", 0, 0, T, h, f, df, P->w1, dh1, 0);
     mm(x, "ffn.up.dW", 1, 0, f, h, T, df, A->h1, G->w1, 1);
-    TIMED(x, "ffn.x.grad_sum", "eltwise", (double)(T * h), 12.0 * (double)(T * h),
+    TIMED(x, "ffn.x.grad_sum", "add", (double)(T * h), XS_KRN_B_ADD,
           xs_krn_add(dh1, dr2, dh1, T * h, nt));
     /* LN1 */
     float *dr1 = dr2;
-    TIMED(x, "attn.ln.bwd", "norm", 12.0 * (double)(T * h), 16.0 * (double)(T * h),
+    TIMED(x, "attn.ln.bwd", "layernorm_bwd", (double)(T * h), XS_KRN_B_LAYERNORM_BWD,
           xs_krn_layernorm_bwd(dh1, A->r1, P->g1, A->mean1, A->rstd1, dr1, G->g1, G->b1, T, h,
                                nt));
     float *dotmp = gb->dproj;
-    TIMED(x, "attn.dropout_out.bwd", "eltwise", (double)(T * h), 9.0 * (double)(T * h),
+    TIMED(x, "attn.dropout_out.bwd", "dropout_bwd", (double)(T * h), XS_KRN_B_DROPOUT_BWD,
           xs_krn_dropout_bwd(dr1, A->okeep, dotmp, p, T * h, nt));
-    TIMED(x, "attn.out.db", "reduce", (double)(T * h), 4.0 * (double)(T * h),
+    TIMED(x, "attn.out.db", "bias_grad", (double)(T * h), XS_KRN_B_BIAS_GRAD,
           xs_krn_bias_grad(dotmp, G->bo, T, h, nt));
     mm(x, "attn.out.dX", 0, 0, T, h, h, dotmp, P->wo, dctx, 0);
     mm(x, "attn.out.dW", 1, 0, h, h, T, dotmp, A->ctx, G->wo, 1);
     /* attention */
     float *dctxh = gb->dctxh, *dq = gb->dq, *dk = gb->dk, *dv = gb->dv, *dP = gb->dP;
-    TIMED(x, "attn.merge.bwd", "copy", 0, 8.0 * (double)(T * h),
-          rows_to_heads(dctx, dctxh, B, S, H, d, nt));
+    TIMED(x, "attn.merge.bwd", "copy", (double)(T * h), XS_KRN_B_COPY,
+          xs_krn_rows_to_heads(dctx, dctxh, B, S, H, d, nt));
     for (size_t i = 0; i < BA; i++) {
         mm(x, "attn.context.dP", 0, 1, S, S, d, dctxh + i * S * d, A->v + i * S * d,
            dP + i * S * S, 0);
         mm(x, "attn.context.dV", 1, 0, S, d, S, A->pd + i * S * S, dctxh + i * S * d,
            dv + i * S * d, 0);
     }
-    TIMED(x, "attn.dropout.bwd", "eltwise", (double)(BA * S * S), 9.0 * (double)(BA * S * S),
+    TIMED(x, "attn.dropout.bwd", "dropout_bwd", (double)(BA * S * S), XS_KRN_B_DROPOUT_BWD,
           xs_krn_dropout_bwd(dP, A->pkeep, dP, p, BA * S * S, nt));
-    TIMED(x, "attn.softmax.bwd", "softmax", 3.0 * (double)(BA * S * S),
-          12.0 * (double)(BA * S * S), xs_krn_softmax_bwd(dP, A->p, dP, scale, BA * S, S, nt));
+    TIMED(x, "attn.softmax.bwd", "softmax_bwd", (double)(BA * S * S), XS_KRN_B_SOFTMAX_BWD,
+          xs_krn_softmax_bwd(dP, A->p, dP, scale, BA * S, S, nt));
     for (size_t i = 0; i < BA; i++) {
         mm(x, "attn.scores.dQ", 0, 0, S, d, S, dP + i * S * S, A->k + i * S * d, dq + i * S * d,
            0);
@@ -544,13 +483,13 @@ static void layer_backward(ctx *x, size_t l, const float *dout, float *din)
            0);
     }
     float *dqkv = gb->dqkv;
-    TIMED(x, "attn.heads.bwd", "copy", 0, 8.0 * (double)(T * 3 * h),
-          merge_qkv_grads(dq, dk, dv, dqkv, B, S, H, d, nt));
-    TIMED(x, "attn.qkv.db", "reduce", (double)(T * 3 * h), 4.0 * (double)(T * 3 * h),
+    TIMED(x, "attn.heads.bwd", "copy", (double)(T * 3 * h), XS_KRN_B_COPY,
+          xs_krn_heads_merge(dq, dk, dv, dqkv, B, S, H, d, nt));
+    TIMED(x, "attn.qkv.db", "bias_grad", (double)(T * 3 * h), XS_KRN_B_BIAS_GRAD,
           xs_krn_bias_grad(dqkv, G->bqkv, T, 3 * h, nt));
     mm(x, "attn.qkv.dX", 0, 0, T, h, 3 * h, dqkv, P->wqkv, din, 0);
     mm(x, "attn.qkv.dW", 1, 0, 3 * h, h, T, dqkv, A->x, G->wqkv, 1);
-    TIMED(x, "attn.x.grad_sum", "eltwise", (double)(T * h), 12.0 * (double)(T * h),
+    TIMED(x, "attn.x.grad_sum", "add", (double)(T * h), XS_KRN_B_ADD,
           xs_krn_add(din, dr1, din, T * h, nt));
 }
 
@@ -562,21 +501,21 @@ double xs_bert_forward_backward(xs_bert *b, const int32_t *tokens, const int32_t
     size_t h = (size_t)c->hidden, V = (size_t)c->vocab, T = b->T, S = (size_t)c->seq,
            L = (size_t)c->layers;
     int nt = c->threads;
-    TIMED(&x, "grad.zero", "eltwise", 0, 4.0 * (double)b->nparams,
-          memset(b->grads, 0, b->nparams * sizeof(float)));
+    TIMED(&x, "grad.zero", "zero", (double)b->nparams, XS_KRN_B_ZERO,
+          xs_krn_zero(b->grads, b->nparams, nt));
     /* forward */
-    TIMED(&x, "embed", "embed", (double)(T * h), 12.0 * (double)(T * h),
+    TIMED(&x, "embed", "embed", (double)(T * h), XS_KRN_B_EMBED,
           xs_krn_embedding_fwd(tokens, b->wte, b->wpe, b->la[0].x, T, S, h, nt));
     for (size_t l = 0; l < L; l++)
         layer_forward(&x, l, l + 1 < L ? b->la[l + 1].x : b->out);
     mm(&x, "head.logits", 0, 1, T, V, h, b->out, b->wout, b->logits, 0);
-    TIMED(&x, "head.bias", "eltwise", (double)(T * V), 8.0 * (double)(T * V),
+    TIMED(&x, "head.bias", "bias", (double)(T * V), XS_KRN_B_BIAS,
           xs_krn_bias_add(b->logits, b->bout, T, V, nt));
     double loss;
-    TIMED(&x, "head.loss", "loss", 8.0 * (double)(T * V), 12.0 * (double)(T * V),
+    TIMED(&x, "head.loss", "xent", (double)(T * V), XS_KRN_B_XENT,
           loss = xs_krn_cross_entropy(b->logits, targets, b->dlogits, T, V, nt));
     /* backward */
-    TIMED(&x, "head.db", "reduce", (double)(T * V), 4.0 * (double)(T * V),
+    TIMED(&x, "head.db", "bias_grad", (double)(T * V), XS_KRN_B_BIAS_GRAD,
           xs_krn_bias_grad(b->dlogits, b->dbout, T, V, nt));
     float *dcur = b->gb.dx[0], *dnext = b->gb.dx[1];
     mm(&x, "head.dX", 0, 0, T, h, V, b->dlogits, b->wout, dcur, 0);
@@ -587,7 +526,7 @@ double xs_bert_forward_backward(xs_bert *b, const int32_t *tokens, const int32_t
         dcur = dnext;
         dnext = t;
     }
-    TIMED(&x, "embed.bwd", "embed", (double)(T * h), 12.0 * (double)(T * h),
+    TIMED(&x, "embed.bwd", "embed_bwd", (double)(T * h), XS_KRN_B_EMBED_BWD,
           xs_krn_embedding_bwd(tokens, dcur, b->dwte, b->dwpe, T, S, h));
     return loss;
 }
@@ -600,8 +539,7 @@ void xs_bert_update(xs_bert *b, const xs_adan_hparams *hp, xs_bert_trace *trace)
      * takes g_prev = g */
     if (b->step == 1)
         memcpy(b->gprev, b->grads, b->nparams * sizeof(float));
-    TIMED(&x, "optimizer.adan", "optimizer", 24.0 * (double)b->nparams,
-          (double)XS_ADAN_FUSED_BYTES * (double)b->nparams,
+    TIMED(&x, "optimizer.adan", "adan", (double)b->nparams, XS_ADAN_FUSED_BYTES,
           xs_krn_adan_fused(hp, b->step, b->params, b->grads, b->gprev, b->m, b->v, b->n,
                             b->nparams, b->c.threads));
 }

@@ -19,16 +19,17 @@ typedef struct {
     int threads;
 } xs_bert_cfg;
 
-/* One recorded kernel call. kind: "gemm", "eltwise", "norm", "softmax",
- * "reduce", "embed", "loss", "cast", "copy", "optimizer". For a GEMM,
- * C[m x n] = op(A)[m x k] op(B)[k x n]; dtype "fp32" or "bf16". */
+/* One recorded kernel call. fn: "gemm", or the kernel's name in the CPU
+ * cost model's table ("gelu", "layernorm_bwd", "cast", "adan", ...). For a
+ * GEMM, C[m x n] = op(A)[m x k] op(B)[k x n] in dtype "fp32" or "bf16";
+ * for the others, elems elements moving bytes. */
 typedef struct {
     char name[40];
-    const char *kind;
+    const char *fn;
     const char *dtype;
     long long m, n, k;
     int ta, tb;
-    double flops, bytes;
+    double elems, flops, bytes;
     double time_s;
 } xs_bert_op;
 

@@ -261,6 +261,74 @@ CLONES void xs_krn_add(const float *a, const float *b, float *y, size_t count, i
         y[i] = a[i] + b[i];
 }
 
+void xs_krn_zero(float *x, size_t count, int threads)
+{
+#pragma omp parallel num_threads(NT(threads))
+    {
+        size_t lo, hi;
+        column_range(count, &lo, &hi);
+        memset(x + lo, 0, (hi - lo) * sizeof *x);
+    }
+}
+
+/* ---- attention head layouts --------------------------------------------------- */
+
+void xs_krn_heads_split(const float *qkv, float *q, float *k, float *v, size_t B, size_t s,
+                        size_t a, size_t d, int threads)
+{
+    size_t h = a * d;
+#pragma omp parallel for num_threads(NT(threads)) schedule(static) collapse(2)
+    for (size_t bi = 0; bi < B; bi++)
+        for (size_t hd = 0; hd < a; hd++)
+            for (size_t t = 0; t < s; t++) {
+                const float *row = qkv + (bi * s + t) * 3 * h + hd * d;
+                size_t o = ((bi * a + hd) * s + t) * d;
+                memcpy(q + o, row, d * sizeof(float));
+                memcpy(k + o, row + h, d * sizeof(float));
+                memcpy(v + o, row + 2 * h, d * sizeof(float));
+            }
+}
+
+void xs_krn_heads_merge(const float *dq, const float *dk, const float *dv, float *dqkv,
+                        size_t B, size_t s, size_t a, size_t d, int threads)
+{
+    size_t h = a * d;
+#pragma omp parallel for num_threads(NT(threads)) schedule(static) collapse(2)
+    for (size_t bi = 0; bi < B; bi++)
+        for (size_t hd = 0; hd < a; hd++)
+            for (size_t t = 0; t < s; t++) {
+                float *row = dqkv + (bi * s + t) * 3 * h + hd * d;
+                size_t o = ((bi * a + hd) * s + t) * d;
+                memcpy(row, dq + o, d * sizeof(float));
+                memcpy(row + h, dk + o, d * sizeof(float));
+                memcpy(row + 2 * h, dv + o, d * sizeof(float));
+            }
+}
+
+void xs_krn_heads_to_rows(const float *xh, float *x, size_t B, size_t s, size_t a, size_t d,
+                          int threads)
+{
+    size_t h = a * d;
+#pragma omp parallel for num_threads(NT(threads)) schedule(static) collapse(2)
+    for (size_t bi = 0; bi < B; bi++)
+        for (size_t hd = 0; hd < a; hd++)
+            for (size_t t = 0; t < s; t++)
+                memcpy(x + (bi * s + t) * h + hd * d, xh + ((bi * a + hd) * s + t) * d,
+                       d * sizeof(float));
+}
+
+void xs_krn_rows_to_heads(const float *x, float *xh, size_t B, size_t s, size_t a, size_t d,
+                          int threads)
+{
+    size_t h = a * d;
+#pragma omp parallel for num_threads(NT(threads)) schedule(static) collapse(2)
+    for (size_t bi = 0; bi < B; bi++)
+        for (size_t hd = 0; hd < a; hd++)
+            for (size_t t = 0; t < s; t++)
+                memcpy(xh + ((bi * a + hd) * s + t) * d, x + (bi * s + t) * h + hd * d,
+                       d * sizeof(float));
+}
+
 /* ---- bf16 cast ------------------------------------------------------------- */
 
 void xs_krn_cast_bf16_ref(const float *x, xs_bf16 *y, size_t count)

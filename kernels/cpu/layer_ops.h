@@ -12,6 +12,27 @@
 
 #include "bf16.h"
 
+/* Bytes one element of each kernel moves, by the kernel's own accounting
+ * (fp32 reads + writes, 1-byte dropout masks; per-row and per-column
+ * vectors left out). The bert trace and the calibration both use them. */
+#define XS_KRN_B_ZERO 4.0
+#define XS_KRN_B_ADD 12.0
+#define XS_KRN_B_BIAS 8.0
+#define XS_KRN_B_BIAS_GRAD 4.0
+#define XS_KRN_B_DROPOUT 9.0
+#define XS_KRN_B_DROPOUT_BWD 9.0
+#define XS_KRN_B_GELU 8.0
+#define XS_KRN_B_GELU_BWD 12.0
+#define XS_KRN_B_LAYERNORM 8.0
+#define XS_KRN_B_LAYERNORM_BWD 20.0 /* dx pass (dy, x, dx) and parameter pass (dy, x) */
+#define XS_KRN_B_SOFTMAX 8.0
+#define XS_KRN_B_SOFTMAX_BWD 12.0
+#define XS_KRN_B_XENT 8.0
+#define XS_KRN_B_EMBED 12.0
+#define XS_KRN_B_EMBED_BWD 20.0 /* dout read, two rows read and written */
+#define XS_KRN_B_CAST 6.0
+#define XS_KRN_B_COPY 8.0
+
 /* y = (x - mean) * rstd * gamma + beta per row; saves mean and rstd. */
 void xs_krn_layernorm_fwd(const float *x, const float *gamma, const float *beta, float *y,
                           float *mean, float *rstd, size_t rows, size_t width, int threads);
@@ -49,6 +70,22 @@ void xs_krn_bias_grad_ref(const float *dy, float *db, size_t rows, size_t width)
 
 /* y = a + b */
 void xs_krn_add(const float *a, const float *b, float *y, size_t count, int threads);
+
+/* x = 0 (gradient buffers before a step), split over the threads. */
+void xs_krn_zero(float *x, size_t count, int threads);
+
+/* Attention head layouts. Rows [T x h] with T = B s tokens and h = a d;
+ * heads [B a s d]. split: the fused QKV projection [T x 3h] into q, k, v
+ * heads; merge: the inverse for their gradients; heads_to_rows and
+ * rows_to_heads: one [T x h] tensor either way. */
+void xs_krn_heads_split(const float *qkv, float *q, float *k, float *v, size_t B, size_t s,
+                        size_t a, size_t d, int threads);
+void xs_krn_heads_merge(const float *dq, const float *dk, const float *dv, float *dqkv,
+                        size_t B, size_t s, size_t a, size_t d, int threads);
+void xs_krn_heads_to_rows(const float *xh, float *x, size_t B, size_t s, size_t a, size_t d,
+                          int threads);
+void xs_krn_rows_to_heads(const float *x, float *xh, size_t B, size_t s, size_t a, size_t d,
+                          int threads);
 
 /* fp32 -> bf16, round to nearest even (xs_f32_to_bf16); the AVX-512 path
  * gives the reference's bits for every input. */

@@ -1,0 +1,185 @@
+/* cpu.c — see cpu.h. */
+#include "cpu.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "gemm.h"
+
+static int has(const char *name, const char *part)
+{
+    return strstr(name, part) != NULL;
+}
+
+int xs_cpu_fn_for_op(const xs_op *op)
+{
+    if (op->fn >= 0 && op->fn < XS_FN_COUNT)
+        return op->fn;
+    int bwd = op->phase == XS_PH_BWD;
+    switch (op->kind) {
+    case XS_OP_NORM: return bwd ? XS_FN_LAYERNORM_BWD : XS_FN_LAYERNORM;
+    case XS_OP_SOFTMAX: return bwd ? XS_FN_SOFTMAX_BWD : XS_FN_SOFTMAX;
+    case XS_OP_LOSS: return XS_FN_XENT;
+    case XS_OP_EMBED: return bwd ? XS_FN_EMBED_BWD : XS_FN_EMBED;
+    case XS_OP_CAST: return XS_FN_CAST;
+    case XS_OP_COPY: return XS_FN_COPY;
+    case XS_OP_REDUCE: return has(op->name, "accumulate") ? XS_FN_ADD : XS_FN_BIAS_GRAD;
+    case XS_OP_OPTIMIZER:
+        if (has(op->name, "adan"))
+            return XS_FN_ADAN;
+        if (has(op->name, "adam"))
+            return XS_FN_ADAMW;
+        return XS_FN_ADD; /* SGD, unscale, clipping: one streaming pass */
+    case XS_OP_ELTWISE:
+        if (has(op->name, "gelu"))
+            return bwd ? XS_FN_GELU_BWD : XS_FN_GELU;
+        if (has(op->name, "dropout"))
+            return bwd ? XS_FN_DROPOUT_BWD : XS_FN_DROPOUT;
+        if (has(op->name, "bias"))
+            return XS_FN_BIAS;
+        if (has(op->name, "zero"))
+            return XS_FN_ZERO;
+        return XS_FN_ADD;
+    default: return -1;
+    }
+}
+
+double xs_cpu_level_bw(const xs_cpu_params *c, double footprint, int threads)
+{
+    double t = threads;
+    if (footprint <= c->l2_kb_per_core * 1024 * t)
+        return c->bw_l2_core * 1e9 * t;
+    if (footprint <= c->llc_mb * 1024 * 1024)
+        return c->bw_llc_core * 1e9 * t;
+    return fmin(c->bw_dram_core * t, c->bw_dram_all) * 1e9;
+}
+
+/* Bytes the GEMM kernels of kernels/cpu/ copy into packed panels: each
+ * operand is read once and written padded to 32 rows and columns. Which
+ * copies gather (strided reads) follows the kernels: the fp32 A panel
+ * transposes a row-major A; a transposed B is gathered column by column;
+ * bf16 keeps A's rows (AMX reads whole-tile row-major A in place) and
+ * interleaves K pairs of B. */
+static void pack_bytes(const xs_op *op, xs_dtype engine, int direct, double *contig,
+                       double *strided)
+{
+    double es = xs_dtype_bytes(engine);
+    double m = (double)op->m, n = (double)op->n, k = (double)op->k;
+    double mp = ceil(m / 32) * 32, np = ceil(n / 32) * 32, kp = ceil(k / 32) * 32;
+    double a = es * (m * k + mp * kp), b = es * (k * n + kp * np);
+    *contig = *strided = 0;
+    if (engine == XS_BF16) {
+        if (!direct)
+            *(op->ta ? strided : contig) += a;
+        *(op->tb ? strided : contig) += b;
+    } else {
+        *(op->ta ? contig : strided) += a;
+        *(op->tb ? strided : contig) += b;
+    }
+}
+
+/* One GEMM call on threads cores: fork/join per parallel region (pack A,
+ * pack B, blocks), packing, then the tile/wave model with the memory time
+ * at the bandwidth of the level the operands fit in. A batched GEMM is
+ * that many calls: the CPU kernels run one matrix at a time. */
+static int gemm_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estimate *est,
+                         xs_error *err)
+{
+    const xs_cpu_params *c = &dev->cpu;
+    xs_device d = *dev;
+    d.sm_count = threads;
+    xs_dtype engine;
+    int tensor;
+    xs_gemm_rate(&d, op->dtype, &engine, &tensor);
+    double es = xs_dtype_bytes(engine);
+    double footprint = es * ((double)op->m * op->k + (double)op->k * op->n) +
+                       4.0 * (double)op->m * op->n;
+    d.mem_bw_gbs = xs_cpu_level_bw(c, footprint, threads) / 1e9;
+    xs_gemm_shape g = {op->m, op->n, op->k, 1, op->ta, op->tb, op->dtype, 4};
+    xs_gemm_result r;
+    int rc = xs_gemm_model(&d, &g, &r, err);
+    if (rc)
+        return rc;
+    /* the AMX kernel reads a row-major A of whole 32 x 32 tiles in place */
+    int direct = engine == XS_BF16 && strcmp(c->isa, "amx-bf16") == 0 && !op->ta &&
+                 op->k % 32 == 0 && op->m % 32 == 0;
+    double contig, strided;
+    pack_bytes(op, engine, direct, &contig, &strided);
+    double pack = contig / (c->pack_gbs_core * 1e9 * threads) +
+                  strided / (c->pack_strided_gbs_core * 1e9 * threads);
+    int regions = direct ? 2 : 3;
+    double batch = op->batch > 0 ? (double)op->batch : 1;
+    est->engine = engine;
+    est->tensor = tensor;
+    est->compute_s = batch * r.compute_s;
+    est->memory_s = batch * (r.memory_s + pack);
+    est->overhead_s = batch * regions * c->fork_us * 1e-6;
+    est->time_s = batch * (r.time_s + pack) + est->overhead_s;
+    est->bound = r.bound;
+    if (est->overhead_s > fmax(est->compute_s, est->memory_s))
+        est->bound = XS_BOUND_LAUNCH;
+    return XS_OK;
+}
+
+int xs_cpu_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estimate *est,
+                    xs_error *err)
+{
+    memset(est, 0, sizeof *est);
+    if (threads < 1 || threads > dev->cpu.cores)
+        return xs_error_set(err, XS_ERANGE, "device %s: threads must be in 1..%lld, got %d",
+                            dev->id, (long long)dev->cpu.cores, threads);
+    if (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM)
+        return gemm_estimate(dev, op, threads, est, err);
+    int fn = xs_cpu_fn_for_op(op);
+    if (fn < 0)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "device %s: the CPU model has no kernel for op '%s' (fused "
+                            "attention and collectives run on accelerators only)",
+                            dev->id, op->name);
+    const xs_cpu_kcost *k = &dev->cpu.k[fn];
+    double elems = op->elems > 0 ? op->elems : op->bytes / 4;
+    est->engine = XS_FP32;
+    est->tensor = 0;
+    est->compute_s = elems * k->ns_per_elem * 1e-9 / threads;
+    est->memory_s = op->bytes / xs_cpu_level_bw(&dev->cpu, op->bytes, threads);
+    est->overhead_s = k->overhead_us * 1e-6;
+    double body = fmax(est->compute_s, est->memory_s);
+    est->time_s = body + est->overhead_s;
+    est->bound = est->overhead_s > body          ? XS_BOUND_LAUNCH
+                 : est->compute_s >= est->memory_s ? XS_BOUND_COMPUTE
+                                                   : XS_BOUND_MEMORY;
+    return XS_OK;
+}
+
+static int cpu_backend_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
+                                xs_error *err)
+{
+    return xs_cpu_estimate(dev, op, (int)dev->cpu.cores, est, err);
+}
+
+const xs_backend xs_cpu_backend = {"cpu", cpu_backend_estimate};
+
+/* x moved s standard deviations, kept above a tenth of itself */
+static double shift(double x, double sd, double s)
+{
+    return fmax(0.1 * x, x + s * sd);
+}
+
+void xs_cpu_corner(const xs_device *dev, int which, xs_device *out)
+{
+    *out = *dev;
+    if (which == 0)
+        return;
+    double s = which > 0 ? 1 : -1; /* +: faster */
+    xs_cpu_params *c = &out->cpu;
+    const xs_cpu_params *o = &dev->cpu;
+    c->gemm_eff_bf16 = fmin(1, shift(o->gemm_eff_bf16, o->gemm_eff_bf16_sd, s));
+    c->gemm_eff_fp32 = fmin(1, shift(o->gemm_eff_fp32, o->gemm_eff_fp32_sd, s));
+    c->bw_l2_core = shift(o->bw_l2_core, o->bw_l2_core_sd, s);
+    c->bw_llc_core = shift(o->bw_llc_core, o->bw_llc_core_sd, s);
+    c->bw_dram_core = shift(o->bw_dram_core, o->bw_dram_core_sd, s);
+    c->bw_dram_all = shift(o->bw_dram_all, o->bw_dram_all_sd, s);
+    for (int f = 0; f < XS_FN_COUNT; f++)
+        c->k[f].ns_per_elem = shift(o->k[f].ns_per_elem, o->k[f].ns_per_elem_sd, -s);
+    xs_dev_cpu_derive(out);
+}

@@ -1,0 +1,37 @@
+/* cpu.h — the host-CPU cost model. Every parameter is calibrated on the
+ * host (`xpusim calibrate --backend cpu`): per-core vector and AMX mainloop
+ * rates, cache and DRAM bandwidths, operand packing, per-kernel costs per
+ * element and per call (fork/join), so an op's time depends on the thread
+ * count and on which level of the memory hierarchy its data fits in.
+ *
+ * GEMMs go through the shared tile/wave model (gemm.c) with the CPU
+ * kernels' 32 x 32 C block (2 x 2 AMX tiles) as the tile and a core as the
+ * SM, plus the time to pack the operands and one fork/join per parallel
+ * region. Every other kernel takes its fixed cost plus the longer of its
+ * work (elements x fitted time per element / threads) and its traffic at
+ * the bandwidth of the level its bytes fit in. */
+#ifndef XS_CPU_H
+#define XS_CPU_H
+
+#include "backend.h"
+#include "device.h"
+#include "workload.h"
+
+extern const xs_backend xs_cpu_backend;
+
+/* The kernel an op runs: op->fn when set, else from kind, phase and name;
+ * -1 for ops the CPU model has no kernel for (fused attention, comms). */
+int xs_cpu_fn_for_op(const xs_op *op);
+
+/* Bytes/s a kernel streaming footprint bytes reaches on threads cores. */
+double xs_cpu_level_bw(const xs_cpu_params *c, double footprint, int threads);
+
+/* Estimate one call of op on threads cores (1..cores). */
+int xs_cpu_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estimate *est,
+                    xs_error *err);
+
+/* The band's corners for a CPU device: every fitted parameter one
+ * standard deviation towards slow (which < 0) or fast (which > 0). */
+void xs_cpu_corner(const xs_device *dev, int which, xs_device *out);
+
+#endif

@@ -1,0 +1,67 @@
+/* cpu_params.h — what the CPU cost model knows about one host, all of it
+ * measured by `xpusim calibrate --backend cpu` (calibrate/) or read from
+ * a device file with class "cpu". Rates are per core; uncertainties (_sd)
+ * are one standard deviation from the least-squares fits. */
+#ifndef XS_CPU_PARAMS_H
+#define XS_CPU_PARAMS_H
+
+#include <stdint.h>
+
+/* The kernels other than GEMM that a Transformer step runs on the CPU (the
+ * functions of kernels/cpu/layer_ops.h, optim.h, memset and copies). Each
+ * has a fitted cost per element and per call. */
+typedef enum {
+    XS_FN_ZERO,      /* memset of a gradient buffer */
+    XS_FN_ADD,       /* residual add, gradient sum */
+    XS_FN_BIAS,      /* bias add, in place */
+    XS_FN_BIAS_GRAD, /* column sums of a gradient */
+    XS_FN_DROPOUT,
+    XS_FN_DROPOUT_BWD,
+    XS_FN_GELU,
+    XS_FN_GELU_BWD,
+    XS_FN_LAYERNORM,
+    XS_FN_LAYERNORM_BWD,
+    XS_FN_SOFTMAX,
+    XS_FN_SOFTMAX_BWD,
+    XS_FN_XENT,      /* cross-entropy: softmax, loss and its gradient */
+    XS_FN_EMBED,
+    XS_FN_EMBED_BWD,
+    XS_FN_CAST,      /* fp32 -> bf16 */
+    XS_FN_COPY,      /* layout copies (attention heads) */
+    XS_FN_ADAN,      /* fused Adan step, per parameter */
+    XS_FN_ADAMW,     /* fused AdamW step, per parameter */
+    XS_FN_COUNT
+} xs_cpu_fn;
+
+/* "gelu", "layernorm_bwd", ...; NULL out of range. */
+const char *xs_cpu_fn_name(int fn);
+/* Index of name, or -1. */
+int xs_cpu_fn_index(const char *name);
+
+typedef struct {
+    double ns_per_elem;    /* per element, one core, data in L2 */
+    double ns_per_elem_sd;
+    double overhead_us;    /* per call: fork/join and loop set-up */
+} xs_cpu_kcost;
+
+typedef struct {
+    int64_t cores;
+    double clock_mhz;          /* derived: measured FMA peak / (64 FLOP/cycle) */
+    char isa[24];              /* amx-bf16 | avx512-bf16 | avx512 | portable */
+    char cpu_model[96];
+    double l2_kb_per_core;     /* private cache whose bandwidth bw_l2 is */
+    double llc_mb;             /* effective shared last-level cache (measured) */
+    /* STREAM-triad bandwidths, GB/s: per core at each level, and DRAM with
+     * every core streaming (it saturates below cores x per-core) */
+    double bw_l2_core, bw_llc_core, bw_dram_core, bw_dram_all;
+    double bw_l2_core_sd, bw_llc_core_sd, bw_dram_core_sd, bw_dram_all_sd;
+    /* GEMM: mainloop efficiency against the in-core peak, fixed cost of a
+     * 32 x 32 C block, packing rates (contiguous and strided rows) */
+    double gemm_eff_bf16, gemm_eff_bf16_sd, gemm_eff_fp32, gemm_eff_fp32_sd;
+    double block_ns_bf16, block_ns_fp32;
+    double pack_gbs_core, pack_strided_gbs_core;
+    double fork_us; /* one OpenMP parallel region, all cores */
+    xs_cpu_kcost k[XS_FN_COUNT];
+} xs_cpu_params;
+
+#endif
