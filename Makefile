@@ -10,8 +10,8 @@ OPT     ?= -O2 -g
 HAVE_DNNL := $(shell test -f /usr/include/oneapi/dnnl/dnnl.h && echo 1)
 DNNL_CFLAGS := $(if $(HAVE_DNNL),-DXS_HAVE_DNNL)
 DNNL_LIBS := $(if $(HAVE_DNNL),-ldnnl)
-CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp -Isim -Ikernels/cpu -Icalibrate $(DNNL_CFLAGS)
-LDLIBS  := -lcjson -lm -fopenmp $(DNNL_LIBS)
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp -Isim -Ikernels/cpu -Icalibrate -Ibuild $(DNNL_CFLAGS)
+LDLIBS  := -lcjson -lgsl -lgslcblas -lm -fopenmp $(DNNL_LIBS)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRC  := $(filter-out sim/xpusim.c,$(wildcard sim/*.c)) $(wildcard kernels/cpu/*.c) \
@@ -19,10 +19,19 @@ LIB_SRC  := $(filter-out sim/xpusim.c,$(wildcard sim/*.c)) $(wildcard kernels/cp
 TEST_SRC := $(wildcard tests/*.c)
 HEADERS  := $(wildcard sim/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h)
 
+.DEFAULT_GOAL := all
 REL := build/rel
 ASN := build/asan
 
-.PHONY: all asan test test-rel test-asan golden plots validate bench clean deps
+# The source version, recorded in calibrated device files: the header is
+# rewritten only when the version changes, so only its includer rebuilds.
+XS_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+build/xs_version.h: FORCE
+	@mkdir -p build; v='#define XS_VERSION "$(XS_VERSION)"'; \
+	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+FORCE:
+
+.PHONY: FORCE all asan test test-rel test-asan golden plots validate bench clean deps
 
 all: xpusim
 
@@ -30,6 +39,7 @@ all: xpusim
 $(REL)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+$(REL)/calibrate/cpu_calibrate.o $(ASN)/calibrate/cpu_calibrate.o: build/xs_version.h
 $(REL)/libxpusim.a: $(LIB_SRC:%.c=$(REL)/%.o)
 	ar rcs $@ $^
 xpusim: $(REL)/sim/xpusim.o $(REL)/libxpusim.a

@@ -127,8 +127,8 @@ static double gemm_vs_onednn(int bf16, int threads, const xs_cal_opts *o, double
         gemm_ctx own = {bf16, 1, m, n, k, A, B, C1, NULL, threads};
         gemm_ctx ref = {bf16, 0, m, n, k, A, B, C2, xs_dnnl_matmul_create(bf16, m, n, k, A, B, C2),
                         threads};
-        xs_cal_kernel ko = {"own", 0, flops, run_gemm, &own};
-        xs_cal_kernel kr = {"onednn", 0, flops, run_gemm, &ref};
+        xs_cal_kernel ko = {"own", 0, flops, run_gemm, &own, NULL};
+        xs_cal_kernel kr = {"onednn", 0, flops, run_gemm, &ref, NULL};
         xs_cal_result ro, rr;
         if (ref.dnnl) {
             double ratio = xs_cal_compare(&ko, &kr, o, &ro, &rr); /* t_onednn / t_own */
@@ -162,12 +162,12 @@ int main(void)
 
     size_t n = STREAM_FLOATS;
     triad_ctx tc = {filled(n, 1), filled(n, 2), filled(n, 3), n, threads};
-    xs_cal_kernel triad = {"stream triad", 12.0 * (double)n, 2.0 * (double)n, run_triad, &tc};
+    xs_cal_kernel triad = {"stream triad", 12.0 * (double)n, 2.0 * (double)n, run_triad, &tc, NULL};
 
     adan_ctx ac = {xs_adan_defaults(1e-3f, 0.02f), 1, filled(n, 0.5f), filled(n, 0.01f),
                    filled(n, 0.01f), filled(n, 0), filled(n, 0), filled(n, 0), NULL, n, threads};
     xs_cal_kernel fused = {"adan fused", XS_ADAN_FUSED_BYTES * (double)n, 24.0 * (double)n,
-                           run_adan_fused, &ac};
+                           run_adan_fused, &ac, NULL};
     xs_cal_result rt, rf;
     double ratio = xs_cal_compare(&triad, &fused, &o, &rt, &rf);
     printf("\nbandwidth (%zu M floats an array, %.0f MB a kernel's working set)\n", n >> 20,
@@ -186,7 +186,7 @@ int main(void)
     for (size_t i = 0; i < n; i++)
         ec.gp[i] = -ac.gp[i];
     xs_cal_kernel eager = {"adan eager", XS_ADAN_EAGER_BYTES * (double)n, 24.0 * (double)n,
-                           run_adan_eager, &ec};
+                           run_adan_eager, &ec, NULL};
     xs_cal_opts oe = o;
     oe.min_reps = 3;
     xs_cal_result rf2, re;
@@ -205,8 +205,8 @@ int main(void)
      * which would charge our fp32 GEMM with the AMX section's aftermath */
     printf("\nmatrix engines (in-core peaks, measured)\n");
     peak_ctx pa = {2000000, threads, 1}, pf = {2000000, threads, 0};
-    xs_cal_kernel kpa = {"amx peak", 0, 4.0 * 2e6 * 16384 * threads, run_peak, &pa};
-    xs_cal_kernel kpf = {"fma peak", 0, 12.0 * 16 * 2 * 2e6 * threads, run_peak, &pf};
+    xs_cal_kernel kpa = {"amx peak", 0, 4.0 * 2e6 * 16384 * threads, run_peak, &pa, NULL};
+    xs_cal_kernel kpf = {"fma peak", 0, 12.0 * 16 * 2 * 2e6 * threads, run_peak, &pf, NULL};
     xs_cal_result rpa = {0}, rpf = {0};
     if (f->avx512) {
         xs_cal_measure(&kpf, &og, &rpf);

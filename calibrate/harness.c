@@ -66,11 +66,16 @@ static int done(const double *t, int n, const xs_cal_kernel *k, const xs_cal_opt
 
 void xs_cal_measure(const xs_cal_kernel *k, const xs_cal_opts *o, xs_cal_result *r)
 {
-    for (int i = 0; i < o->warmup; i++)
+    for (int i = 0; i < o->warmup; i++) {
+        if (k->prepare)
+            k->prepare(k->ctx);
         k->run(k->ctx);
+    }
     double t[MAX_SAMPLES], spent = 0;
     int n = 0;
     do {
+        if (k->prepare)
+            k->prepare(k->ctx);
         double t0 = xs_cal_now();
         k->run(k->ctx);
         t[n] = xs_cal_now() - t0;

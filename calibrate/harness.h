@@ -13,6 +13,9 @@ typedef struct {
     double flops; /* useful FLOPs of one call */
     void (*run)(void *ctx);
     void *ctx;
+    /* optional, untimed, before every call: puts caches in the state the
+     * kernel meets in real use (xs_cal_measure only) */
+    void (*prepare)(void *ctx);
 } xs_cal_kernel;
 
 typedef struct {

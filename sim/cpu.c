@@ -54,34 +54,34 @@ double xs_cpu_level_bw(const xs_cpu_params *c, double footprint, int threads)
     return fmin(c->bw_dram_core * t, c->bw_dram_all) * 1e9;
 }
 
-/* Bytes the GEMM kernels of kernels/cpu/ copy into packed panels: each
- * operand is read once and written padded to 32 rows and columns. Which
- * copies gather (strided reads) follows the kernels: the fp32 A panel
- * transposes a row-major A; a transposed B is gathered column by column;
- * bf16 keeps A's rows (AMX reads whole-tile row-major A in place) and
- * interleaves K pairs of B. */
-static void pack_bytes(const xs_op *op, xs_dtype engine, int direct, double *contig,
-                       double *strided)
+void xs_cpu_gemm_pack_bytes(int bf16, int amx, long long m, long long n, long long k, int ta,
+                            int tb, double *contig, double *transposed, int *direct)
 {
-    double es = xs_dtype_bytes(engine);
-    double m = (double)op->m, n = (double)op->n, k = (double)op->k;
-    double mp = ceil(m / 32) * 32, np = ceil(n / 32) * 32, kp = ceil(k / 32) * 32;
-    double a = es * (m * k + mp * kp), b = es * (k * n + kp * np);
-    *contig = *strided = 0;
-    if (engine == XS_BF16) {
-        if (!direct)
-            *(op->ta ? strided : contig) += a;
-        *(op->tb ? strided : contig) += b;
+    double es = bf16 ? 2 : 4, M = (double)m, N = (double)n, K = (double)k;
+    /* the bf16 panels pad K to whole 32-deep steps, the fp32 ones do not */
+    double mp = ceil(M / 32) * 32, np = ceil(N / 32) * 32, kp = bf16 ? ceil(K / 32) * 32 : K;
+    double a = es * (M * K + mp * kp), b = es * (K * N + kp * np);
+    *contig = *transposed = 0;
+    *direct = bf16 && amx && !ta && k % 32 == 0 && m % 32 == 0;
+    if (bf16) {
+        if (!*direct)
+            *(ta ? transposed : contig) += a;
+        *(tb ? transposed : contig) += b;
     } else {
-        *(op->ta ? contig : strided) += a;
-        *(op->tb ? strided : contig) += b;
+        *(ta ? contig : transposed) += a;
+        *(tb ? transposed : contig) += b;
     }
 }
 
-/* One GEMM call on threads cores: fork/join per parallel region (pack A,
- * pack B, blocks), packing, then the tile/wave model with the memory time
- * at the bandwidth of the level the operands fit in. A batched GEMM is
- * that many calls: the CPU kernels run one matrix at a time. */
+int xs_cpu_is_cold(const xs_cpu_params *c, double footprint)
+{
+    return footprint > c->l2_kb_per_core * 1024 / 4;
+}
+
+/* One GEMM call on threads cores: its fixed cost, packing, then the
+ * tile/wave model with the memory time at the bandwidth of the level the
+ * operands fit in. A batched GEMM is that many calls: the CPU kernels run
+ * one matrix at a time. */
 static int gemm_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estimate *est,
                          xs_error *err)
 {
@@ -100,21 +100,23 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, int threads, xs_
     int rc = xs_gemm_model(&d, &g, &r, err);
     if (rc)
         return rc;
-    /* the AMX kernel reads a row-major A of whole 32 x 32 tiles in place */
-    int direct = engine == XS_BF16 && strcmp(c->isa, "amx-bf16") == 0 && !op->ta &&
-                 op->k % 32 == 0 && op->m % 32 == 0;
-    double contig, strided;
-    pack_bytes(op, engine, direct, &contig, &strided);
+    int bf16 = engine == XS_BF16, direct;
+    double contig, transposed;
+    xs_cpu_gemm_pack_bytes(bf16, strcmp(c->isa, "amx-bf16") == 0, op->m, op->n, op->k, op->ta,
+                           op->tb, &contig, &transposed, &direct);
     double pack = contig / (c->pack_gbs_core * 1e9 * threads) +
-                  strided / (c->pack_strided_gbs_core * 1e9 * threads);
-    int regions = direct ? 2 : 3;
+                  transposed / (c->pack_transposed_gbs_core * 1e9 * threads);
+    double call = (bf16 ? c->gemm_call_us_bf16 : c->gemm_call_us_fp32) * 1e-6;
     double batch = op->batch > 0 ? (double)op->batch : 1;
+    if (xs_cpu_is_cold(c, fmax(footprint * batch, op->group_bytes)))
+        pack += footprint /
+                ((bf16 ? c->cold_gbs_core_bf16 : c->cold_gbs_core_fp32) * 1e9 * threads);
     est->engine = engine;
     est->tensor = tensor;
     est->compute_s = batch * r.compute_s;
     est->memory_s = batch * (r.memory_s + pack);
-    est->overhead_s = batch * regions * c->fork_us * 1e-6;
-    est->time_s = batch * (r.time_s + pack) + est->overhead_s;
+    est->overhead_s = batch * call;
+    est->time_s = batch * (r.time_s + pack + call);
     est->bound = r.bound;
     if (est->overhead_s > fmax(est->compute_s, est->memory_s))
         est->bound = XS_BOUND_LAUNCH;
@@ -138,9 +140,11 @@ int xs_cpu_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estim
                             dev->id, op->name);
     const xs_cpu_kcost *k = &dev->cpu.k[fn];
     double elems = op->elems > 0 ? op->elems : op->bytes / 4;
+    double ns = xs_cpu_is_cold(&dev->cpu, fmax(op->bytes, op->group_bytes)) ? k->ns_per_elem
+                                                                           : k->ns_per_elem_hot;
     est->engine = XS_FP32;
     est->tensor = 0;
-    est->compute_s = elems * k->ns_per_elem * 1e-9 / threads;
+    est->compute_s = elems * ns * 1e-9 / threads;
     est->memory_s = op->bytes / xs_cpu_level_bw(&dev->cpu, op->bytes, threads);
     est->overhead_s = k->overhead_us * 1e-6;
     double body = fmax(est->compute_s, est->memory_s);
@@ -179,7 +183,10 @@ void xs_cpu_corner(const xs_device *dev, int which, xs_device *out)
     c->bw_llc_core = shift(o->bw_llc_core, o->bw_llc_core_sd, s);
     c->bw_dram_core = shift(o->bw_dram_core, o->bw_dram_core_sd, s);
     c->bw_dram_all = shift(o->bw_dram_all, o->bw_dram_all_sd, s);
-    for (int f = 0; f < XS_FN_COUNT; f++)
+    for (int f = 0; f < XS_FN_COUNT; f++) {
         c->k[f].ns_per_elem = shift(o->k[f].ns_per_elem, o->k[f].ns_per_elem_sd, -s);
+        c->k[f].ns_per_elem_hot =
+            o->k[f].ns_per_elem_hot * c->k[f].ns_per_elem / o->k[f].ns_per_elem;
+    }
     xs_dev_cpu_derive(out);
 }

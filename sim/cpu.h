@@ -26,6 +26,25 @@ int xs_cpu_fn_for_op(const xs_op *op);
 /* Bytes/s a kernel streaming footprint bytes reaches on threads cores. */
 double xs_cpu_level_bw(const xs_cpu_params *c, double footprint, int threads);
 
+/* Bytes the GEMM kernels of kernels/cpu/ copy into packed panels, split
+ * into straight copies and transposing ones (in 32 x 32 squares), and
+ * whether the AMX kernel reads A in place (*direct). Each operand is read
+ * once and written padded to 32 rows and columns (bf16 also pads K). The
+ * fp32 A panel holds A transposed, so a row-major A is the transposing
+ * copy; a B stored transposed is transposed by both kernels; the bf16
+ * kernel keeps A's rows and interleaves K pairs of B. amx: the AMX kernel
+ * runs. */
+void xs_cpu_gemm_pack_bytes(int bf16, int amx, long long m, long long n, long long k, int ta,
+                            int tb, double *contig, double *transposed, int *direct);
+
+/* 1 when a kernel touching footprint bytes meets its data cold. In a
+ * training step a kernel whose data fit easily in one core's L2 (a quarter
+ * of it) works on what the kernels just before it produced, still cached
+ * (attention heads, their casts); larger ones read activations written
+ * long before and write to lines no cache holds, since a step touches more
+ * than the LLC holds. The quarter is a stated assumption, not a fit. */
+int xs_cpu_is_cold(const xs_cpu_params *c, double footprint);
+
 /* Estimate one call of op on threads cores (1..cores). */
 int xs_cpu_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estimate *est,
                     xs_error *err);

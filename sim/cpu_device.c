@@ -56,9 +56,11 @@ int xs_cpu_fn_index(const char *name)
 #define NOTE_OPT(path, help) {path, XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096, help}
 #define KERNEL(fn, name)                                                                      \
     POS("kernels." name ".ns_per_elem", cpu.k[fn].ns_per_elem,                               \
-        "time per element on one core, data in L2 (fitted)"),                                 \
+        "time per element on one core, data beyond L2 (fitted)"),                             \
         NONNEG("kernels." name ".ns_per_elem_sd", cpu.k[fn].ns_per_elem_sd,                   \
                "its standard deviation from the fit"),                                        \
+        POS("kernels." name ".ns_per_elem_hot", cpu.k[fn].ns_per_elem_hot,                    \
+            "time per element on one core, data in L2 (fitted)"),                             \
         NONNEG("kernels." name ".overhead_us", cpu.k[fn].overhead_us,                         \
                "fixed time per call: fork/join and set-up (fitted intercept)")
 
@@ -84,6 +86,8 @@ static const xs_field CPU_FIELDS[] = {
     POS("memory.llc_mb", cpu.llc_mb, "effective shared last-level cache (measured)"),
     POS("memory.bw_l2_gbs_per_core", cpu.bw_l2_core, "triad bandwidth, one core, data in L2"),
     NONNEG("memory.bw_l2_gbs_per_core_sd", cpu.bw_l2_core_sd, "its standard deviation"),
+    POS("memory.bw_l2_read_gbs_per_core", cpu.bw_l2_read_core,
+        "read-only bandwidth, one core, data in L2 (feeds the GEMM mainloop)"),
     POS("memory.bw_llc_gbs_per_core", cpu.bw_llc_core, "triad bandwidth, one core, data in LLC"),
     NONNEG("memory.bw_llc_gbs_per_core_sd", cpu.bw_llc_core_sd, "its standard deviation"),
     POS("memory.bw_dram_gbs_per_core", cpu.bw_dram_core, "triad bandwidth, one core, DRAM"),
@@ -119,10 +123,18 @@ static const xs_field CPU_FIELDS[] = {
     NONNEG("model.gemm_efficiency_fp32_sd", cpu.gemm_eff_fp32_sd, "its standard deviation"),
     NONNEG("model.block_ns_bf16", cpu.block_ns_bf16, "fixed cost of one bf16 C block (fitted)"),
     NONNEG("model.block_ns_fp32", cpu.block_ns_fp32, "fixed cost of one fp32 C block (fitted)"),
+    NONNEG("model.gemm_call_us_bf16", cpu.gemm_call_us_bf16,
+           "fixed cost of one bf16 GEMM call: parallel regions, set-up (fitted)"),
+    NONNEG("model.gemm_call_us_fp32", cpu.gemm_call_us_fp32,
+           "fixed cost of one fp32 GEMM call (fitted)"),
     POS("model.pack_gbs_per_core", cpu.pack_gbs_core,
         "operand packing, contiguous rows, bytes read + written per second per core (fitted)"),
-    POS("model.pack_strided_gbs_per_core", cpu.pack_strided_gbs_core,
-        "operand packing of transposed operands (gathers), per core (fitted)"),
+    POS("model.pack_transposed_gbs_per_core", cpu.pack_transposed_gbs_core,
+        "operand packing that transposes (32 x 32 squares), per core (fitted)"),
+    POS("model.cold_gbs_per_core_bf16", cpu.cold_gbs_core_bf16,
+        "a bf16 GEMM's A, B and C bytes when they are not in cache, per core (fitted)"),
+    POS("model.cold_gbs_per_core_fp32", cpu.cold_gbs_core_fp32,
+        "an fp32 GEMM's A, B and C bytes when they are not in cache, per core (fitted)"),
     NONNEG("model.fork_us", cpu.fork_us, "one OpenMP parallel region on all cores (measured)"),
     NOTE("model.source", "where the model parameters come from"),
     NOTE_OPT("model.note", "free text"),
@@ -172,7 +184,7 @@ void xs_dev_cpu_derive(xs_device *d)
     d->mem_bw_gbs = c->bw_dram_all;
     d->mem_bw_efficiency = d->mem_bw_efficiency_low = d->mem_bw_efficiency_high = 1;
     d->l2_mb = c->llc_mb;
-    d->l2_bw_gbs = c->bw_l2_core * (double)c->cores;
+    d->l2_bw_gbs = c->bw_l2_read_core * (double)c->cores;
     d->mem_latency_ns = 0; /* folded into the fitted per-block cost */
     d->smem_per_sm_kb = 1e6;
     /* the same kernels whatever the alignment: operands are packed */

@@ -39,9 +39,10 @@ const char *xs_cpu_fn_name(int fn);
 int xs_cpu_fn_index(const char *name);
 
 typedef struct {
-    double ns_per_elem;    /* per element, one core, data in L2 */
+    double ns_per_elem;     /* per element, one core, data not in cache */
     double ns_per_elem_sd;
-    double overhead_us;    /* per call: fork/join and loop set-up */
+    double ns_per_elem_hot; /* per element, one core, data in L2 */
+    double overhead_us;     /* per call: fork/join and loop set-up */
 } xs_cpu_kcost;
 
 typedef struct {
@@ -54,13 +55,19 @@ typedef struct {
     /* STREAM-triad bandwidths, GB/s: per core at each level, and DRAM with
      * every core streaming (it saturates below cores x per-core) */
     double bw_l2_core, bw_llc_core, bw_dram_core, bw_dram_all;
+    double bw_l2_read_core; /* read-only: what feeds a GEMM's inner loop */
     double bw_l2_core_sd, bw_llc_core_sd, bw_dram_core_sd, bw_dram_all_sd;
     /* GEMM: mainloop efficiency against the in-core peak, fixed cost of a
-     * 32 x 32 C block, packing rates (contiguous and strided rows) */
+     * 32 x 32 C block, packing rates (contiguous and transposed rows) */
     double gemm_eff_bf16, gemm_eff_bf16_sd, gemm_eff_fp32, gemm_eff_fp32_sd;
     double block_ns_bf16, block_ns_fp32;
-    double pack_gbs_core, pack_strided_gbs_core;
-    double fork_us; /* one OpenMP parallel region, all cores */
+    double gemm_call_us_bf16, gemm_call_us_fp32; /* fixed cost of a GEMM call */
+    double pack_gbs_core, pack_transposed_gbs_core;
+    /* a GEMM whose data outgrow a quarter of one core's L2 meets them cold:
+     * its operands come from beyond L2, its C goes to lines in no cache;
+     * those bytes (A + B + C) arrive at this rate per core */
+    double cold_gbs_core_bf16, cold_gbs_core_fp32;
+    double fork_us; /* one OpenMP parallel region, all cores (reported, not used) */
     xs_cpu_kcost k[XS_FN_COUNT];
 } xs_cpu_params;
 

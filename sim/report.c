@@ -631,16 +631,19 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
     xs_vsummarize(rows, n, NULL, NULL, &all);
     if (fmt == XS_FMT_CSV) {
         xs_sb_printf(sb, "file,line,device,scenario,set,metric,measured,predicted,low,high,"
-                         "error_pct,status\n");
+                         "error_pct,status,measured_iqr_pct\n");
         for (size_t i = 0; i < n; i++) {
             const xs_vrow *r = &rows[i];
             xs_sb_printf(sb, "%s,%d,%s,%s,%s,%s,%.9g,", r->file, r->line, r->device, r->scenario,
                          r->set, r->metric, r->measured);
             if (r->ok)
-                xs_sb_printf(sb, "%.9g,%.9g,%.9g,%.4f,ok\n", r->predicted, r->low, r->high,
+                xs_sb_printf(sb, "%.9g,%.9g,%.9g,%.4f,ok,", r->predicted, r->low, r->high,
                              r->error_pct);
             else
-                xs_sb_printf(sb, ",,,,\"%s\"\n", r->reason);
+                xs_sb_printf(sb, ",,,,\"%s\",", r->reason);
+            if (r->has_spread)
+                xs_sb_printf(sb, "%.2f", r->spread_pct);
+            xs_sb_printf(sb, "\n");
         }
     } else if (fmt == XS_FMT_JSON) {
         cJSON *root = cJSON_CreateObject();
@@ -655,6 +658,8 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
             cJSON_AddStringToObject(o, "set", r->set);
             cJSON_AddStringToObject(o, "metric", r->metric);
             cJSON_AddNumberToObject(o, "measured", r->measured);
+            if (r->has_spread)
+                cJSON_AddNumberToObject(o, "measured_iqr_pct", r->spread_pct);
             if (r->ok) {
                 cJSON_AddNumberToObject(o, "predicted", r->predicted);
                 cJSON_AddNumberToObject(o, "low", r->low);
@@ -691,10 +696,13 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
             if (!r->ok)
                 continue;
             xs_sb_printf(sb, "%-5d %-15.15s %-18.18s %-44.44s %-13s %10.4g %10.4g %+7.1f%%  "
-                             "(%.4g, %.4g)%s\n",
+                             "(%.4g, %.4g)%s",
                          r->line, r->device, r->scenario, r->set, r->metric, r->measured,
                          r->predicted, r->error_pct, r->low, r->high,
                          r->measured >= r->low && r->measured <= r->high ? "" : " outside");
+            if (r->has_spread)
+                xs_sb_printf(sb, "  iqr %.1f%%", r->spread_pct);
+            xs_sb_printf(sb, "\n");
         }
         if (failed) {
             xs_sb_printf(sb, "\nrows that could not be predicted (%zu):\n", failed);

@@ -22,6 +22,8 @@ typedef struct {
     char reason[1024]; /* as long as an xs_error message */
     double predicted, low, high; /* low/high: the uncertainty band */
     double error_pct;    /* 100 (predicted - measured) / measured */
+    int has_spread;      /* the measurement's own spread is known: */
+    double spread_pct;   /* 100 x inter-quartile range / median of its repetitions */
 } xs_vrow;
 
 typedef struct {

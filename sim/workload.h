@@ -49,6 +49,9 @@ typedef struct {
                          for an optimizer) */
     int fn;           /* xs_cpu_fn of the kernel when known, else -1 (the CPU
                          model then infers it from kind, phase and name) */
+    double group_bytes; /* bytes this call and its neighbours of the same
+                           kernel touch (a loop over attention heads); 0:
+                           its own. Whether its data are still cached. */
 } xs_op;
 
 typedef struct {

@@ -324,10 +324,18 @@ static void embedding_should_gather_and_scatter_back(void)
     float ones[T * H];
     for (int i = 0; i < T * H; i++)
         ones[i] = 1.0f;
-    xs_krn_embedding_bwd(tok, ones, dte, dpe, T, S, H);
+    xs_krn_embedding_bwd(tok, ones, dte, dpe, T, S, H, 2);
     CU_ASSERT_EQUAL(dte[4 * H], 3.0f); /* token 4 appears three times */
     CU_ASSERT_EQUAL(dte[3 * H], 0.0f);
     CU_ASSERT_EQUAL(dpe[1 * H + 2], 2.0f); /* each position twice in T = 2 S */
+    float rte[V * H] = {0}, rpe[S * H] = {0}, d[T * H];
+    fill(d, T * H, 1.0f, 0.0f);
+    memset(dte, 0, sizeof dte);
+    memset(dpe, 0, sizeof dpe);
+    xs_krn_embedding_bwd(tok, d, dte, dpe, T, S, H, 2);
+    xs_krn_embedding_bwd_ref(tok, d, rte, rpe, T, S, H);
+    CU_ASSERT(memcmp(dte, rte, sizeof rte) == 0); /* same order of sums */
+    CU_ASSERT(memcmp(dpe, rpe, sizeof rpe) == 0);
 }
 
 static int32_t ce_target[ROWS];

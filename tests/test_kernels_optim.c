@@ -166,7 +166,7 @@ static void busy(void *ctx)
 
 static void harness_should_report_median_spread_and_rates(void)
 {
-    xs_cal_kernel k = {"busy", 1e6, 2e6, busy, NULL};
+    xs_cal_kernel k = {"busy", 1e6, 2e6, busy, NULL, NULL};
     xs_cal_opts o = xs_cal_default_opts();
     o.time_cap_s = 0.2;
     xs_cal_result r;

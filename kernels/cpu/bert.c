@@ -122,12 +122,13 @@ static void mm(ctx *x, const char *name, int ta, int tb, size_t m, size_t n, siz
     int nt = b->c.threads;
     double flops = 2.0 * (double)m * (double)n * (double)k;
     if (b->c.bf16) {
-        double t0 = now();
+        double t0 = now(), ea = (double)(m * k), eb = (double)(k * n);
         xs_krn_cast_bf16(A, b->ca, m * k, nt);
+        double tm = now();
         xs_krn_cast_bf16(B, b->cb, k * n, nt);
-        double t1 = now(), elems = (double)(m * k + k * n);
-        record(x->t, "cast", "cast", "fp32", 0, 0, 0, 0, 0, elems, 0, XS_KRN_B_CAST * elems,
-               t1 - t0);
+        double t1 = now();
+        record(x->t, "cast", "cast", "fp32", 0, 0, 0, 0, 0, ea, 0, XS_KRN_B_CAST * ea, tm - t0);
+        record(x->t, "cast", "cast", "fp32", 0, 0, 0, 0, 0, eb, 0, XS_KRN_B_CAST * eb, t1 - tm);
         xs_krn_gemm_bf16(ta, tb, m, n, k, b->ca, b->cb, C, acc, nt);
         record(x->t, name, "gemm", "bf16", (long long)m, (long long)n, (long long)k, ta, tb, 0,
                flops, 2.0 * (double)(m * k + k * n) + 4.0 * (double)(m * n) * (acc ? 2 : 1),
@@ -527,7 +528,7 @@ double xs_bert_forward_backward(xs_bert *b, const int32_t *tokens, const int32_t
         dnext = t;
     }
     TIMED(&x, "embed.bwd", "embed_bwd", (double)(T * h), XS_KRN_B_EMBED_BWD,
-          xs_krn_embedding_bwd(tokens, dcur, b->dwte, b->dwpe, T, S, h));
+          xs_krn_embedding_bwd(tokens, dcur, b->dwte, b->dwpe, T, S, h, nt));
     return loss;
 }
 

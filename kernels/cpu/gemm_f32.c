@@ -60,19 +60,32 @@ static void pack_a(int ta, size_t m, size_t k, const float *A, float *Ap, size_t
     }
 }
 
-/* Bp panel jb: Bp + jb * k * 32, element (p, c) at p * 32 + c */
+/* Bp panel jb: Bp + jb * k * 32, element (p, c) at p * 32 + c. B stored
+ * transposed (n x k) is copied in 32 x 32 squares like A. */
 static void pack_b(int tb, size_t n, size_t k, const float *B, float *Bp, size_t np, int nt)
 {
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (size_t jb = 0; jb < np / TILE; jb++) {
         float *dst = Bp + jb * k * TILE;
         size_t j0 = jb * TILE;
+        if (tb) {
+            for (size_t p0 = 0; p0 < k; p0 += TILE) {
+                size_t pe = p0 + TILE < k ? p0 + TILE : k;
+                for (size_t c = 0; c < TILE; c++) {
+                    int in_n = j0 + c < n;
+                    const float *src = in_n ? B + (j0 + c) * k : B;
+                    for (size_t p = p0; p < pe; p++)
+                        dst[p * TILE + c] = in_n ? src[p] : 0;
+                }
+            }
+            continue;
+        }
         for (size_t p = 0; p < k; p++) {
-            if (!tb && j0 + TILE <= n)
+            if (j0 + TILE <= n)
                 memcpy(dst + p * TILE, B + p * n + j0, TILE * sizeof *dst);
             else
                 for (size_t c = 0; c < TILE; c++)
-                    dst[p * TILE + c] = j0 + c < n ? b_at(B, tb, n, k, p, j0 + c) : 0;
+                    dst[p * TILE + c] = j0 + c < n ? B[p * n + j0 + c] : 0;
         }
     }
 }

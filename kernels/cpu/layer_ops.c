@@ -429,9 +429,29 @@ void xs_krn_embedding_fwd(const int32_t *tok, const float *wte, const float *wpe
 }
 
 void xs_krn_embedding_bwd(const int32_t *tok, const float *dout, float *dwte, float *dwpe,
-                          size_t tokens, size_t seq, size_t width)
+                          size_t tokens, size_t seq, size_t width, int threads)
 {
-    /* serial: rows of dwte may repeat, and the order keeps sums deterministic */
+    /* rows of dwte repeat: each thread owns a range of columns and walks
+     * the tokens in order, so every sum keeps the serial order */
+#pragma omp parallel num_threads(NT(threads))
+    {
+        size_t lo, hi;
+        column_range(width, &lo, &hi);
+        for (size_t t = 0; t < tokens; t++) {
+            float *te = dwte + (size_t)tok[t] * width, *pe = dwpe + (t % seq) * width;
+            const float *d = dout + t * width;
+#pragma omp simd
+            for (size_t i = lo; i < hi; i++) {
+                te[i] += d[i];
+                pe[i] += d[i];
+            }
+        }
+    }
+}
+
+void xs_krn_embedding_bwd_ref(const int32_t *tok, const float *dout, float *dwte, float *dwpe,
+                              size_t tokens, size_t seq, size_t width)
+{
     for (size_t t = 0; t < tokens; t++)
         for (size_t i = 0; i < width; i++) {
             dwte[(size_t)tok[t] * width + i] += dout[t * width + i];

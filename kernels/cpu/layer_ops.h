@@ -12,26 +12,28 @@
 
 #include "bf16.h"
 
-/* Bytes one element of each kernel moves, by the kernel's own accounting
- * (fp32 reads + writes, 1-byte dropout masks; per-row and per-column
- * vectors left out). The bert trace and the calibration both use them. */
-#define XS_KRN_B_ZERO 4.0
-#define XS_KRN_B_ADD 12.0
-#define XS_KRN_B_BIAS 8.0
+/* Bytes one element of each kernel moves between the core and memory, by
+ * the kernel's own accounting: fp32 reads, writes, and the read of each
+ * written line that was not read first (write-allocate: a store to a line
+ * not in cache fetches it); 1-byte dropout masks; per-row and per-column
+ * vectors left out. The bert trace and the calibration both use them. */
+#define XS_KRN_B_ZERO 8.0           /* write + allocate */
+#define XS_KRN_B_ADD 16.0           /* a, b; y written + allocated */
+#define XS_KRN_B_BIAS 8.0           /* y read and written in place */
 #define XS_KRN_B_BIAS_GRAD 4.0
-#define XS_KRN_B_DROPOUT 9.0
-#define XS_KRN_B_DROPOUT_BWD 9.0
-#define XS_KRN_B_GELU 8.0
-#define XS_KRN_B_GELU_BWD 12.0
-#define XS_KRN_B_LAYERNORM 8.0
-#define XS_KRN_B_LAYERNORM_BWD 20.0 /* dx pass (dy, x, dx) and parameter pass (dy, x) */
-#define XS_KRN_B_SOFTMAX 8.0
-#define XS_KRN_B_SOFTMAX_BWD 12.0
-#define XS_KRN_B_XENT 8.0
-#define XS_KRN_B_EMBED 12.0
-#define XS_KRN_B_EMBED_BWD 20.0 /* dout read, two rows read and written */
-#define XS_KRN_B_CAST 6.0
-#define XS_KRN_B_COPY 8.0
+#define XS_KRN_B_DROPOUT 14.0       /* x; y and the mask written + allocated */
+#define XS_KRN_B_DROPOUT_BWD 13.0   /* dy, mask; dx written + allocated */
+#define XS_KRN_B_GELU 12.0
+#define XS_KRN_B_GELU_BWD 16.0
+#define XS_KRN_B_LAYERNORM 12.0
+#define XS_KRN_B_LAYERNORM_BWD 24.0 /* dx pass (dy, x; dx) and parameter pass (dy, x) */
+#define XS_KRN_B_SOFTMAX 12.0
+#define XS_KRN_B_SOFTMAX_BWD 16.0
+#define XS_KRN_B_XENT 12.0
+#define XS_KRN_B_EMBED 16.0         /* two table rows; out written + allocated */
+#define XS_KRN_B_EMBED_BWD 20.0     /* dout; two rows read and written */
+#define XS_KRN_B_CAST 8.0           /* fp32 in; bf16 out written + allocated */
+#define XS_KRN_B_COPY 12.0
 
 /* y = (x - mean) * rstd * gamma + beta per row; saves mean and rstd. */
 void xs_krn_layernorm_fwd(const float *x, const float *gamma, const float *beta, float *y,
@@ -106,7 +108,9 @@ void xs_krn_dropout_bwd(const float *dy, const uint8_t *keep, float *dx, float p
 void xs_krn_embedding_fwd(const int32_t *tok, const float *wte, const float *wpe, float *out,
                           size_t tokens, size_t seq, size_t width, int threads);
 void xs_krn_embedding_bwd(const int32_t *tok, const float *dout, float *dwte, float *dwpe,
-                          size_t tokens, size_t seq, size_t width);
+                          size_t tokens, size_t seq, size_t width, int threads);
+void xs_krn_embedding_bwd_ref(const int32_t *tok, const float *dout, float *dwte, float *dwpe,
+                              size_t tokens, size_t seq, size_t width);
 
 /* Mean cross-entropy of logits[t][V] against targets; dlogits = (softmax -
  * onehot) / tokens. Returns the loss. */

@@ -1,0 +1,30 @@
+/* cpu_calibrate.h — `xpusim calibrate --backend cpu`: run the CPU
+ * microbenchmarks (fork/join, in-core peaks, triad bandwidth through the
+ * cache levels at 1..N threads, fp32 and bf16 GEMM sweeps, every layer and
+ * optimizer kernel), fit the CPU model's parameters by least squares (GSL)
+ * and write a device file of class "cpu" with the fits' residuals and
+ * parameter uncertainties, plus the raw measurements as CSV. Both files are
+ * written to a temporary name and renamed. */
+#ifndef XS_CAL_CPU_CALIBRATE_H
+#define XS_CAL_CPU_CALIBRATE_H
+
+#include <stdio.h>
+
+#include "error.h"
+
+typedef struct {
+    int quick;                /* fewer sizes and shapes, shorter timing caps */
+    int threads;              /* cores to calibrate for; 0: all */
+    const char *out;          /* device file to write */
+    const char *measurements; /* CSV of every measurement; NULL: <out stem>.measurements.csv */
+    const char *command;      /* the command line, kept as provenance */
+    FILE *log;                /* progress lines; NULL: silent */
+} xs_cpu_cal_opts;
+
+int xs_cpu_calibrate(const xs_cpu_cal_opts *o, xs_error *err);
+
+/* 1 when (m, n, k) is one of the GEMM shapes the fits use, so the check
+ * can show that its shapes are new to the model. */
+int xs_cpu_cal_gemm_shape_used(long long m, long long n, long long k);
+
+#endif
