@@ -281,7 +281,7 @@ static int bandwidth(cal *c, bw_result *bw)
     long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
     double max_ws = fmax(256.0 * 1048576, 4 * fmax((double)(l3 > 0 ? l3 : 0), 64.0 * 1048576));
     max_ws = fmin(max_ws, fmin(2048.0 * 1048576, phys_mem_bytes() / 6)) * 1.001;
-    size_t cap = (size_t)(max_ws / 12) + 64;
+    size_t cap = ((size_t)(max_ws / 12) + 64) / 16 * 16; /* whole 64-byte lines */
     triad_ctx tc = {aligned_alloc(64, cap * 4), aligned_alloc(64, cap * 4),
                     aligned_alloc(64, cap * 4), 0, 1};
     if (!tc.a || !tc.b || !tc.c) {
@@ -678,8 +678,8 @@ static cJSON *device_json(const cal *c, const results *R, const char *id,
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "id", id);
     char name[160];
-    snprintf(name, sizeof name, "%s, %d core%s (calibrated %s)", f->model[0] ? f->model : "CPU", N,
-             N > 1 ? "s" : "", date);
+    snprintf(name, sizeof name, "%s, %d core%s", f->model[0] ? f->model : "CPU", N,
+             N > 1 ? "s" : "");
     cJSON_AddStringToObject(d, "name", name);
     cJSON_AddStringToObject(d, "class", "cpu");
     cJSON_AddStringToObject(d, "note", "written by xpusim calibrate --backend cpu; every model "

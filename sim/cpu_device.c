@@ -108,7 +108,7 @@ static const xs_field CPU_FIELDS[] = {
     NOTE("price.source", "where the price comes from"),
     NOTE_OPT("price.note", "free text"),
     STR("gemm.tiles", 1, tensor_tiles_text,
-        "C block of the GEMM kernels, MxN/S (S: K steps the prefetchers keep in flight)"),
+        "C block of the GEMM kernels, MxN/S (S, pipeline stages, is not used on CPUs: load latency is in the fitted per-block cost)"),
     {"gemm.k_bytes_bf16", XS_F_INT, 1, 1, 4096, 0, NULL, OFF(tensor_k_bytes), 0,
      "bytes of K one mainloop step of the bf16 kernel consumes"},
     {"gemm.k_bytes_fp32", XS_F_INT, 1, 1, 4096, 0, NULL, OFF(simt_k_bytes), 0,

@@ -118,19 +118,34 @@ static void usage_workload(FILE *out)
             "Options as for `xpusim predict` (see its --help for the --set keys).\n");
 }
 
-static void usage_devices(FILE *out)
+static void print_fields(FILE *out, const xs_field *f, size_t n)
 {
-    fprintf(out, "Usage: xpusim devices [--format table|json|csv] [-o FILE]\n\n"
-                 "Lists the device files in devices/ with their dense peaks, memory, power\n"
-                 "and price. Each file's fields (all required unless marked optional):\n");
-    size_t n;
-    const xs_field *f = xs_dev_fields(&n);
     for (size_t i = 0; i < n; i++) {
         char want[160];
         xs_schema_expect(&f[i], want, sizeof want);
         fprintf(out, "  %-32s %s%s (%s)\n", f[i].path, f[i].required ? "" : "[optional] ",
                 f[i].help, want);
     }
+}
+
+static void usage_devices(FILE *out)
+{
+    fprintf(out, "Usage: xpusim devices [--format table|json|csv] [-o FILE]\n\n"
+                 "Lists the device files in devices/ with their dense peaks, memory, power\n"
+                 "and price. The fields of a GPU file (class gpu; all required unless marked\n"
+                 "optional):\n");
+    size_t n;
+    const xs_field *f = xs_dev_fields(&n);
+    print_fields(out, f, n);
+    fprintf(out, "\nThe fields of a CPU file (class cpu), written by `xpusim calibrate\n"
+                 "--backend cpu` from measurements on the host; kernels.<name> is one of\n"
+                 "zero add bias bias_grad dropout dropout_bwd gelu gelu_bwd layernorm\n"
+                 "layernorm_bwd softmax softmax_bwd xent embed embed_bwd cast copy adan adamw:\n");
+    f = xs_dev_cpu_fields(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(f[i].path, "kernels.", 8) != 0 || strncmp(f[i].path, "kernels.zero.", 13) == 0 ||
+            strcmp(f[i].path, "kernels.source") == 0)
+            print_fields(out, &f[i], 1);
 }
 
 static void usage_compare(FILE *out)
@@ -615,6 +630,13 @@ static int validate_backend(const char *backend, const char *device, int quick, 
     xs_device dev;
     if (xs_resolve("devices", device, path, sizeof path, &err) || xs_dev_load(path, &dev, &err))
         return fail_err(&err);
+    if (dev.cls != XS_CLASS_CPU) {
+        snprintf(msg, sizeof msg,
+                 "validate --backend cpu: device %s is not a cpu device (make one with "
+                 "`xpusim calibrate --backend cpu`)",
+                 dev.id);
+        return fail(EXIT_USAGE, msg);
+    }
     xs_cpu_check_opts o = {quick, stderr};
     fprintf(stderr, "validate: running %s, fp32 then bf16, and single kernels on %lld cores\n",
             xs_cpu_check_model(quick), (long long)dev.cpu.cores);

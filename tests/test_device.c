@@ -52,6 +52,8 @@ static void device_tensor_peaks_should_equal_sms_times_rate_times_clock(void)
     for (size_t i = 0; i < n; i++) {
         xs_device d;
         load_ok(ids[i], &d);
+        if (d.cls != XS_CLASS_GPU) /* calibrated CPUs: measured peaks, tested elsewhere */
+            continue;
         double rate = 0;
         for (size_t j = 0; j < sizeof fp16_per_sm_clk / sizeof fp16_per_sm_clk[0]; j++)
             if (fp16_per_sm_clk[j].sm == d.sm_version)

@@ -42,6 +42,7 @@ int tu_add_kernels_optim_suite(void);
 int tu_add_kernels_gemm_suite(void);
 int tu_add_kernels_layer_suite(void);
 int tu_add_kernels_bert_suite(void);
+int tu_add_cpu_model_suite(void);
 int tu_add_cli_suite(void);
 
 #endif
