@@ -64,66 +64,43 @@ static int keep(cal *c, const xs_meas *m)
     return XS_OK;
 }
 
-/* Time runner r and keep the row. */
-static int measure(cal *c, xs_runner *r, const char *bench, const char *name, xs_meas *out)
+/* A measurement row: what ran, on how many threads, over how many
+ * elements; row() leaves the shape and the timing to the caller. */
+static xs_meas row(const char *bench, const char *name, int threads, double elems)
 {
     xs_meas m;
     memset(&m, 0, sizeof m);
     snprintf(m.bench, sizeof m.bench, "%s", bench);
     snprintf(m.name, sizeof m.name, "%s", name);
-    m.threads = r->threads;
+    m.threads = threads;
+    m.elems = elems;
+    return m;
+}
+
+/* Time k into m (its bytes and FLOPs are k's) and keep the row. */
+static int time_row(cal *c, const xs_cal_kernel *k, xs_meas *m)
+{
+    m->bytes = k->bytes;
+    m->flops = k->flops;
+    xs_cal_measure(k, &c->h, &m->r);
+    return keep(c, m);
+}
+
+/* Time runner r and keep the row. hot: no prepare step, so its data stay
+ * in cache between calls; else the training-step state of
+ * xs_runner_prepare. */
+static int measure(cal *c, xs_runner *r, const char *bench, const char *name, int hot)
+{
+    xs_meas m = row(bench, name, r->threads, r->elems);
     m.m = r->fn < 0 ? r->m : r->rows;
     m.n = r->fn < 0 ? r->n : r->width;
     m.k = r->fn < 0 ? r->k : 0;
     m.ta = r->ta;
     m.tb = r->tb;
-    m.elems = r->elems;
-    m.bytes = r->bytes;
-    m.flops = r->flops;
     xs_cal_kernel k = xs_runner_kernel_desc(r, name);
-    xs_cal_measure(&k, &c->h, &m.r);
-    if (out)
-        *out = m;
-    return keep(c, &m);
-}
-
-/* Time runner r with no prepare step: its data stay in cache between
- * calls. */
-static int measure_hot(cal *c, xs_runner *r, const char *name)
-{
-    xs_meas m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.bench, sizeof m.bench, "gemm");
-    snprintf(m.name, sizeof m.name, "%s", name);
-    m.threads = r->threads;
-    m.m = r->m;
-    m.n = r->n;
-    m.k = r->k;
-    m.ta = r->ta;
-    m.tb = r->tb;
-    m.bytes = r->bytes;
-    m.flops = r->flops;
-    xs_cal_kernel k = xs_runner_kernel_desc(r, name);
-    k.prepare = NULL;
-    xs_cal_measure(&k, &c->h, &m.r);
-    return keep(c, &m);
-}
-
-static int measure_hot_kernel(cal *c, xs_runner *r, const char *name)
-{
-    xs_meas m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.bench, sizeof m.bench, "kernel");
-    snprintf(m.name, sizeof m.name, "%s", name);
-    m.threads = r->threads;
-    m.m = r->rows;
-    m.n = r->width;
-    m.elems = r->elems;
-    m.bytes = r->bytes;
-    xs_cal_kernel k = xs_runner_kernel_desc(r, name);
-    k.prepare = NULL;
-    xs_cal_measure(&k, &c->h, &m.r);
-    return keep(c, &m);
+    if (hot)
+        k.prepare = NULL;
+    return time_row(c, &k, &m);
 }
 
 /* ---- fork/join and in-core peaks -------------------------------------------- */
@@ -162,14 +139,8 @@ static double peak(cal *c, int amx)
     if (p.flops <= 0)
         return 0;
     xs_cal_kernel k = {amx ? "amx" : "fma", 0, p.flops, run_peak, &p, NULL};
-    xs_meas m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.bench, sizeof m.bench, "peak");
-    snprintf(m.name, sizeof m.name, "%s", amx ? "amx" : "fma");
-    m.threads = c->N;
-    m.flops = p.flops;
-    xs_cal_measure(&k, &c->h, &m.r);
-    if (keep(c, &m))
+    xs_meas m = row("peak", k.name, c->N, 0);
+    if (time_row(c, &k, &m))
         return -1;
     return p.flops / m.r.median_s;
 }
@@ -310,16 +281,8 @@ static int bandwidth(cal *c, bw_result *bw)
              * a fetches each line of a first (write-allocate) */
             xs_cal_kernel k = {"triad", 16.0 * (double)tc.n, 2.0 * (double)tc.n, run_triad, &tc,
                                NULL};
-            xs_meas m;
-            memset(&m, 0, sizeof m);
-            snprintf(m.bench, sizeof m.bench, "triad");
-            snprintf(m.name, sizeof m.name, "-");
-            m.threads = t;
-            m.elems = (double)tc.n;
-            m.bytes = 16.0 * (double)tc.n;
-            m.flops = 2.0 * (double)tc.n;
-            xs_cal_measure(&k, &c->h, &m.r);
-            rc = keep(c, &m);
+            xs_meas m = row("triad", "-", t, (double)tc.n);
+            rc = time_row(c, &k, &m);
         }
         say(c, "triad sweep at %d thread%s: %d sizes up to %.0f MB", t, t > 1 ? "s" : "", n,
             max_ws / 1048576);
@@ -328,16 +291,8 @@ static int bandwidth(cal *c, bw_result *bw)
                 tc.n = (size_t)(c->l2_core * (i + 1) / 8 / 4) / 16 * 16;
                 tc.threads = 1;
                 xs_cal_kernel k = {"read", 4.0 * (double)tc.n, (double)tc.n, run_read, &tc, NULL};
-                xs_meas m;
-                memset(&m, 0, sizeof m);
-                snprintf(m.bench, sizeof m.bench, "read");
-                snprintf(m.name, sizeof m.name, "-");
-                m.threads = 1;
-                m.elems = (double)tc.n;
-                m.bytes = 4.0 * (double)tc.n;
-                m.flops = (double)tc.n;
-                xs_cal_measure(&k, &c->h, &m.r);
-                rc = keep(c, &m);
+                xs_meas m = row("read", "-", 1, (double)tc.n);
+                rc = time_row(c, &k, &m);
             }
     }
     free(tc.a);
@@ -465,9 +420,9 @@ static int gemm_sweep(cal *c, int bf16)
             if (xs_runner_gemm(&r, bf16, s[0], s[1], s[2], (int)s[3], (int)s[4],
                                pass ? 1 : c->N))
                 return xs_error_set(c->err, XS_ENOMEM, "calibrate: out of memory for a GEMM");
-            int rc = measure(c, &r, "gemm", bf16 ? "bf16" : "fp32", NULL);
+            int rc = measure(c, &r, "gemm", bf16 ? "bf16" : "fp32", 0);
             if (!rc && !pass) /* and with its data in cache */
-                rc = measure_hot(c, &r, bf16 ? "bf16-hot" : "fp32-hot");
+                rc = measure(c, &r, "gemm", bf16 ? "bf16-hot" : "fp32-hot", 1);
             xs_runner_free(&r);
             if (rc)
                 return rc;
@@ -574,8 +529,7 @@ static int kernel_sweep(cal *c, int fn)
                                     xs_cpu_fn_name(fn));
             char name[32];
             snprintf(name, sizeof name, "%s%s", xs_cpu_fn_name(fn), hot[s] ? "-hot" : "");
-            int rc = hot[s] ? measure_hot_kernel(c, &r, name) : measure(c, &r, "kernel", name,
-                                                                         NULL);
+            int rc = measure(c, &r, "kernel", name, hot[s]);
             xs_runner_free(&r);
             if (rc)
                 return rc;
@@ -852,15 +806,10 @@ static int run_all(cal *c, results *R)
     R->f = xs_cpu_features_get();
     fork_ctx fc = {c->N};
     xs_cal_kernel kf = {"fork", 0, 0, run_fork, &fc, NULL};
-    xs_meas m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.bench, sizeof m.bench, "fork");
-    snprintf(m.name, sizeof m.name, "-");
-    m.threads = c->N;
-    xs_cal_measure(&kf, &c->h, &m.r);
-    R->fork_s = m.r.median_s;
-    if ((rc = keep(c, &m)))
+    xs_meas m = row("fork", "-", c->N, 0);
+    if ((rc = time_row(c, &kf, &m)))
         return rc;
+    R->fork_s = m.r.median_s;
     R->peak_fma = peak(c, 0);
     if (R->peak_fma <= 0)
         return xs_error_set(c->err, XS_EUNSUPPORTED,

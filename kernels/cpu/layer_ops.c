@@ -9,26 +9,10 @@
 #include <string.h>
 
 #include "cpu_features.h"
+#include "share.h"
 
 #define CLONES __attribute__((target_clones("avx512f", "default")))
 #define NT(t) ((t) > 0 ? (t) : 1)
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-/* This thread's share [lo, hi) of width columns, cut on 16-column lines. */
-static void column_range(size_t width, size_t *lo, size_t *hi)
-{
-    size_t t = 0, nt = 1;
-#ifdef _OPENMP
-    t = (size_t)omp_get_thread_num();
-    nt = (size_t)omp_get_num_threads();
-#endif
-    size_t lines = (width + 15) / 16, per = (lines + nt - 1) / nt;
-    *lo = t * per * 16 < width ? t * per * 16 : width;
-    *hi = (t + 1) * per * 16 < width ? (t + 1) * per * 16 : width;
-}
 
 /* ---- LayerNorm -------------------------------------------------------------- */
 
@@ -105,7 +89,7 @@ CLONES static void column_sums_xhat(const float *dy, const float *x, const float
 #pragma omp parallel num_threads(NT(threads))
     {
         size_t lo, hi;
-        column_range(width, &lo, &hi);
+        xs_krn_share(width, 16, &lo, &hi);
         for (size_t r = 0; r < rows; r++) {
             const float *d = dy + r * width, *xr = x + r * width;
 #pragma omp simd
@@ -246,7 +230,7 @@ CLONES void xs_krn_bias_grad(const float *dy, float *db, size_t rows, size_t wid
 #pragma omp parallel num_threads(NT(threads))
     {
         size_t lo, hi;
-        column_range(width, &lo, &hi);
+        xs_krn_share(width, 16, &lo, &hi);
         for (size_t r = 0; r < rows; r++)
 #pragma omp simd
             for (size_t i = lo; i < hi; i++)
@@ -266,7 +250,7 @@ void xs_krn_zero(float *x, size_t count, int threads)
 #pragma omp parallel num_threads(NT(threads))
     {
         size_t lo, hi;
-        column_range(count, &lo, &hi);
+        xs_krn_share(count, 16, &lo, &hi);
         memset(x + lo, 0, (hi - lo) * sizeof *x);
     }
 }
@@ -365,7 +349,7 @@ void xs_krn_cast_bf16(const float *x, xs_bf16 *y, size_t count, int threads)
 #pragma omp parallel num_threads(NT(threads))
     {
         size_t lo, hi;
-        column_range(count, &lo, &hi);
+        xs_krn_share(count, 16, &lo, &hi);
         if (vec)
             cast_avx512(x, y, lo, hi);
         else
@@ -436,7 +420,7 @@ void xs_krn_embedding_bwd(const int32_t *tok, const float *dout, float *dwte, fl
 #pragma omp parallel num_threads(NT(threads))
     {
         size_t lo, hi;
-        column_range(width, &lo, &hi);
+        xs_krn_share(width, 16, &lo, &hi);
         for (size_t t = 0; t < tokens; t++) {
             float *te = dwte + (size_t)tok[t] * width, *pe = dwpe + (t % seq) * width;
             const float *d = dout + t * width;

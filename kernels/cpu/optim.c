@@ -8,10 +8,8 @@
 
 #include "../common/optim_math.h"
 #include "cpu_features.h"
+#include "share.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 xs_adan_hparams xs_adan_defaults(float lr, float weight_decay)
 {
@@ -30,18 +28,6 @@ void xs_krn_adan_ref(const xs_adan_hparams *h, int step, float *p, const float *
     xs_adan_consts c = adan_consts(h, step);
     for (size_t i = 0; i < count; i++)
         xs_adan_elem(&c, &p[i], g[i], &g_prev[i], &m[i], &v[i], &n[i]);
-}
-
-/* The thread's share [*lo, *hi) of count elements, cut on 16-element lines. */
-static void share(size_t count, int t, int nt, size_t *lo, size_t *hi)
-{
-    size_t lines = (count + 15) / 16, per = (lines + (size_t)nt - 1) / (size_t)nt;
-    *lo = (size_t)t * per * 16;
-    *hi = *lo + per * 16;
-    if (*lo > count)
-        *lo = count;
-    if (*hi > count)
-        *hi = count;
 }
 
 __attribute__((target("avx512f"))) static void adan_avx512(const xs_adan_consts *c, float *p,
@@ -87,11 +73,7 @@ void xs_krn_adan_fused(const xs_adan_hparams *h, int step, float *p, const float
 #pragma omp parallel num_threads(threads > 0 ? threads : 1)
     {
         size_t lo, hi;
-#ifdef _OPENMP
-        share(count, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-#else
-        share(count, 0, 1, &lo, &hi);
-#endif
+        xs_krn_share(count, 16, &lo, &hi);
         if (vec)
             adan_avx512(&c, p, g, g_prev, m, v, n, lo, hi);
         else
@@ -176,11 +158,7 @@ void xs_krn_adamw_fused(const xs_adamw_hparams *h, int step, float *p, const flo
 #pragma omp parallel num_threads(threads > 0 ? threads : 1)
     {
         size_t lo, hi;
-#ifdef _OPENMP
-        share(count, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-#else
-        share(count, 0, 1, &lo, &hi);
-#endif
+        xs_krn_share(count, 16, &lo, &hi);
         if (vec)
             adamw_avx512(&c, p, g, m, v, lo, hi);
         else

@@ -4,10 +4,7 @@
 #include <immintrin.h>
 
 #include "cpu_features.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "share.h"
 
 __attribute__((target("avx512f"))) static void triad_avx512(float *a, const float *b,
                                                             const float *c, float s, size_t lo,
@@ -27,16 +24,8 @@ void xs_krn_triad(float *a, const float *b, const float *c, float s, size_t coun
     int vec = xs_cpu_features_get()->avx512;
 #pragma omp parallel num_threads(threads > 0 ? threads : 1)
     {
-        int t = 0, nt = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        nt = omp_get_num_threads();
-#endif
-        size_t per = (count / (size_t)nt + 15) / 16 * 16, lo = (size_t)t * per, hi = lo + per;
-        if (lo > count)
-            lo = count;
-        if (hi > count || t == nt - 1)
-            hi = count;
+        size_t lo, hi;
+        xs_krn_share(count, 16, &lo, &hi);
         if (vec)
             triad_avx512(a, b, c, s, lo, hi);
         else
@@ -69,16 +58,8 @@ double xs_krn_read(const float *x, size_t count, int threads)
     double total = 0;
 #pragma omp parallel num_threads(threads > 0 ? threads : 1) reduction(+ : total)
     {
-        int t = 0, nt = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        nt = omp_get_num_threads();
-#endif
-        size_t per = (count / (size_t)nt + 63) / 64 * 64, lo = (size_t)t * per, hi = lo + per;
-        if (lo > count)
-            lo = count;
-        if (hi > count || t == nt - 1)
-            hi = count;
+        size_t lo, hi;
+        xs_krn_share(count, 64, &lo, &hi);
         if (vec) {
             total += read_avx512(x, lo, hi);
         } else {
