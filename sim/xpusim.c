@@ -39,6 +39,26 @@ static int fail_err(const xs_error *err)
     return fail(err->code == XS_EARG ? EXIT_USAGE : EXIT_DATA, err->msg);
 }
 
+/* getopt's report of a bad option of command cmd: c is ':' (a value is
+ * missing) or anything else (an unknown option). */
+static int bad_option(const char *cmd, int c, char **argv)
+{
+    char msg[256];
+    if (c == ':')
+        snprintf(msg, sizeof msg, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
+    else
+        snprintf(msg, sizeof msg, "%s: unknown option '%s' (see --help)", cmd, argv[optind - 1]);
+    return fail(EXIT_USAGE, msg);
+}
+
+/* A word left over after a command's options. */
+static int extra_argument(const char *cmd, const char *arg)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s: unexpected argument '%s' (see --help)", cmd, arg);
+    return fail(EXIT_USAGE, msg);
+}
+
 static void print_set_keys(FILE *out)
 {
     size_t n;
@@ -305,22 +325,11 @@ static int parse_options(int argc, char **argv, options *o, const char *allowed)
             o->format = (xs_format)idx;
             break;
         }
-        case ':':
-            snprintf(msg, sizeof msg, "%s: option '%s' needs a value", argv[0],
-                     argv[optind - 1]);
-            return fail(EXIT_USAGE, msg);
-        default:
-            snprintf(msg, sizeof msg, "%s: unknown option '%s' (see --help)", argv[0],
-                     argv[optind - 1]);
-            return fail(EXIT_USAGE, msg);
+        default: return bad_option(argv[0], c, argv);
         }
     }
-    if (optind < argc) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "%s: unexpected argument '%s' (see --help)", argv[0],
-                 argv[optind]);
-        return fail(EXIT_USAGE, msg);
-    }
+    if (optind < argc)
+        return extra_argument(argv[0], argv[optind]);
     return 0;
 }
 
@@ -693,19 +702,11 @@ static int cmd_validate(int argc, char **argv)
             break;
         }
         case 'h': usage_validate(stdout); return 0;
-        case ':':
-            snprintf(msg, sizeof msg, "validate: option '%s' needs a value", argv[optind - 1]);
-            return fail(EXIT_USAGE, msg);
-        default:
-            snprintf(msg, sizeof msg, "validate: unknown option '%s' (see --help)",
-                     argv[optind - 1]);
-            return fail(EXIT_USAGE, msg);
+        default: return bad_option(argv[0], c, argv);
         }
     }
-    if (optind < argc) {
-        snprintf(msg, sizeof msg, "validate: unexpected argument '%s' (see --help)", argv[optind]);
-        return fail(EXIT_USAGE, msg);
-    }
+    if (optind < argc)
+        return extra_argument(argv[0], argv[optind]);
     if (backend)
         return validate_backend(backend, device, quick, nfiles || trace || scenario || nsets,
                                 fmt, output);
@@ -814,20 +815,11 @@ static int cmd_calibrate(int argc, char **argv)
             break;
         }
         case 'h': usage_calibrate(stdout); return 0;
-        case ':':
-            snprintf(msg, sizeof msg, "calibrate: option '%s' needs a value", argv[optind - 1]);
-            return fail(EXIT_USAGE, msg);
-        default:
-            snprintf(msg, sizeof msg, "calibrate: unknown option '%s' (see --help)",
-                     argv[optind - 1]);
-            return fail(EXIT_USAGE, msg);
+        default: return bad_option(argv[0], c, argv);
         }
     }
-    if (optind < argc) {
-        snprintf(msg, sizeof msg, "calibrate: unexpected argument '%s' (see --help)",
-                 argv[optind]);
-        return fail(EXIT_USAGE, msg);
-    }
+    if (optind < argc)
+        return extra_argument(argv[0], argv[optind]);
     if (!backend)
         return fail(EXIT_USAGE, "calibrate: give --backend cpu (see --help)");
     if (strcmp(backend, "cpu") != 0) {
@@ -904,20 +896,13 @@ static int cmd_gemm(int argc, char **argv)
             break;
         }
         case 'h': usage_gemm(stdout); return 0;
-        case ':':
-            snprintf(msg, sizeof msg, "gemm: option '%s' needs a value", argv[optind - 1]);
-            return fail(EXIT_USAGE, msg);
-        default:
-            snprintf(msg, sizeof msg, "gemm: unknown option '%s' (see --help)", argv[optind - 1]);
-            return fail(EXIT_USAGE, msg);
+        default: return bad_option(argv[0], c, argv);
         }
     }
     if (rc)
         return rc;
-    if (optind < argc) {
-        snprintf(msg, sizeof msg, "gemm: unexpected argument '%s' (see --help)", argv[optind]);
-        return fail(EXIT_USAGE, msg);
-    }
+    if (optind < argc)
+        return extra_argument(argv[0], argv[optind]);
     char dim = 0;
     long long from = 0, to = 0, step = 1;
     if (sweep) {
