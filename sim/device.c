@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cpu.h"
-#include "fileio.h"
 
 #define POS(path, req, member, help) \
     {path, XS_F_NUM, req, 0, INFINITY, 1, NULL, offsetof(xs_device, member), 0, help}
@@ -259,13 +258,8 @@ static int check_cpu(xs_device *d, const char *path, xs_error *err)
 
 int xs_dev_load(const char *path, xs_device *dev, xs_error *err)
 {
-    char *text = NULL;
-    int rc = xs_read_file(path, &text, NULL, err);
-    if (rc)
-        return rc;
     cJSON *root = NULL;
-    rc = xs_json_parse(text, path, &root, err);
-    free(text);
+    int rc = xs_json_load(path, &root, err);
     if (rc)
         return rc;
     xs_device d;

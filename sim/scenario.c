@@ -211,13 +211,8 @@ static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
         snprintf(path, sizeof path, "%s", ref->valuestring);
     else
         snprintf(path, sizeof path, "%s/%s", dir, ref->valuestring);
-    char *text = NULL;
-    int rc = xs_read_file(path, &text, NULL, err);
-    if (rc)
-        return rc;
     cJSON *hf = NULL;
-    rc = xs_json_parse(text, path, &hf, err);
-    free(text);
+    int rc = xs_json_load(path, &hf, err);
     if (rc)
         return rc;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(hf, "model_type");
@@ -295,13 +290,8 @@ static int check_id(const xs_scenario *s, const char *path, xs_error *err)
 int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
                 xs_error *err)
 {
-    char *text = NULL;
-    int rc = xs_read_file(path, &text, NULL, err);
-    if (rc)
-        return rc;
     cJSON *root = NULL;
-    rc = xs_json_parse(text, path, &root, err);
-    free(text);
+    int rc = xs_json_load(path, &root, err);
     if (rc)
         return rc;
     if (!cJSON_IsObject(root))

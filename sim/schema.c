@@ -3,7 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "fileio.h"
 
 int xs_choice_index(const char *choices, const char *word)
 {
@@ -268,4 +271,15 @@ int xs_json_parse(const char *text, const char *where, cJSON **out, xs_error *er
     }
     *out = root;
     return XS_OK;
+}
+
+int xs_json_load(const char *path, cJSON **out, xs_error *err)
+{
+    char *text = NULL;
+    int rc = xs_read_file(path, &text, NULL, err);
+    if (rc)
+        return rc;
+    rc = xs_json_parse(text, path, out, err);
+    free(text);
+    return rc;
 }

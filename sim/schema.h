@@ -50,6 +50,10 @@ void xs_schema_expect(const xs_field *f, char *buf, size_t size);
 /* Parse text as JSON; on failure report line and column. Caller frees. */
 int xs_json_parse(const char *text, const char *where, cJSON **out, xs_error *err);
 
+/* Read path and parse it as JSON (errors name the file, line and column).
+ * Caller frees. */
+int xs_json_load(const char *path, cJSON **out, xs_error *err);
+
 /* Find a value by dotted path; NULL if any part is missing. */
 cJSON *xs_json_path(const cJSON *root, const char *path);
 

@@ -11,7 +11,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "fileio.h"
 #include "schema.h"
 
 const char *xs_kclass_name(int c)
@@ -79,13 +78,8 @@ int xs_kclass_of_op(int kind)
 int xs_trace_load(const char *path, xs_trace *t, xs_error *err)
 {
     memset(t, 0, sizeof *t);
-    char *text = NULL;
-    int rc = xs_read_file(path, &text, NULL, err);
-    if (rc)
-        return rc;
     cJSON *root = NULL;
-    rc = xs_json_parse(text, path, &root, err);
-    free(text);
+    int rc = xs_json_load(path, &root, err);
     if (rc)
         return rc;
     const cJSON *events = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root,
