@@ -167,6 +167,9 @@ static void trace_should_record_every_gemm_with_its_flops(void)
     CU_ASSERT_EQUAL(gemms, c.layers * (12 + 6 * (int)BA) + 3);
     CU_ASSERT_EQUAL(casts, 2 * gemms); /* every bf16 GEMM casts its two operands */
     CU_ASSERT_EQUAL(optim, 1);
+    /* per layer qkv 3h^2+3h, out h^2+h, FFN 2hf+f+h, two LayerNorms 4h; word
+     * and position tables (V+S)h; the head Vh+V: 2 x 1960 + 256 + 187 */
+    CU_ASSERT_EQUAL(xs_bert_params(b), 4363u);
     CU_ASSERT(total > 0);
     xs_bert_trace_free(&t);
     xs_bert_free(b);
