@@ -13,6 +13,9 @@ typedef struct {
     const char *name;
     /* Time and bound of one call of op on dev (energy is filled later). */
     int (*estimate)(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err);
+    /* 1 when the host only queues kernels and the device runs them later
+     * (an accelerator); 0 when the host runs them itself */
+    int async;
 } xs_backend;
 
 extern const xs_backend xs_gpu_backend;

@@ -161,7 +161,7 @@ static int cpu_backend_estimate(const xs_device *dev, const xs_op *op, xs_estima
     return xs_cpu_estimate(dev, op, (int)dev->cpu.cores, est, err);
 }
 
-const xs_backend xs_cpu_backend = {"cpu", cpu_backend_estimate};
+const xs_backend xs_cpu_backend = {"cpu", cpu_backend_estimate, 0};
 
 /* x moved s standard deviations, kept above a tenth of itself */
 static double shift(double x, double sd, double s)

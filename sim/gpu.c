@@ -55,7 +55,7 @@ static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
     return XS_OK;
 }
 
-const xs_backend xs_gpu_backend = {"gpu", gpu_estimate};
+const xs_backend xs_gpu_backend = {"gpu", gpu_estimate, 1};
 
 const char *xs_bound_name(int bound)
 {

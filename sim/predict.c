@@ -1,7 +1,10 @@
 /* predict.c — see predict.h. Kernels of one step run back to back on one
- * stream, so the step time is the sum of op times. */
+ * stream; on an accelerator the host queues them ahead of the device, so the
+ * step is the sum of kernel times unless the host falls behind (a timeline
+ * of both, below). */
 #include "predict.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +12,36 @@
 #include "cost.h"
 #include "energy.h"
 #include "gemm.h"
+
+/* Host and device run asynchronously: the host spends host_s per kernel
+ * launch queueing an op's kernels; the device starts the op's first kernel
+ * once it is queued and the previous op is done, and cannot finish before
+ * its last kernel is queued. An op whose result the host reads back (sync),
+ * and the loss read at a step's end (loss_sync), make the host wait for the
+ * device. Two steps run so that the second starts with the lead the host
+ * built in the first; its length is the steady-state step. */
+static double timeline(const xs_workload *wl, const xs_estimate *est, double host_s,
+                       int loss_sync)
+{
+    double host = 0, dev = 0, first_end = 0;
+    for (int step = 0; step < 2; step++) {
+        for (size_t i = 0; i < wl->n; i++) {
+            const xs_op *op = &wl->ops[i];
+            double launches = (double)op->launches * (double)op->count;
+            double t = est[i].time_s * (double)op->count;
+            double start = fmax(dev, host + (launches > 0 ? host_s : 0));
+            host += launches * host_s;
+            dev = fmax(start + t, host + (launches > 0 ? t / launches : 0));
+            if (op->sync)
+                host = fmax(host, dev);
+        }
+        if (loss_sync)
+            host = fmax(host, dev);
+        if (step == 0)
+            first_end = dev;
+    }
+    return dev - first_end;
+}
 
 int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                xs_prediction *p, xs_error *err)
@@ -42,6 +75,13 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
         p->bound_time_s[e->bound] += e->time_s * n;
         if (xs_op_is_matmul(op->kind))
             p->matmul_flops += op->flops * n;
+    }
+    p->device_time_s = p->step_time_s;
+    if (be->async) {
+        double t = timeline(wl, p->est, s->train.host_op_us * 1e-6, s->train.loss_sync);
+        p->host_wait_s = fmax(0, t - p->device_time_s);
+        p->step_time_s = p->device_time_s + p->host_wait_s;
+        p->step_energy_j += p->host_wait_s * dev->idle_w;
     }
     p->devices = s->devices;
     if (p->step_time_s > 0) {

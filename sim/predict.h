@@ -13,6 +13,8 @@ typedef struct {
     xs_estimate *est; /* one per op, owned; free with xs_prediction_free */
     /* one optimizer step, per device */
     double step_time_s, step_energy_j, step_flops, matmul_flops;
+    double device_time_s; /* sum of the kernels' times */
+    double host_wait_s;   /* device idle, waiting for the host (syncs, launches) */
     double phase_time_s[XS_PHASE_COUNT];
     double bound_time_s[XS_BOUND_COUNT];
     double samples_per_s, tokens_per_s; /* all devices */

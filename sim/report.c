@@ -83,11 +83,13 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
                  (long long)m->vocab, m->head == XS_HEAD_SPAN ? "span"
                                       : m->head == XS_HEAD_LM ? "lm" : "cls",
                  wl->params / 1e6);
+    int fused;
+    int opt = xs_train_optimizer(t, &fused);
     xs_sb_printf(sb,
                  "train     batch %lld x seq %lld, %s, %s (%s), %s kernels, %s attention, "
                  "grad_accum %lld, %lld device%s\n",
                  (long long)t->batch, (long long)t->seq, xs_precision_name(t->precision),
-                 xs_optimizer_name(t->optimizer), t->fused_optimizer ? "fused" : "eager",
+                 xs_optimizer_name(opt), fused ? "fused" : "eager",
                  t->kernels == XS_K_FUSED ? "fused" : "eager",
                  t->attention == XS_ATT_FLASH ? "flash" : "unfused", (long long)t->grad_accum,
                  (long long)s->devices, s->devices > 1 ? "s" : "");
@@ -131,6 +133,10 @@ static void predict_table(xs_strbuf *sb, const xs_device *dev, const xs_scenario
         if (p->phase_time_s[ph] > 0)
             xs_sb_printf(sb, "%s %.1f ms (%.0f%%)   ", xs_phase_name(ph),
                          p->phase_time_s[ph] * 1e3, 100 * p->phase_time_s[ph] / p->step_time_s);
+    if (p->host_wait_s > 0)
+        xs_sb_printf(sb, "host wait %.1f ms (%.0f%%: the device idle while the host issues "
+                         "kernels after a read-back)",
+                     p->host_wait_s * 1e3, 100 * p->host_wait_s / p->step_time_s);
     xs_sb_printf(sb, "\nby bound  ");
     for (int b = 0; b < XS_BOUND_COUNT; b++)
         xs_sb_printf(sb, "%s %.1f ms (%.0f%%)   ", xs_bound_name(b), p->bound_time_s[b] * 1e3,
@@ -207,8 +213,11 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     cJSON_AddNumberToObject(to, "batch", (double)t->batch);
     cJSON_AddNumberToObject(to, "seq", (double)t->seq);
     cJSON_AddStringToObject(to, "precision", xs_precision_name(t->precision));
-    cJSON_AddStringToObject(to, "optimizer", xs_optimizer_name(t->optimizer));
-    cJSON_AddBoolToObject(to, "fused_optimizer", t->fused_optimizer);
+    int fused;
+    cJSON_AddStringToObject(to, "optimizer", xs_optimizer_name(xs_train_optimizer(t, &fused)));
+    cJSON_AddBoolToObject(to, "fused_optimizer", fused);
+    cJSON_AddBoolToObject(to, "loss_sync", t->loss_sync);
+    cJSON_AddNumberToObject(to, "host_op_us", t->host_op_us);
     cJSON_AddStringToObject(to, "kernels", kernels[t->kernels]);
     cJSON_AddStringToObject(to, "attention", att[t->attention]);
     cJSON_AddNumberToObject(to, "grad_accum", (double)t->grad_accum);
@@ -250,6 +259,8 @@ static cJSON *step_json(const xs_workload *wl, const xs_prediction *p)
         cJSON_AddNumberToObject(st, "samples_per_s_low", p->samples_per_s_low);
         cJSON_AddNumberToObject(st, "samples_per_s_high", p->samples_per_s_high);
     }
+    cJSON_AddNumberToObject(st, "device_time_s", p->device_time_s);
+    cJSON_AddNumberToObject(st, "host_wait_s", p->host_wait_s);
     cJSON *pt = cJSON_AddObjectToObject(st, "phase_time_s");
     for (int ph = 0; ph < XS_PHASE_COUNT; ph++)
         cJSON_AddNumberToObject(pt, xs_phase_name(ph), p->phase_time_s[ph]);

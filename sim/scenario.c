@@ -58,7 +58,18 @@ static const xs_field SCENARIO_FIELDS[] = {
          "AMP as torch.autocast (fp32 norm/softmax/loss, casts) or o2 (apex O2: half model, "
          "fp32 master weights)"),
     {"train.grad_clip", XS_F_BOOL, 1, 0, 0, 0, NULL, offsetof(xs_scenario, train.grad_clip), 0,
-     "clip the global gradient norm every step (a norm and a scale pass)"},
+     "clip the global gradient norm every step (a norm pass read back to the host, then a "
+     "scale pass), as NVIDIA's GradientClipper and a logged grad norm do"},
+    ENUM("train.fp32_optimizer", XS_FP32_OPTIMIZER_CHOICES, train.fp32_optimizer,
+         "optimizer the recipe uses instead when precision is fp32 or tf32 (same: "
+         "train.optimizer); NVIDIA's run_squad.py uses bertadam there"),
+    {"train.loss_sync", XS_F_BOOL, 1, 0, 0, 0, NULL, offsetof(xs_scenario, train.loss_sync), 0,
+     "the loop reads the loss back every step (loss.item()): the GPU drains at each step's "
+     "end and waits while the host issues the next step's first kernels"},
+    {"train.host_op_us", XS_F_NUM, 1, 0, 1000, 0, NULL, offsetof(xs_scenario, train.host_op_us),
+     0,
+     "host time to issue one kernel in microseconds (Python, framework dispatch, driver; "
+     "PyTorch eager: about 5-25); the GPU idles when the host falls behind"},
     INT("data.samples", 1, 1, 1e12, samples, "training samples per epoch"),
     INT("data.epochs", 1, 1, 1e6, epochs, "epochs"),
     INT("cluster.devices", 1, 1, 65536, devices, "devices (data parallel)"),
@@ -76,10 +87,19 @@ const char *xs_precision_name(int p)
     return p >= 0 && p < 5 ? names[p] : "?";
 }
 
+int xs_train_optimizer(const xs_train *t, int *fused)
+{
+    int o = t->optimizer;
+    if ((t->precision == XS_P_FP32 || t->precision == XS_P_TF32) && t->fp32_optimizer > 0)
+        o = t->fp32_optimizer - 1;
+    *fused = o == XS_OPT_BERTADAM ? 0 : t->fused_optimizer;
+    return o;
+}
+
 const char *xs_optimizer_name(int o)
 {
-    static const char *names[] = {"sgd", "adam", "adamw", "adan"};
-    return o >= 0 && o < 4 ? names[o] : "?";
+    static const char *names[] = {"sgd", "adam", "adamw", "adan", "bertadam"};
+    return o >= 0 && o <= XS_OPT_BERTADAM ? names[o] : "?";
 }
 
 static const xs_field *find_field(const char *path)

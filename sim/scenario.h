@@ -18,8 +18,14 @@ typedef enum { XS_HEAD_SPAN, XS_HEAD_LM, XS_HEAD_CLS } xs_head;
 typedef enum { XS_ACT_GELU, XS_ACT_GELU_NEW, XS_ACT_RELU } xs_act;
 #define XS_PRECISION_CHOICES "fp32|tf32|amp_fp16|amp_bf16|bf16"
 typedef enum { XS_P_FP32, XS_P_TF32, XS_P_AMP_FP16, XS_P_AMP_BF16, XS_P_BF16 } xs_precision;
-#define XS_OPTIMIZER_CHOICES "sgd|adam|adamw|adan"
-typedef enum { XS_OPT_SGD, XS_OPT_ADAM, XS_OPT_ADAMW, XS_OPT_ADAN } xs_optimizer;
+#define XS_OPTIMIZER_CHOICES "sgd|adam|adamw|adan|bertadam"
+/* bertadam: NVIDIA's BERT recipes' Python Adam (DeepLearningExamples
+ * optimization.py): a global gradient norm read back to the host, then a
+ * dozen eager tensor ops per parameter tensor; it has no fused form. */
+typedef enum { XS_OPT_SGD, XS_OPT_ADAM, XS_OPT_ADAMW, XS_OPT_ADAN, XS_OPT_BERTADAM } xs_optimizer;
+/* train.fp32_optimizer: "same", or the optimizer the recipe switches to
+ * when it trains in fp32/tf32 (index = xs_optimizer + 1) */
+#define XS_FP32_OPTIMIZER_CHOICES "same|sgd|adam|adamw|adan|bertadam"
 #define XS_KERNELS_CHOICES "eager|fused"
 typedef enum { XS_K_EAGER, XS_K_FUSED } xs_kernels;
 #define XS_ATTENTION_CHOICES "unfused|flash"
@@ -39,6 +45,9 @@ typedef struct {
     int precision, optimizer, fused_optimizer, kernels, attention;
     int amp_mode;  /* xs_amp_mode: how amp_fp16/amp_bf16 is implemented */
     int grad_clip; /* clip the global gradient norm every step */
+    int fp32_optimizer; /* XS_FP32_OPTIMIZER_CHOICES index */
+    int loss_sync;      /* the loop reads the loss back to the host every step */
+    double host_op_us;  /* host time to issue one kernel (Python, framework, driver) */
 } xs_train;
 
 typedef struct {
@@ -61,5 +70,9 @@ const xs_field *xs_scn_fields(size_t *n);
 /* Names for reports. */
 const char *xs_precision_name(int p);
 const char *xs_optimizer_name(int o);
+
+/* The optimizer t runs (train.fp32_optimizer applies in fp32/tf32) and
+ * whether it runs as one multi-tensor kernel. */
+int xs_train_optimizer(const xs_train *t, int *fused);
 
 #endif

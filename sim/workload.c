@@ -518,6 +518,9 @@ static const struct {
     [XS_OPT_ADAM] = {7, 18, 7, 4, 12}, /* lerp, mul, addcmul, sqrt, div, add, addcdiv */
     [XS_OPT_ADAMW] = {7, 20, 8, 4, 14}, /* + p.mul_(1 - lr wd) */
     [XS_OPT_ADAN] = {11, 44, 17, 6, 24},
+    /* m.mul_, m.add_, v.mul_, v.addcmul_, sqrt, +eps, div, wd*p, update+=,
+     * lr*update, neg, p.add_: 120 fp32 bytes a parameter */
+    [XS_OPT_BERTADAM] = {30, 30, 12, 4, 13},
 };
 
 /* Launches of a multi-tensor kernel (PyTorch/apex multi_tensor_apply): at
@@ -534,7 +537,7 @@ static int64_t multi_tensor_launches(double params, int64_t tensors, int lists)
 int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,
                        int state_bytes, xs_op *op)
 {
-    if (optimizer < 0 || optimizer > XS_OPT_ADAN || params <= 0 || tensors < 1 ||
+    if (optimizer < 0 || optimizer > XS_OPT_BERTADAM || params <= 0 || tensors < 1 ||
         state_bytes < 1)
         return XS_ERANGE;
     memset(op, 0, sizeof *op);
@@ -555,9 +558,18 @@ int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,
     return XS_OK;
 }
 
+/* The op just emitted ends with the host reading a value back. */
+static void host_reads_back(bld *c)
+{
+    if (!c->failed && c->wl->n > 0)
+        c->wl->ops[c->wl->n - 1].sync = 1;
+}
+
 static void optimizer(bld *c)
 {
     const xs_train *t = &c->s->train;
+    int fused;
+    int o = xs_train_optimizer(t, &fused);
     double P = c->wl->params;
     int64_t tensors = c->wl->tensors;
     c->layer = -1;
@@ -577,17 +589,31 @@ static void optimizer(bld *c)
         op.fn = -1;
         emit(c, &op);
     }
-    if (c->o2) /* half gradients unscaled into the fp32 master gradients, inf check */
+    /* the overflow flag of both loss scalers (apex, torch GradScaler) is
+     * read on the host to decide whether to skip the step */
+    if (c->o2) { /* half gradients unscaled into the fp32 master gradients, inf check */
         mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 + 4, 2,
                multi_tensor_launches(P, tensors, 2) + 1, "amp.master_grads");
-    else if (t->precision == XS_P_AMP_FP16) /* GradScaler: unscale + inf/nan check */
+        host_reads_back(c);
+    } else if (t->precision == XS_P_AMP_FP16) { /* GradScaler: unscale + inf/nan check */
         mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 * 4, 2,
                multi_tensor_launches(P, tensors, 1) + 1, "amp.unscale_check");
-    if (t->grad_clip) /* multi-tensor L2 norm over the gradients, then scale them */
-        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 3.0 * c->W, 3,
-               2 * multi_tensor_launches(P, tensors, 1) + 1, "grad_clip");
+        host_reads_back(c);
+    }
+    if (t->grad_clip) { /* L2 norm over the gradients read back, then a scale pass */
+        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, c->W, 2, multi_tensor_launches(P, tensors, 1) + 1,
+               "grad_clip.norm");
+        host_reads_back(c);
+        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 * c->W, 1,
+               multi_tensor_launches(P, tensors, 1), "grad_clip.scale");
+    }
+    if (o == XS_OPT_BERTADAM) { /* its own global norm, read back before the loop */
+        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, c->W, 2, multi_tensor_launches(P, tensors, 1) + 1,
+               "bertadam.grad_norm");
+        host_reads_back(c);
+    }
     xs_op op;
-    if (xs_wl_optimizer_op(t->optimizer, t->fused_optimizer, P, tensors, c->W, &op) == XS_OK)
+    if (xs_wl_optimizer_op(o, fused, P, tensors, c->W, &op) == XS_OK)
         emit(c, &op);
     else
         c->failed = 1;

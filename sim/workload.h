@@ -52,6 +52,8 @@ typedef struct {
     double group_bytes; /* bytes this call and its neighbours of the same
                            kernel touch (a loop over attention heads); 0:
                            its own. Whether its data are still cached. */
+    int sync;         /* the host reads a result of this op back (.item()) and
+                         waits for the device before issuing anything else */
 } xs_op;
 
 typedef struct {

@@ -136,6 +136,85 @@ static int predict_id(const char *devid, const char *scn, const char *const *set
     return rc;
 }
 
+/* Device time of the ops named prefix, and their launches. */
+static double ops_time(const xs_workload *wl, const xs_prediction *p, const char *prefix,
+                       double *launches)
+{
+    double t = 0;
+    *launches = 0;
+    for (size_t i = 0; i < wl->n; i++)
+        if (strncmp(wl->ops[i].name, prefix, strlen(prefix)) == 0) {
+            t += p->est[i].time_s * (double)wl->ops[i].count;
+            *launches += (double)(wl->ops[i].launches * wl->ops[i].count);
+        }
+    return t;
+}
+
+static void host_should_hide_behind_long_kernels_until_a_read_back(void)
+{
+    xs_device d;
+    xs_workload wl;
+    xs_prediction p;
+    xs_error err;
+    /* no read-backs and a fast host: the host runs ahead, the device never waits */
+    const char *ahead[] = {"train.precision=amp_fp16", "train.batch=64", "train.grad_clip=false",
+                           "train.loss_sync=false", "train.amp_mode=autocast",
+                           "train.host_op_us=1"};
+    /* autocast keeps GradScaler's overflow read-back: the only sync */
+    CU_ASSERT_EQUAL_FATAL(predict_id("a100-sxm4-80gb", "bert-base-squad", ahead, 6, &d, &wl, &p,
+                                     &err), XS_OK);
+    double launches;
+    double opt_t = ops_time(&wl, &p, "optimizer.", &launches);
+    /* after that read-back the host issues the optimizer's few launches: a
+     * few microseconds, never more than its issue time */
+    CU_ASSERT(p.host_wait_s > 0);
+    CU_ASSERT(p.host_wait_s <= launches * 1e-6 + 2e-6 + 1e-12);
+    CU_ASSERT(opt_t > 0);
+    xs_prediction_free(&p);
+    xs_wl_free(&wl);
+    const char *none[] = {"train.precision=bf16", "train.grad_clip=false", "train.loss_sync=false",
+                          "train.host_op_us=1"};
+    CU_ASSERT_EQUAL_FATAL(predict_id("a100-sxm4-80gb", "bert-base-squad", none, 4, &d, &wl, &p,
+                                     &err), XS_OK);
+    CU_ASSERT_DOUBLE_EQUAL(p.host_wait_s, 0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p.step_time_s, p.device_time_s, 1e-12);
+    xs_prediction_free(&p);
+    xs_wl_free(&wl);
+}
+
+static void eager_optimizer_after_a_read_back_should_be_host_bound(void)
+{
+    xs_device d;
+    xs_workload wl;
+    xs_prediction p;
+    xs_error err;
+    /* fp32 switches the recipe to BertAdam: its norm is read back, then
+     * 12 launches a tensor follow at 10 us each on a device that runs them
+     * faster than that */
+    const char *sets[] = {"train.precision=tf32", "train.batch=64"};
+    CU_ASSERT_EQUAL_FATAL(predict_id("h100-sxm5-80gb", "bert-base-squad", sets, 2, &d, &wl, &p,
+                                     &err), XS_OK);
+    double launches;
+    double opt_t = ops_time(&wl, &p, "optimizer.bertadam", &launches);
+    CU_ASSERT_DOUBLE_EQUAL(launches, 12.0 * (double)wl.tensors, 0);
+    double issue = launches * 10e-6;
+    CU_ASSERT(issue > opt_t);
+    /* the device waits at least for the issue time it cannot overlap */
+    CU_ASSERT(p.host_wait_s >= issue - opt_t - 1e-9);
+    CU_ASSERT(p.host_wait_s < issue + 1e-3);
+    xs_prediction_free(&p);
+    xs_wl_free(&wl);
+    /* a host twice as slow waits about twice as long */
+    const char *slow[] = {"train.precision=tf32", "train.batch=64", "train.host_op_us=20"};
+    xs_prediction q;
+    CU_ASSERT_EQUAL_FATAL(predict_id("h100-sxm5-80gb", "bert-base-squad", slow, 3, &d, &wl, &q,
+                                     &err), XS_OK);
+    CU_ASSERT(q.host_wait_s > 1.9 * p.host_wait_s);
+    CU_ASSERT_DOUBLE_EQUAL(q.device_time_s, p.device_time_s, 1e-12);
+    xs_prediction_free(&q);
+    xs_wl_free(&wl);
+}
+
 static void step_totals_should_add_up_the_ops(void)
 {
     xs_device d;
@@ -152,8 +231,10 @@ static void step_totals_should_add_up_the_ops(void)
         if (xs_op_is_matmul(wl.ops[i].kind))
             mm += wl.ops[i].flops * (double)wl.ops[i].count;
     }
-    CU_ASSERT_DOUBLE_EQUAL(p.step_time_s, t, t * 1e-12);
-    CU_ASSERT_DOUBLE_EQUAL(p.step_energy_j, e, e * 1e-12);
+    /* the step is the kernels plus the time the device waits for the host */
+    CU_ASSERT_DOUBLE_EQUAL(p.device_time_s, t, t * 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p.step_time_s, t + p.host_wait_s, t * 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p.step_energy_j, e + p.host_wait_s * d.idle_w, e * 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(p.samples_per_s, 64 / p.step_time_s, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(p.mfu, mm / (p.step_time_s * 312e12), 1e-12);
     CU_ASSERT(p.mfu > 0.05 && p.mfu < 1);
@@ -165,7 +246,7 @@ static void step_totals_should_add_up_the_ops(void)
     double phases = 0;
     for (int i = 0; i < XS_PHASE_COUNT; i++)
         phases += p.phase_time_s[i];
-    CU_ASSERT_DOUBLE_EQUAL(phases, p.step_time_s, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(phases + p.host_wait_s, p.step_time_s, 1e-12);
     xs_prediction_free(&p);
     xs_wl_free(&wl);
 }
@@ -224,6 +305,10 @@ int tu_add_gpu_suite(void)
            !CU_add_test(s, "cost_should_be_time_times_devices_times_price",
                         cost_should_be_time_times_devices_times_price) ||
            !CU_add_test(s, "step_totals_should_add_up_the_ops", step_totals_should_add_up_the_ops) ||
+           !CU_add_test(s, "host_should_hide_behind_long_kernels_until_a_read_back",
+                        host_should_hide_behind_long_kernels_until_a_read_back) ||
+           !CU_add_test(s, "eager_optimizer_after_a_read_back_should_be_host_bound",
+                        eager_optimizer_after_a_read_back_should_be_host_bound) ||
            !CU_add_test(s, "faster_hardware_and_formats_should_predict_higher_throughput",
                         faster_hardware_and_formats_should_predict_higher_throughput) ||
            !CU_add_test(s, "multi_device_scenarios_should_be_refused_until_modelled",

@@ -120,10 +120,10 @@ static double optimizer_bytes_per_param(const char *opt, int fused, const char *
     snprintf(o, sizeof o, "train.optimizer=%s", opt);
     snprintf(f, sizeof f, "train.fused_optimizer=%s", fused ? "true" : "false");
     snprintf(p, sizeof p, "train.precision=%s", precision);
-    const char *sets[] = {o, f, p};
+    const char *sets[] = {o, f, p, "train.fp32_optimizer=same"};
     xs_scenario s;
     xs_workload wl;
-    build("bert-base-squad", sets, 3, &s, &wl);
+    build("bert-base-squad", sets, 4, &s, &wl);
     double bytes = 0;
     for (size_t i = 0; i < wl.n; i++)
         if (strncmp(wl.ops[i].name, "optimizer.", 10) == 0)
@@ -131,6 +131,35 @@ static double optimizer_bytes_per_param(const char *opt, int fused, const char *
     double per = bytes / wl.params;
     xs_wl_free(&wl);
     return per;
+}
+
+static void fp32_recipe_should_switch_to_bertadam(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    /* run_squad.py: FusedAdam under --fp16, BertAdam otherwise */
+    const char *fp32[] = {"train.precision=tf32"};
+    build("bert-base-squad", fp32, 1, &s, &wl);
+    const xs_op *norm = find(&wl, "bertadam.grad_norm", -1);
+    const xs_op *opt = find(&wl, "optimizer.bertadam.eager", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(norm);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(opt);
+    CU_ASSERT(norm->sync && !opt->sync);
+    CU_ASSERT(norm < opt);
+    /* twelve fp32 tensor ops a parameter tensor: 120 bytes a parameter */
+    CU_ASSERT_DOUBLE_EQUAL(opt->bytes, wl.params * 120, 1);
+    CU_ASSERT_EQUAL(opt->launches, 12 * wl.tensors);
+    xs_wl_free(&wl);
+    const char *amp[] = {"train.precision=amp_fp16"};
+    build("bert-base-squad", amp, 1, &s, &wl);
+    CU_ASSERT_PTR_NULL(find(&wl, "bertadam.grad_norm", -1));
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "optimizer.adamw", -1));
+    xs_wl_free(&wl);
+    /* 'same' keeps the scenario's optimizer in fp32 too */
+    const char *same[] = {"train.precision=fp32", "train.fp32_optimizer=same"};
+    build("bert-base-squad", same, 2, &s, &wl);
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "optimizer.adamw", -1));
+    xs_wl_free(&wl);
 }
 
 static void optimizer_traffic_should_follow_the_arrays_it_touches(void)
@@ -200,10 +229,15 @@ static void amp_o2_should_trade_casts_for_master_copies(void)
     CU_ASSERT_DOUBLE_EQUAL(sm_o2->bytes * 2, sm_ac->bytes, 1);
     CU_ASSERT(total(&o2, 1) < 0.8 * total(&ac, 1));
     CU_ASSERT_DOUBLE_EQUAL(matmul_flops_per_micro_batch(&o2), matmul_flops_per_micro_batch(&ac), 1);
-    /* clipping reads the gradients for the norm, then scales them in place */
-    const xs_op *clip = find(&o2, "grad_clip", -1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(clip);
-    CU_ASSERT_DOUBLE_EQUAL(clip->bytes, o2.params * 12, 1);
+    /* clipping reads the gradients for the norm (read back to the host),
+     * then scales them in place */
+    const xs_op *norm = find(&o2, "grad_clip.norm", -1), *scale = find(&o2, "grad_clip.scale", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(norm);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(scale);
+    CU_ASSERT_DOUBLE_EQUAL(norm->bytes, o2.params * 4, 1);
+    CU_ASSERT_DOUBLE_EQUAL(scale->bytes, o2.params * 8, 1);
+    CU_ASSERT(norm->sync && !scale->sync);
+    CU_ASSERT(find(&o2, "amp.master_grads", -1)->sync);
     xs_wl_free(&o2);
     xs_wl_free(&ac);
 }
@@ -314,6 +348,8 @@ int tu_add_workload_suite(void)
                         each_linear_should_have_two_backward_gemms_with_swapped_shapes) ||
            !CU_add_test(s, "optimizer_traffic_should_follow_the_arrays_it_touches",
                         optimizer_traffic_should_follow_the_arrays_it_touches) ||
+        !CU_add_test(s, "fp32_recipe_should_switch_to_bertadam",
+                     fp32_recipe_should_switch_to_bertadam) ||
            !CU_add_test(s, "amp_should_add_casts_and_the_loss_scale_check",
                         amp_should_add_casts_and_the_loss_scale_check) ||
            !CU_add_test(s, "amp_o2_should_trade_casts_for_master_copies",
