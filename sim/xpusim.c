@@ -122,8 +122,12 @@ static void usage_predict(FILE *out)
             "model.mem_bw_efficiency. 'bound' says which term set the time. Energy: power\n"
             "between idle and TDP by how busy compute and memory are. MFU: matmul FLOP/s\n"
             "over the datasheet dense peak of the engine the matmuls run on.\n"
+            "The host queues a GPU's kernels at train.host_op_us a launch; where it reads a\n"
+            "value back (loss scaler, clipping norm, train.loss_sync) the GPU drains and\n"
+            "then waits for the launches that follow: 'host wait' in the table.\n"
             "JSON ops carry totals per step: flops, bytes, time_s and energy_j are summed\n"
-            "over the op's `calls` (micro-batches), so they add up to the step.\n\n",
+            "over the op's `calls` (micro-batches), so they add up to the step with\n"
+            "step.host_wait_s.\n\n",
             DEFAULT_DEVICE, DEFAULT_SCENARIO);
     print_set_keys(out);
 }
