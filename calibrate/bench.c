@@ -10,26 +10,14 @@
 
 #include "cpu_features.h"
 #include "cpu_gemm.h"
+#include "cpu_runners.h"
 #include "onednn.h"
 #include "peak.h"
 #include "harness.h"
 #include "optim.h"
-#include "stream.h"
 
 /* Working sets far beyond the caches, so both sides stream from DRAM. */
 #define STREAM_FLOATS ((size_t)64 << 20)
-
-typedef struct {
-    float *a, *b, *c;
-    size_t n;
-    int threads;
-} triad_ctx;
-
-static void run_triad(void *p)
-{
-    triad_ctx *t = p;
-    xs_krn_triad(t->a, t->b, t->c, 3.0f, t->n, t->threads);
-}
 
 typedef struct {
     xs_adan_hparams h;
@@ -161,8 +149,9 @@ int main(void)
     o.time_cap_s = 4;
 
     size_t n = STREAM_FLOATS;
-    triad_ctx tc = {filled(n, 1), filled(n, 2), filled(n, 3), n, threads};
-    xs_cal_kernel triad = {"stream triad", 12.0 * (double)n, 2.0 * (double)n, run_triad, &tc, NULL};
+    xs_triad tc = {filled(n, 1), filled(n, 2), filled(n, 3), n, threads};
+    xs_cal_kernel triad = {"stream triad", 12.0 * (double)n, 2.0 * (double)n, xs_triad_run, &tc,
+                           NULL};
 
     adan_ctx ac = {xs_adan_defaults(1e-3f, 0.02f), 1, filled(n, 0.5f), filled(n, 0.01f),
                    filled(n, 0.01f), filled(n, 0), filled(n, 0), filled(n, 0), NULL, n, threads};

@@ -147,18 +147,6 @@ static double peak(cal *c, int amx)
 
 /* ---- bandwidth ------------------------------------------------------------------ */
 
-typedef struct {
-    float *a, *b, *c;
-    size_t n;
-    int threads;
-} triad_ctx;
-
-static void run_triad(void *p)
-{
-    triad_ctx *t = p;
-    xs_krn_triad(t->a, t->b, t->c, 3.0f, t->n, t->threads);
-}
-
 /* The working set of a bandwidth measurement: triad's three arrays. */
 static double working_set(const xs_meas *m)
 {
@@ -174,7 +162,7 @@ static int by_value(const void *a, const void *b)
 static volatile double read_sink;
 static void run_read(void *p)
 {
-    triad_ctx *t = p;
+    xs_triad *t = p;
     read_sink = xs_krn_read(t->b, t->n, t->threads);
 }
 
@@ -253,7 +241,7 @@ static int bandwidth(cal *c, bw_result *bw)
     double max_ws = fmax(256.0 * 1048576, 4 * fmax((double)(l3 > 0 ? l3 : 0), 64.0 * 1048576));
     max_ws = fmin(max_ws, fmin(2048.0 * 1048576, phys_mem_bytes() / 6)) * 1.001;
     size_t cap = ((size_t)(max_ws / 12) + 64) / 16 * 16; /* whole 64-byte lines */
-    triad_ctx tc = {aligned_alloc(64, cap * 4), aligned_alloc(64, cap * 4),
+    xs_triad tc = {aligned_alloc(64, cap * 4), aligned_alloc(64, cap * 4),
                     aligned_alloc(64, cap * 4), 0, 1};
     if (!tc.a || !tc.b || !tc.c) {
         free(tc.a);
@@ -279,7 +267,7 @@ static int bandwidth(cal *c, bw_result *bw)
             tc.threads = t;
             /* 16 bytes an element move: STREAM counts 12, but the store to
              * a fetches each line of a first (write-allocate) */
-            xs_cal_kernel k = {"triad", 16.0 * (double)tc.n, 2.0 * (double)tc.n, run_triad, &tc,
+            xs_cal_kernel k = {"triad", 16.0 * (double)tc.n, 2.0 * (double)tc.n, xs_triad_run, &tc,
                                NULL};
             xs_meas m = row("triad", "-", t, (double)tc.n);
             rc = time_row(c, &k, &m);

@@ -11,6 +11,7 @@
 #include "cpu_params.h"
 #include "layer_ops.h"
 #include "optim.h"
+#include "stream.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -330,4 +331,10 @@ xs_cal_kernel xs_runner_kernel_desc(xs_runner *r, const char *name)
 {
     xs_cal_kernel k = {name, r->bytes, r->flops, xs_runner_run, r, xs_runner_prepare};
     return k;
+}
+
+void xs_triad_run(void *ctx)
+{
+    xs_triad *t = ctx;
+    xs_krn_triad(t->a, t->b, t->c, 3.0f, t->n, t->threads);
 }

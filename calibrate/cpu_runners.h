@@ -49,4 +49,14 @@ xs_cal_kernel xs_runner_kernel_desc(xs_runner *r, const char *name);
 
 void xs_runner_free(xs_runner *r);
 
+/* STREAM triad a = b + 3 c over n floats on `threads` threads, as a
+ * harness callback (ctx is an xs_triad). */
+typedef struct {
+    float *a, *b, *c;
+    size_t n;
+    int threads;
+} xs_triad;
+
+void xs_triad_run(void *ctx);
+
 #endif
