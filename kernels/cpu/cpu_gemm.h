@@ -23,6 +23,17 @@ void xs_krn_gemm_f32(int ta, int tb, size_t m, size_t n, size_t k, const float *
 void xs_krn_gemm_f32_ref(int ta, int tb, size_t m, size_t n, size_t k, const float *A,
                          const float *B, float *C, int accumulate);
 
+/* Where op(A)[i][p] and op(B)[p][j] are stored, under the layouts above. */
+static inline size_t xs_krn_a_index(int ta, size_t m, size_t k, size_t i, size_t p)
+{
+    return ta ? p * m + i : i * k + p;
+}
+
+static inline size_t xs_krn_b_index(int tb, size_t n, size_t k, size_t p, size_t j)
+{
+    return tb ? j * k + p : p * n + j;
+}
+
 /* The path xs_krn_gemm_bf16 takes on this CPU: "amx", "avx512bf16", "portable". */
 const char *xs_krn_gemm_bf16_path(void);
 

@@ -33,16 +33,6 @@ static size_t up32(size_t x)
     return (x + TILE - 1) / TILE * TILE;
 }
 
-static xs_bf16 a_at(const xs_bf16 *A, int ta, size_t m, size_t k, size_t i, size_t p)
-{
-    return ta ? A[p * m + i] : A[i * k + p];
-}
-
-static xs_bf16 b_at(const xs_bf16 *B, int tb, size_t n, size_t k, size_t p, size_t j)
-{
-    return tb ? B[j * k + p] : B[p * n + j];
-}
-
 void xs_krn_gemm_bf16_ref(int ta, int tb, size_t m, size_t n, size_t k, const xs_bf16 *A,
                           const xs_bf16 *B, float *C, int accumulate)
 {
@@ -50,8 +40,8 @@ void xs_krn_gemm_bf16_ref(int ta, int tb, size_t m, size_t n, size_t k, const xs
         for (size_t j = 0; j < n; j++) {
             float s = 0;
             for (size_t p = 0; p < k; p++)
-                s += xs_bf16_to_f32(a_at(A, ta, m, k, i, p)) *
-                     xs_bf16_to_f32(b_at(B, tb, n, k, p, j));
+                s += xs_bf16_to_f32(A[xs_krn_a_index(ta, m, k, i, p)]) *
+                     xs_bf16_to_f32(B[xs_krn_b_index(tb, n, k, p, j)]);
             C[i * n + j] = accumulate ? C[i * n + j] + s : s;
         }
 }

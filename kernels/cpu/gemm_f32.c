@@ -20,16 +20,6 @@ static size_t up(size_t x, size_t q)
     return (x + q - 1) / q * q;
 }
 
-static float a_at(const float *A, int ta, size_t m, size_t k, size_t i, size_t p)
-{
-    return ta ? A[p * m + i] : A[i * k + p];
-}
-
-static float b_at(const float *B, int tb, size_t n, size_t k, size_t p, size_t j)
-{
-    return tb ? B[j * k + p] : B[p * n + j];
-}
-
 void xs_krn_gemm_f32_ref(int ta, int tb, size_t m, size_t n, size_t k, const float *A,
                          const float *B, float *C, int accumulate)
 {
@@ -37,7 +27,7 @@ void xs_krn_gemm_f32_ref(int ta, int tb, size_t m, size_t n, size_t k, const flo
         for (size_t j = 0; j < n; j++) {
             float s = 0;
             for (size_t p = 0; p < k; p++)
-                s += a_at(A, ta, m, k, i, p) * b_at(B, tb, n, k, p, j);
+                s += A[xs_krn_a_index(ta, m, k, i, p)] * B[xs_krn_b_index(tb, n, k, p, j)];
             C[i * n + j] = accumulate ? C[i * n + j] + s : s;
         }
 }
@@ -54,7 +44,7 @@ static void pack_a(int ta, size_t m, size_t k, const float *A, float *Ap, size_t
             for (size_t r = 0; r < TILE; r++) {
                 size_t i = ib * TILE + r;
                 for (size_t p = p0; p < pe; p++)
-                    dst[p * TILE + r] = i >= m ? 0 : ta ? A[p * m + i] : A[i * k + p];
+                    dst[p * TILE + r] = i >= m ? 0 : A[xs_krn_a_index(ta, m, k, i, p)];
             }
         }
     }
