@@ -565,6 +565,15 @@ static void host_reads_back(bld *c)
         c->wl->ops[c->wl->n - 1].sync = 1;
 }
 
+/* A multi-tensor L2 norm over the gradients, read back to the host. */
+static void grad_norm(bld *c, const char *name)
+{
+    double P = c->wl->params;
+    mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, c->W, 2,
+           multi_tensor_launches(P, c->wl->tensors, 1) + 1, "%s", name);
+    host_reads_back(c);
+}
+
 static void optimizer(bld *c)
 {
     const xs_train *t = &c->s->train;
@@ -600,18 +609,13 @@ static void optimizer(bld *c)
                multi_tensor_launches(P, tensors, 1) + 1, "amp.unscale_check");
         host_reads_back(c);
     }
-    if (t->grad_clip) { /* L2 norm over the gradients read back, then a scale pass */
-        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, c->W, 2, multi_tensor_launches(P, tensors, 1) + 1,
-               "grad_clip.norm");
-        host_reads_back(c);
+    if (t->grad_clip) { /* the norm, then a scale pass */
+        grad_norm(c, "grad_clip.norm");
         mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 * c->W, 1,
                multi_tensor_launches(P, tensors, 1), "grad_clip.scale");
     }
-    if (o == XS_OPT_BERTADAM) { /* its own global norm, read back before the loop */
-        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, c->W, 2, multi_tensor_launches(P, tensors, 1) + 1,
-               "bertadam.grad_norm");
-        host_reads_back(c);
-    }
+    if (o == XS_OPT_BERTADAM) /* its own global norm, before the per-tensor loop */
+        grad_norm(c, "bertadam.grad_norm");
     xs_op op;
     if (xs_wl_optimizer_op(o, fused, P, tensors, c->W, &op) == XS_OK)
         emit(c, &op);
