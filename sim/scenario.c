@@ -70,6 +70,11 @@ static const xs_field SCENARIO_FIELDS[] = {
      0,
      "host time to issue one kernel in microseconds (Python, framework dispatch, driver; "
      "PyTorch eager: about 5-25); the GPU idles when the host falls behind"},
+    {"train.generic_loop_efficiency", XS_F_NUM, 1, 0, 1, 1, NULL,
+     offsetof(xs_scenario, train.generic_loop_efficiency), 0,
+     "share of the vectorized loop's DRAM bandwidth that the framework's generic elementwise "
+     "loop reaches; eager ops with a broadcast operand, permuted or strided copies and dtype "
+     "conversions run it (PyTorch up to 2.5: about 0.78)"},
     INT("data.samples", 1, 1, 1e12, samples, "training samples per epoch"),
     INT("data.epochs", 1, 1, 1e6, epochs, "epochs"),
     INT("cluster.devices", 1, 1, 65536, devices, "devices (data parallel)"),

@@ -48,6 +48,8 @@ typedef struct {
     int fp32_optimizer; /* XS_FP32_OPTIMIZER_CHOICES index */
     int loss_sync;      /* the loop reads the loss back to the host every step */
     double host_op_us;  /* host time to issue one kernel (Python, framework, driver) */
+    double generic_loop_efficiency; /* DRAM efficiency of the framework's generic
+                                       elementwise loop relative to its vectorized one */
 } xs_train;
 
 typedef struct {

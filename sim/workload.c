@@ -36,6 +36,7 @@ typedef struct {
     int o2;      /* apex O2: half model, fp32 master copy */
     int fused, flash;
     int replayed; /* after the tape replay, backward ops go straight to the list */
+    int broadcast; /* the ops now emitted read a broadcast operand */
 } bld;
 
 static int push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op)
@@ -91,6 +92,18 @@ static void bwd_group(bld *c)
     c->groups[c->gn++] = c->tn;
 }
 
+/* PyTorch runs an elementwise op in its vectorized loop only when every
+ * operand is contiguous and of one dtype; a broadcast operand, a permuted or
+ * strided copy or a dtype conversion takes the generic loop (offsets and
+ * casts per element), which moves fewer bytes a cycle. Fused layer kernels
+ * and the optimizer's multi-tensor kernels are not TensorIterator loops. */
+static int generic_loop(const bld *c, int phase, int kind)
+{
+    if (c->fused || phase == XS_PH_OPT)
+        return 0;
+    return c->broadcast || kind == XS_OP_COPY || kind == XS_OP_CAST;
+}
+
 /* A memory-bound op over elems elements, moving bpe bytes per element. */
 __attribute__((format(printf, 8, 9))) static void mem_op(bld *c, int phase, int kind,
                                                         double elems, double bpe, double fpe,
@@ -104,6 +117,8 @@ __attribute__((format(printf, 8, 9))) static void mem_op(bld *c, int phase, int 
     op.flops = elems * fpe;
     op.elems = elems;
     op.launches = launches;
+    if (generic_loop(c, phase, kind))
+        op.bw_scale = c->s->train.generic_loop_efficiency;
     emit(c, &op);
 }
 
@@ -235,6 +250,7 @@ static void attention_unfused(bld *c, int causal)
         mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.scale");
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.scale.bwd");
+        c->broadcast = 1; /* the [s, s] causal mask, the [b, 1, 1, s] padding mask */
         if (causal) { /* torch.where(causal_mask, w, min) keeps the format */
             mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.causal_mask");
             bwd_group(c);
@@ -249,6 +265,7 @@ static void attention_unfused(bld *c, int causal)
         } else if (!causal) {
             mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.mask");
         }
+        c->broadcast = 0;
         mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, S2, 2.0 * sm, 5, 1, "attn.softmax");
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, S2, 3.0 * sm, 3, 1, "attn.softmax.bwd");

@@ -54,6 +54,9 @@ typedef struct {
                            its own. Whether its data are still cached. */
     int sync;         /* the host reads a result of this op back (.item()) and
                          waits for the device before issuing anything else */
+    double bw_scale;  /* share of the device's streaming DRAM efficiency the
+                         kernel reaches (1, or 0 when unset: a vectorized
+                         contiguous loop) */
 } xs_op;
 
 typedef struct {

@@ -168,7 +168,7 @@ static void devices_and_scenarios_should_list_everything_shipped(void)
 {
     tu_result r = tu_run("devices --format csv");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 13); /* 12 GPUs and the calibrated CPU */
+    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 14); /* 13 GPUs and the calibrated CPU */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nh200-sxm-141gb,"));
     tu_run_free(&r);
     r = tu_run("scenarios");
@@ -201,7 +201,7 @@ static void compare_should_rank_devices_by_run_cost(void)
     tu_run_free(&r);
     r = tu_run("compare");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_EQUAL(tu_lines(r.out), 5 + 13 + 2); /* header, every device, footer */
+    CU_ASSERT_EQUAL(tu_lines(r.out), 5 + 14 + 2); /* header, every device, footer */
     tu_run_free(&r);
     r = tu_run("compare -d t4,nope");
     CU_ASSERT_EQUAL(r.status, 2);

@@ -110,6 +110,31 @@ static void small_and_streaming_ops_should_be_launch_and_memory_bound(void)
     CU_ASSERT_DOUBLE_EQUAL(e10.overhead_s, 10 * e.overhead_s, 1e-15);
 }
 
+static void generic_loop_ops_should_stream_at_their_share_of_the_bandwidth(void)
+{
+    xs_device h = dev("h100-sxm5-80gb");
+    xs_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = XS_OP_COPY;
+    op.launches = 1;
+    op.count = 1;
+    op.bytes = 1e9;
+    xs_estimate unset = run(&h, &op);
+    op.bw_scale = 1;
+    xs_estimate vec = run(&h, &op);
+    op.bw_scale = 0.5;
+    xs_estimate half = run(&h, &op);
+    CU_ASSERT_DOUBLE_EQUAL(unset.memory_s, vec.memory_s, 0);
+    CU_ASSERT_DOUBLE_EQUAL(half.memory_s, 2 * vec.memory_s, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(half.time_s - half.memory_s, vec.time_s - vec.memory_s, 1e-15);
+    /* GEMMs have their own tile model: the share does not touch them */
+    xs_op g = gemm_op(4096, 4096, 4096, XS_FP16);
+    xs_estimate g1 = run(&h, &g);
+    g.bw_scale = 0.5;
+    xs_estimate g2 = run(&h, &g);
+    CU_ASSERT_DOUBLE_EQUAL(g1.time_s, g2.time_s, 0);
+}
+
 static void cost_should_be_time_times_devices_times_price(void)
 {
     xs_device a = dev("a100-sxm4-80gb");
@@ -302,6 +327,8 @@ int tu_add_gpu_suite(void)
                         formats_without_tensor_cores_should_run_on_fp32_units) ||
            !CU_add_test(s, "small_and_streaming_ops_should_be_launch_and_memory_bound",
                         small_and_streaming_ops_should_be_launch_and_memory_bound) ||
+           !CU_add_test(s, "generic_loop_ops_should_stream_at_their_share_of_the_bandwidth",
+                        generic_loop_ops_should_stream_at_their_share_of_the_bandwidth) ||
            !CU_add_test(s, "cost_should_be_time_times_devices_times_price",
                         cost_should_be_time_times_devices_times_price) ||
            !CU_add_test(s, "step_totals_should_add_up_the_ops", step_totals_should_add_up_the_ops) ||

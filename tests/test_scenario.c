@@ -68,6 +68,11 @@ static void overrides_should_change_values_and_be_validated(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "one of fp32|tf32|amp_fp16|amp_bf16|bf16"));
     const char *badbool[] = {"train.fused_optimizer=yes"};
     CU_ASSERT_EQUAL(load("bert-large-squad", badbool, 1, &s, &err), XS_EFIELD);
+    const char *noloop[] = {"train.generic_loop_efficiency=0"};
+    CU_ASSERT_EQUAL(load("bert-large-squad", noloop, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.generic_loop_efficiency"));
+    const char *faster[] = {"train.generic_loop_efficiency=1.2"};
+    CU_ASSERT_EQUAL(load("bert-large-squad", faster, 1, &s, &err), XS_EFIELD);
     const char *id[] = {"id=other"};
     CU_ASSERT_EQUAL(load("bert-large-squad", id, 1, &s, &err), XS_EARG);
 }

@@ -288,6 +288,45 @@ static void fused_kernels_should_cut_launches_not_gemm_flops(void)
     xs_wl_free(&fu);
 }
 
+/* run_squad.py's BERT: the head split/merge copies and the padding-mask add
+ * (a [b, 1, 1, s] operand) leave PyTorch's vectorized loop; the scale, the
+ * dropouts and the fused optimizer do not. Fused layer kernels have no
+ * TensorIterator loops at all. */
+static void broadcasts_copies_and_casts_should_take_the_generic_loop(void)
+{
+    xs_scenario s;
+    xs_workload eg, fu, au;
+    const char *e[] = {"train.generic_loop_efficiency=0.6"};
+    const char *f[] = {"train.kernels=fused", "train.generic_loop_efficiency=0.6"};
+    const char *a[] = {"train.amp_mode=autocast", "train.generic_loop_efficiency=0.6"};
+    build("bert-base-squad", e, 1, &s, &eg);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.heads", 0)->bw_scale, 0.6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.heads.bwd", 0)->bw_scale, 0.6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.mask", 0)->bw_scale, 0.6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.scale", 0)->bw_scale, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.softmax", 0)->bw_scale, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.probs.dropout", 0)->bw_scale, 0, 0);
+    for (size_t i = 0; i < eg.n; i++) {
+        if (eg.ops[i].phase == XS_PH_OPT || xs_op_is_matmul(eg.ops[i].kind))
+            CU_ASSERT_DOUBLE_EQUAL(eg.ops[i].bw_scale, 0, 0);
+    }
+    build("bert-base-squad", f, 2, &s, &fu);
+    for (size_t i = 0; i < fu.n; i++)
+        CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].bw_scale, 0, 0);
+    build("bert-base-squad", a, 2, &s, &au); /* autocast: every cast converts dtypes */
+    size_t casts = 0;
+    for (size_t i = 0; i < au.n; i++) {
+        if (au.ops[i].kind == XS_OP_CAST && au.ops[i].phase != XS_PH_OPT) {
+            casts++;
+            CU_ASSERT_DOUBLE_EQUAL(au.ops[i].bw_scale, 0.6, 0);
+        }
+    }
+    CU_ASSERT(casts > 0);
+    xs_wl_free(&eg);
+    xs_wl_free(&fu);
+    xs_wl_free(&au);
+}
+
 static void grad_accum_should_repeat_micro_batches_and_accumulate(void)
 {
     xs_scenario s;
@@ -358,6 +397,8 @@ int tu_add_workload_suite(void)
                         flash_attention_should_remove_the_seq_squared_traffic) ||
            !CU_add_test(s, "fused_kernels_should_cut_launches_not_gemm_flops",
                         fused_kernels_should_cut_launches_not_gemm_flops) ||
+           !CU_add_test(s, "broadcasts_copies_and_casts_should_take_the_generic_loop",
+                        broadcasts_copies_and_casts_should_take_the_generic_loop) ||
            !CU_add_test(s, "grad_accum_should_repeat_micro_batches_and_accumulate",
                         grad_accum_should_repeat_micro_batches_and_accumulate) ||
            !CU_add_test(s, "decoder_with_span_head_should_be_refused",
