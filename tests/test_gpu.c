@@ -86,15 +86,22 @@ static void formats_without_tensor_cores_should_run_on_fp32_units(void)
                            1e-12);
 }
 
+/* One launch of a non-GEMM kernel moving bytes, no math. */
+static xs_op stream_op(int kind, double bytes)
+{
+    xs_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = kind;
+    op.launches = 1;
+    op.count = 1;
+    op.bytes = bytes;
+    return op;
+}
+
 static void small_and_streaming_ops_should_be_launch_and_memory_bound(void)
 {
     xs_device h = dev("h100-sxm5-80gb");
-    xs_op op;
-    memset(&op, 0, sizeof op);
-    op.kind = XS_OP_ELTWISE;
-    op.launches = 1;
-    op.count = 1;
-    op.bytes = 1e9;
+    xs_op op = stream_op(XS_OP_ELTWISE, 1e9);
     op.flops = 1e8;
     xs_estimate e = run(&h, &op);
     CU_ASSERT_EQUAL(e.bound, XS_BOUND_MEMORY);
@@ -113,12 +120,7 @@ static void small_and_streaming_ops_should_be_launch_and_memory_bound(void)
 static void generic_loop_ops_should_stream_at_their_share_of_the_bandwidth(void)
 {
     xs_device h = dev("h100-sxm5-80gb");
-    xs_op op;
-    memset(&op, 0, sizeof op);
-    op.kind = XS_OP_COPY;
-    op.launches = 1;
-    op.count = 1;
-    op.bytes = 1e9;
+    xs_op op = stream_op(XS_OP_COPY, 1e9);
     xs_estimate unset = run(&h, &op);
     op.bw_scale = 1;
     xs_estimate vec = run(&h, &op);
