@@ -18,13 +18,15 @@
  * once it is queued and the previous op is done, and cannot finish before
  * its last kernel is queued. An op whose result the host reads back (sync),
  * and the loss read at a step's end (loss_sync), make the host wait for the
- * device. Two steps run so that the second starts with the lead the host
- * built in the first; its length is the steady-state step. */
+ * device. The host fetches the step's samples (load_s) before it queues the
+ * first kernel. Two steps run so that the second starts with the lead the
+ * host built in the first; its length is the steady-state step. */
 static double timeline(const xs_workload *wl, const xs_estimate *est, double host_s,
-                       int loss_sync)
+                       double load_s, int loss_sync)
 {
     double host = 0, dev = 0, first_end = 0;
     for (int step = 0; step < 2; step++) {
+        host += load_s;
         for (size_t i = 0; i < wl->n; i++) {
             const xs_op *op = &wl->ops[i];
             double launches = (double)op->launches * (double)op->count;
@@ -77,12 +79,17 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
             p->matmul_flops += op->flops * n;
     }
     p->device_time_s = p->step_time_s;
+    /* each device's loop fetches its own micro-batches */
+    double load_s = s->loader_us * 1e-6 * (double)(s->train.batch * s->train.grad_accum);
     if (be->async) {
-        double t = timeline(wl, p->est, s->train.host_op_us * 1e-6, s->train.loss_sync);
+        double t = timeline(wl, p->est, s->train.host_op_us * 1e-6, load_s,
+                            s->train.loss_sync);
         p->host_wait_s = fmax(0, t - p->device_time_s);
-        p->step_time_s = p->device_time_s + p->host_wait_s;
-        p->step_energy_j += p->host_wait_s * dev->idle_w;
+    } else {
+        p->host_wait_s = load_s; /* the host is the device: loading is serial */
     }
+    p->step_time_s = p->device_time_s + p->host_wait_s;
+    p->step_energy_j += p->host_wait_s * dev->idle_w;
     p->devices = s->devices;
     if (p->step_time_s > 0) {
         p->samples_per_s = (double)wl->samples_per_step / p->step_time_s;

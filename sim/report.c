@@ -134,8 +134,8 @@ static void predict_table(xs_strbuf *sb, const xs_device *dev, const xs_scenario
             xs_sb_printf(sb, "%s %.1f ms (%.0f%%)   ", xs_phase_name(ph),
                          p->phase_time_s[ph] * 1e3, 100 * p->phase_time_s[ph] / p->step_time_s);
     if (p->host_wait_s >= 5e-5) /* shown from 0.05 ms */
-        xs_sb_printf(sb, "host wait %.1f ms (%.0f%%: the device idle while the host issues "
-                         "kernels after a read-back)",
+        xs_sb_printf(sb, "host wait %.1f ms (%.0f%%: the device idle while the host loads "
+                         "samples or issues kernels after a read-back)",
                      p->host_wait_s * 1e3, 100 * p->host_wait_s / p->step_time_s);
     xs_sb_printf(sb, "\nby bound  ");
     for (int b = 0; b < XS_BOUND_COUNT; b++)

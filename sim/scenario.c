@@ -75,8 +75,15 @@ static const xs_field SCENARIO_FIELDS[] = {
      "share of the vectorized loop's DRAM bandwidth that the framework's generic elementwise "
      "loop reaches; eager ops with a broadcast operand, permuted or strided copies and dtype "
      "conversions run it (PyTorch up to 2.5: about 0.78)"},
+    ENUM("train.ffn_bias", XS_FFN_BIAS_CHOICES, train.ffn_bias,
+         "where the FFN up-projection adds its bias: in the GEMM (nn.Linear) or in a "
+         "separate broadcast add before the activation (NVIDIA's BERT LinearActivation)"),
     INT("data.samples", 1, 1, 1e12, samples, "training samples per epoch"),
     INT("data.epochs", 1, 1, 1e6, epochs, "epochs"),
+    {"data.loader_us", XS_F_NUM, 1, 0, 1e6, 0, NULL, offsetof(xs_scenario, loader_us), 0,
+     "host microseconds to fetch and collate one sample in the training loop's own thread "
+     "(DataLoader, num_workers=0); the GPU waits for it after a step-end sync. 0: loading "
+     "overlaps (workers, prefetch)"},
     INT("cluster.devices", 1, 1, 65536, devices, "devices (data parallel)"),
 };
 

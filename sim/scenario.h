@@ -32,6 +32,11 @@ typedef enum { XS_K_EAGER, XS_K_FUSED } xs_kernels;
 #define XS_AMP_MODE_CHOICES "autocast|o2"
 typedef enum { XS_AMP_AUTOCAST, XS_AMP_O2 } xs_amp_mode;
 typedef enum { XS_ATT_UNFUSED, XS_ATT_FLASH } xs_attention;
+/* where the FFN up-projection's bias is added: in the GEMM's epilogue
+ * (nn.Linear) or by a broadcast add kernel before the activation (NVIDIA's
+ * LinearActivation: F.linear without bias, then bias + y, then gelu) */
+#define XS_FFN_BIAS_CHOICES "gemm|separate"
+typedef enum { XS_FFN_BIAS_GEMM, XS_FFN_BIAS_SEPARATE } xs_ffn_bias;
 
 typedef struct {
     int arch, head, activation; /* xs_model_arch, xs_head, xs_act */
@@ -50,6 +55,7 @@ typedef struct {
     double host_op_us;  /* host time to issue one kernel (Python, framework, driver) */
     double generic_loop_efficiency; /* DRAM efficiency of the framework's generic
                                        elementwise loop relative to its vectorized one */
+    int ffn_bias;                   /* xs_ffn_bias */
 } xs_train;
 
 typedef struct {
@@ -58,6 +64,7 @@ typedef struct {
     xs_model model;
     xs_train train;
     int64_t samples, epochs;
+    double loader_us; /* host time to fetch and collate one sample */
     int64_t devices;
 } xs_scenario;
 

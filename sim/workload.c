@@ -318,6 +318,14 @@ static void attention_flash(bld *c, int causal)
 static int activation(bld *c, double elems)
 {
     int H = c->H;
+    if (c->s->train.ffn_bias == XS_FFN_BIAS_SEPARATE && !c->fused) {
+        /* the GEMM wrote y without bias; bias + y broadcasts the bias over
+         * the rows (the generic loop). Its backward is the bias reduction
+         * the up-projection already has. */
+        c->broadcast = 1;
+        mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 2.0 * H, 1, 1, "ffn.bias_add");
+        c->broadcast = 0;
+    }
     if (c->s->model.activation == XS_ACT_GELU_NEW && !c->fused) {
         /* transformers' NewGELUActivation is Python: pow, mul, add, mul,
          * tanh, add, mul, mul (8 kernels, 10 reads + 8 writes); pow is on

@@ -124,7 +124,8 @@ static void usage_predict(FILE *out)
             "over the datasheet dense peak of the engine the matmuls run on.\n"
             "The host queues a GPU's kernels at train.host_op_us a launch; where it reads a\n"
             "value back (loss scaler, clipping norm, train.loss_sync) the GPU drains and\n"
-            "then waits for the launches that follow: 'host wait' in the table.\n"
+            "then waits for the launches that follow, and for data.loader_us a sample the\n"
+            "host spends fetching the next batch: 'host wait' in the table.\n"
             "JSON ops carry totals per step: flops, bytes, time_s and energy_j are summed\n"
             "over the op's `calls` (micro-batches), so they add up to the step with\n"
             "step.host_wait_s.\n\n",

@@ -186,9 +186,9 @@ static void host_should_hide_behind_long_kernels_until_a_read_back(void)
     /* no read-backs and a fast host: the host runs ahead, the device never waits */
     const char *ahead[] = {"train.precision=amp_fp16", "train.batch=64", "train.grad_clip=false",
                            "train.loss_sync=false", "train.amp_mode=autocast",
-                           "train.host_op_us=1"};
+                           "train.host_op_us=1", "data.loader_us=0"};
     /* autocast keeps GradScaler's overflow read-back: the only sync */
-    CU_ASSERT_EQUAL_FATAL(predict_id("a100-sxm4-80gb", "bert-base-squad", ahead, 6, &d, &wl, &p,
+    CU_ASSERT_EQUAL_FATAL(predict_id("a100-sxm4-80gb", "bert-base-squad", ahead, 7, &d, &wl, &p,
                                      &err), XS_OK);
     double launches;
     double opt_t = ops_time(&wl, &p, "optimizer.", &launches);
@@ -206,6 +206,37 @@ static void host_should_hide_behind_long_kernels_until_a_read_back(void)
     CU_ASSERT_DOUBLE_EQUAL(p.host_wait_s, 0, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(p.step_time_s, p.device_time_s, 1e-12);
     xs_prediction_free(&p);
+    xs_wl_free(&wl);
+}
+
+static void sample_loading_should_idle_the_gpu_only_after_a_step_end_sync(void)
+{
+    xs_device d;
+    xs_workload wl;
+    xs_prediction p0, p1, q;
+    xs_error err;
+    /* loss.item() drains the GPU at each step's end: the next batch's
+     * loading is exposed in full, sample by sample */
+    const char *sync0[] = {"train.batch=64", "train.loss_sync=true", "data.loader_us=0"};
+    const char *sync1[] = {"train.batch=64", "train.loss_sync=true", "data.loader_us=40"};
+    CU_ASSERT_EQUAL_FATAL(predict_id("h100-sxm5-80gb", "bert-base-squad", sync0, 3, &d, &wl, &p0,
+                                     &err), XS_OK);
+    xs_wl_free(&wl);
+    CU_ASSERT_EQUAL_FATAL(predict_id("h100-sxm5-80gb", "bert-base-squad", sync1, 3, &d, &wl, &p1,
+                                     &err), XS_OK);
+    xs_wl_free(&wl);
+    CU_ASSERT_DOUBLE_EQUAL(p1.device_time_s, p0.device_time_s, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p1.host_wait_s - p0.host_wait_s, 64 * 40e-6, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(p1.step_energy_j - p0.step_energy_j, 64 * 40e-6 * d.idle_w, 1e-9);
+    /* no read-back at all: the host loads while the previous step runs */
+    const char *none[] = {"train.precision=bf16", "train.grad_clip=false", "train.loss_sync=false",
+                          "train.batch=64", "data.loader_us=40"};
+    CU_ASSERT_EQUAL_FATAL(predict_id("h100-sxm5-80gb", "bert-base-squad", none, 5, &d, &wl, &q,
+                                     &err), XS_OK);
+    CU_ASSERT_DOUBLE_EQUAL(q.host_wait_s, 0, 1e-12);
+    xs_prediction_free(&p0);
+    xs_prediction_free(&p1);
+    xs_prediction_free(&q);
     xs_wl_free(&wl);
 }
 
@@ -336,6 +367,8 @@ int tu_add_gpu_suite(void)
            !CU_add_test(s, "step_totals_should_add_up_the_ops", step_totals_should_add_up_the_ops) ||
            !CU_add_test(s, "host_should_hide_behind_long_kernels_until_a_read_back",
                         host_should_hide_behind_long_kernels_until_a_read_back) ||
+           !CU_add_test(s, "sample_loading_should_idle_the_gpu_only_after_a_step_end_sync",
+                        sample_loading_should_idle_the_gpu_only_after_a_step_end_sync) ||
            !CU_add_test(s, "eager_optimizer_after_a_read_back_should_be_host_bound",
                         eager_optimizer_after_a_read_back_should_be_host_bound) ||
            !CU_add_test(s, "faster_hardware_and_formats_should_predict_higher_throughput",

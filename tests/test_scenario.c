@@ -73,6 +73,12 @@ static void overrides_should_change_values_and_be_validated(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.generic_loop_efficiency"));
     const char *faster[] = {"train.generic_loop_efficiency=1.2"};
     CU_ASSERT_EQUAL(load("bert-large-squad", faster, 1, &s, &err), XS_EFIELD);
+    const char *slowload[] = {"data.loader_us=-1"};
+    CU_ASSERT_EQUAL(load("bert-large-squad", slowload, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "data.loader_us"));
+    const char *bias[] = {"train.ffn_bias=epilogue"};
+    CU_ASSERT_EQUAL(load("bert-large-squad", bias, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "one of gemm|separate"));
     const char *id[] = {"id=other"};
     CU_ASSERT_EQUAL(load("bert-large-squad", id, 1, &s, &err), XS_EARG);
 }

@@ -327,6 +327,46 @@ static void broadcasts_copies_and_casts_should_take_the_generic_loop(void)
     xs_wl_free(&au);
 }
 
+static void separate_ffn_bias_should_add_one_broadcast_add_a_layer(void)
+{
+    xs_scenario s;
+    xs_workload sep, gem, fu;
+    const char *a[] = {"train.ffn_bias=separate", "train.generic_loop_efficiency=0.6"};
+    const char *b[] = {"train.ffn_bias=gemm"};
+    const char *f[] = {"train.ffn_bias=separate", "train.kernels=fused"};
+    build("bert-base-squad", a, 2, &s, &sep);
+    double elems = (double)(s.train.batch * s.train.seq * s.model.ffn);
+    size_t adds = 0;
+    double add_bytes = 0;
+    for (size_t i = 0; i < sep.n; i++) {
+        const xs_op *op = &sep.ops[i];
+        if (strcmp(op->name, "ffn.bias_add") != 0)
+            continue;
+        adds++;
+        add_bytes += op->bytes;
+        CU_ASSERT_EQUAL(op->phase, XS_PH_FWD);
+        CU_ASSERT_EQUAL(op->launches, 1);
+        /* reads the GEMM's half output, writes the half sum; the bias broadcasts */
+        CU_ASSERT_DOUBLE_EQUAL(op->bytes, elems * 2 * 2, 0);
+        CU_ASSERT_DOUBLE_EQUAL(op->bw_scale, 0.6, 0);
+    }
+    CU_ASSERT_EQUAL(adds, (size_t)s.model.layers);
+    build("bert-base-squad", b, 1, &s, &gem);
+    CU_ASSERT_EQUAL(gem.n + adds, sep.n);
+    double gem_bytes = 0, sep_bytes = 0;
+    for (size_t i = 0; i < gem.n; i++)
+        gem_bytes += gem.ops[i].bytes;
+    for (size_t i = 0; i < sep.n; i++)
+        sep_bytes += sep.ops[i].bytes;
+    CU_ASSERT_DOUBLE_EQUAL(sep_bytes - gem_bytes, add_bytes, sep_bytes * 1e-12);
+    build("bert-base-squad", f, 2, &s, &fu); /* a fused layer adds it in its epilogue */
+    for (size_t i = 0; i < fu.n; i++)
+        CU_ASSERT(strcmp(fu.ops[i].name, "ffn.bias_add") != 0);
+    xs_wl_free(&sep);
+    xs_wl_free(&gem);
+    xs_wl_free(&fu);
+}
+
 static void grad_accum_should_repeat_micro_batches_and_accumulate(void)
 {
     xs_scenario s;
@@ -399,6 +439,8 @@ int tu_add_workload_suite(void)
                         fused_kernels_should_cut_launches_not_gemm_flops) ||
            !CU_add_test(s, "broadcasts_copies_and_casts_should_take_the_generic_loop",
                         broadcasts_copies_and_casts_should_take_the_generic_loop) ||
+           !CU_add_test(s, "separate_ffn_bias_should_add_one_broadcast_add_a_layer",
+                        separate_ffn_bias_should_add_one_broadcast_add_a_layer) ||
            !CU_add_test(s, "grad_accum_should_repeat_micro_batches_and_accumulate",
                         grad_accum_should_repeat_micro_batches_and_accumulate) ||
            !CU_add_test(s, "decoder_with_span_head_should_be_refused",
