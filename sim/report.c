@@ -221,9 +221,12 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     cJSON_AddStringToObject(to, "kernels", kernels[t->kernels]);
     cJSON_AddStringToObject(to, "attention", att[t->attention]);
     cJSON_AddNumberToObject(to, "grad_accum", (double)t->grad_accum);
+    cJSON_AddStringToObject(to, "ffn_bias", t->ffn_bias == XS_FFN_BIAS_SEPARATE ? "separate"
+                                                                               : "gemm");
     cJSON *d = cJSON_AddObjectToObject(o, "data");
     cJSON_AddNumberToObject(d, "samples", (double)s->samples);
     cJSON_AddNumberToObject(d, "epochs", (double)s->epochs);
+    cJSON_AddNumberToObject(d, "loader_us", s->loader_us);
     cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "cluster"), "devices",
                             (double)s->devices);
     return o;

@@ -29,7 +29,13 @@ static void predict_json_should_hold_the_documented_keys(void)
     cJSON *doc = cJSON_Parse(r.out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "device"), "id")->valuestring, "t4");
-    CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(doc, "scenario"));
+    cJSON *scn = cJSON_GetObjectItem(doc, "scenario");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(scn);
+    CU_ASSERT_DOUBLE_EQUAL(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(scn, "data"), "loader_us")->valuedouble, 35, 0);
+    CU_ASSERT_STRING_EQUAL(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(scn, "train"), "ffn_bias")->valuestring,
+        "separate");
     cJSON *ops = cJSON_GetObjectItem(doc, "ops");
     CU_ASSERT(cJSON_GetArraySize(ops) > 100);
     static const char *keys[] = {"name", "layer", "phase", "kind", "m", "n", "k", "batch",
