@@ -1,5 +1,6 @@
 /* cpu_check.c — see cpu_check.h. */
 #include "cpu_check.h"
+#include "../kernels/common/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,14 +41,10 @@ typedef struct {
 
 static xs_vrow *new_row(rowset *s)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        xs_vrow *grown = realloc(s->v, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        s->v = grown;
-        s->cap = cap;
-    }
+    xs_vrow *grown = xs_grow(s->v, &s->cap, s->n, sizeof *grown, 64);
+    if (!grown)
+        return NULL;
+    s->v = grown;
     xs_vrow *r = &s->v[s->n++];
     memset(r, 0, sizeof *r);
     r->file = FILE_TAG;

@@ -1,5 +1,6 @@
 /* measure.c — see measure.h. */
 #include "measure.h"
+#include "../kernels/common/grow.h"
 
 #include <stdlib.h>
 
@@ -8,14 +9,10 @@
 
 int xs_meas_add(xs_meas_list *l, const xs_meas *m)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        xs_meas *grown = realloc(l->v, cap * sizeof *grown);
-        if (!grown)
-            return XS_ENOMEM;
-        l->v = grown;
-        l->cap = cap;
-    }
+    xs_meas *grown = xs_grow(l->v, &l->cap, l->n, sizeof *grown, 64);
+    if (!grown)
+        return XS_ENOMEM;
+    l->v = grown;
     l->v[l->n++] = *m;
     return XS_OK;
 }

@@ -10,6 +10,7 @@
  * (train.kernels=fused) follow LightSeq: fewer passes and launches, the same
  * GEMMs, activations kept in the matmul format. */
 #include "workload.h"
+#include "../kernels/common/grow.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -41,14 +42,10 @@ typedef struct {
 
 static int push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 256;
-        xs_op *grown = realloc(*arr, nc * sizeof *grown);
-        if (!grown)
-            return -1;
-        *arr = grown;
-        *cap = nc;
-    }
+    xs_op *grown = xs_grow(*arr, cap, *n, sizeof *grown, 256);
+    if (!grown)
+        return -1;
+    *arr = grown;
     (*arr)[(*n)++] = *op;
     return 0;
 }
@@ -79,16 +76,12 @@ static void emit(bld *c, const xs_op *op)
 /* Start the backward group of the forward op just emitted. */
 static void bwd_group(bld *c)
 {
-    if (c->gn == c->gcap) {
-        size_t nc = c->gcap ? c->gcap * 2 : 256;
-        size_t *grown = realloc(c->groups, nc * sizeof *grown);
-        if (!grown) {
-            c->failed = 1;
-            return;
-        }
-        c->groups = grown;
-        c->gcap = nc;
+    size_t *grown = xs_grow(c->groups, &c->gcap, c->gn, sizeof *grown, 256);
+    if (!grown) {
+        c->failed = 1;
+        return;
     }
+    c->groups = grown;
     c->groups[c->gn++] = c->tn;
 }
 
