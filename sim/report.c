@@ -620,15 +620,20 @@ static cJSON *summary_json(const xs_vsummary *v)
     cJSON_AddNumberToObject(o, "max_abs_pct", v->max_abs_pct);
     cJSON_AddNumberToObject(o, "mean_signed_pct", v->mean_signed_pct);
     cJSON_AddNumberToObject(o, "in_band_pct", v->in_band_pct);
+    if (v->n_rest)
+        cJSON_AddNumberToObject(o, "rest_factor_median", v->rest_factor_median);
     return o;
 }
 
 static void summary_line(xs_strbuf *sb, const char *name, const xs_vsummary *v)
 {
     xs_sb_printf(sb, "  %-40s n %3zu   MAPE %5.1f%%   median %5.1f%%   max %5.1f%%   signed %+6.1f%%"
-                     "   in band %3.0f%%\n",
+                     "   in band %3.0f%%",
                  name, v->n, v->mape_pct, v->median_abs_pct, v->max_abs_pct, v->mean_signed_pct,
                  v->in_band_pct);
+    if (v->n_rest)
+        xs_sb_printf(sb, "   rest x%.2f", v->rest_factor_median);
+    xs_sb_printf(sb, "\n");
 }
 
 void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n)
@@ -645,7 +650,7 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
     xs_vsummarize(rows, n, NULL, NULL, &all);
     if (fmt == XS_FMT_CSV) {
         xs_sb_printf(sb, "file,line,device,scenario,set,metric,measured,predicted,low,high,"
-                         "error_pct,status,measured_iqr_pct\n");
+                         "error_pct,status,measured_iqr_pct,matmul_share_pct,rest_factor\n");
         for (size_t i = 0; i < n; i++) {
             const xs_vrow *r = &rows[i];
             xs_sb_printf(sb, "%s,%d,%s,%s,%s,%s,%.9g,", r->file, r->line, r->device, r->scenario,
@@ -657,7 +662,10 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
                 xs_sb_printf(sb, ",,,,\"%s\",", r->reason);
             if (r->has_spread)
                 xs_sb_printf(sb, "%.2f", r->spread_pct);
-            xs_sb_printf(sb, "\n");
+            if (r->ok && r->rest_factor > 0)
+                xs_sb_printf(sb, ",%.2f,%.4f\n", 100 * r->matmul_share, r->rest_factor);
+            else
+                xs_sb_printf(sb, ",,\n");
         }
     } else if (fmt == XS_FMT_JSON) {
         cJSON *root = cJSON_CreateObject();
@@ -679,6 +687,10 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
                 cJSON_AddNumberToObject(o, "low", r->low);
                 cJSON_AddNumberToObject(o, "high", r->high);
                 cJSON_AddNumberToObject(o, "error_pct", r->error_pct);
+                if (r->rest_factor > 0) {
+                    cJSON_AddNumberToObject(o, "matmul_share_pct", 100 * r->matmul_share);
+                    cJSON_AddNumberToObject(o, "rest_factor", r->rest_factor);
+                }
             } else {
                 cJSON_AddStringToObject(o, "error", r->reason);
             }
@@ -716,6 +728,9 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
                          r->measured >= r->low && r->measured <= r->high ? "" : " outside");
             if (r->has_spread)
                 xs_sb_printf(sb, "  iqr %.1f%%", r->spread_pct);
+            if (r->rest_factor > 0)
+                xs_sb_printf(sb, "  matmul %.0f%%, rest x%.2f", 100 * r->matmul_share,
+                             r->rest_factor);
             xs_sb_printf(sb, "\n");
         }
         if (failed) {

@@ -313,7 +313,7 @@ static int predict_optimizer(const xs_device *dev, xs_vrow *r, double *t, double
 
 /* A whole fine-tuning scenario with the row's ';'-separated overrides. */
 static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, double *lo,
-                            double *hi)
+                            double *hi, double *matmul_share)
 {
     char path[PATH_MAX], sets_buf[512];
     const char *sets[64];
@@ -340,6 +340,11 @@ static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, doubl
         xs_wl_free(&wl);
         return -1;
     }
+    double matmul_s = 0;
+    for (size_t i = 0; i < wl.n; i++)
+        if (xs_op_is_matmul(wl.ops[i].kind))
+            matmul_s += p.est[i].time_s * (double)wl.ops[i].count;
+    *matmul_share = p.step_time_s > 0 ? matmul_s / p.step_time_s : 0;
     double tokens = (double)s.train.seq;
     if (strcmp(r->metric, "samples_per_s") == 0) {
         *val = p.samples_per_s;
@@ -364,6 +369,18 @@ static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, doubl
     return rc ? -1 : 0;
 }
 
+/* measured step time = predicted (share + (1 - share) rest): solved for rest. */
+static void set_rest_factor(xs_vrow *r, double share)
+{
+    r->matmul_share = share;
+    r->rest_factor = 0;
+    if (share < 0 || share >= 1 || r->predicted <= 0)
+        return;
+    int is_time = strcmp(r->metric, "step_time_s") == 0;
+    double slower = is_time ? r->measured / r->predicted : r->predicted / r->measured;
+    r->rest_factor = (slower - share) / (1 - share);
+}
+
 void xs_validate_row(xs_vrow *r)
 {
     if (!r->ok)
@@ -372,7 +389,7 @@ void xs_validate_row(xs_vrow *r)
     xs_device dev;
     if (load_device(r->device, &dev, r->reason, sizeof r->reason))
         return;
-    double v = 0, lo = 0, hi = 0;
+    double v = 0, lo = 0, hi = 0, share = -1;
     int rc;
     if (strcmp(r->scenario, "-") == 0) {
         char op[32];
@@ -395,7 +412,7 @@ void xs_validate_row(xs_vrow *r)
             return;
         }
     } else {
-        rc = predict_scenario(&dev, r, &v, &lo, &hi);
+        rc = predict_scenario(&dev, r, &v, &lo, &hi, &share);
     }
     if (rc)
         return;
@@ -403,6 +420,7 @@ void xs_validate_row(xs_vrow *r)
     r->low = fmin(lo, hi);
     r->high = fmax(lo, hi);
     r->error_pct = 100 * (v - r->measured) / r->measured;
+    set_rest_factor(r, share);
     r->ok = 1;
 }
 
@@ -412,13 +430,26 @@ static int by_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Sorts v in place; 0 for an empty set. */
+static double median(double *v, size_t m)
+{
+    if (!m)
+        return 0;
+    qsort(v, m, sizeof *v, by_double);
+    return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+}
+
 void xs_vsummarize(const xs_vrow *rows, size_t n, int (*keep)(const xs_vrow *, const void *),
                    const void *arg, xs_vsummary *out)
 {
     memset(out, 0, sizeof *out);
     double *abs_err = malloc((n ? n : 1) * sizeof *abs_err);
-    if (!abs_err)
+    double *rest = malloc((n ? n : 1) * sizeof *rest);
+    if (!abs_err || !rest) {
+        free(abs_err);
+        free(rest);
         return;
+    }
     size_t m = 0, in_band = 0;
     double sum = 0, signed_sum = 0;
     for (size_t i = 0; i < n; i++) {
@@ -429,18 +460,20 @@ void xs_vsummarize(const xs_vrow *rows, size_t n, int (*keep)(const xs_vrow *, c
         sum += fabs(r->error_pct);
         signed_sum += r->error_pct;
         in_band += r->measured >= r->low && r->measured <= r->high;
+        if (r->rest_factor > 0)
+            rest[out->n_rest++] = r->rest_factor;
     }
     out->n = m;
+    out->rest_factor_median = median(rest, out->n_rest);
     if (m) {
-        qsort(abs_err, m, sizeof *abs_err, by_double);
         out->mape_pct = sum / (double)m;
         out->mean_signed_pct = signed_sum / (double)m;
-        out->median_abs_pct =
-            m % 2 ? abs_err[m / 2] : 0.5 * (abs_err[m / 2 - 1] + abs_err[m / 2]);
+        out->median_abs_pct = median(abs_err, m);
         out->max_abs_pct = abs_err[m - 1];
         out->in_band_pct = 100.0 * (double)in_band / (double)m;
     }
     free(abs_err);
+    free(rest);
 }
 
 int xs_validate_files(const char *const *paths, int npaths, xs_vrow **rows, size_t *n,

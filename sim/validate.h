@@ -22,6 +22,13 @@ typedef struct {
     char reason[1024]; /* as long as an xs_error message */
     double predicted, low, high; /* low/high: the uncertainty band */
     double error_pct;    /* 100 (predicted - measured) / measured */
+    /* Scenario rows only (kernel rows: matmul_share < 0). Where the error
+     * sits, on the assumption that the matmul kernels were predicted right:
+     * matmul_share is the share of the predicted step spent in GEMM, batched
+     * GEMM and fused attention kernels; rest_factor is how many times longer
+     * than predicted the rest of the step (every other kernel and the host
+     * wait) must have taken for the measurement. */
+    double matmul_share, rest_factor;
     int has_spread;      /* the measurement's own spread is known: */
     double spread_pct;   /* 100 x inter-quartile range / median of its repetitions */
 } xs_vrow;
@@ -30,6 +37,8 @@ typedef struct {
     size_t n;            /* rows predicted */
     double mape_pct, median_abs_pct, max_abs_pct, mean_signed_pct;
     double in_band_pct;  /* share of rows whose measurement lies inside the band */
+    size_t n_rest;       /* scenario rows among them, and their median rest_factor */
+    double rest_factor_median;
 } xs_vsummary;
 
 /* Parse path; every data row becomes an xs_vrow (ok = 0 with a reason when

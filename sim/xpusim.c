@@ -243,6 +243,13 @@ static void usage_validate(FILE *out)
             "the count, MAPE, median and max absolute error overall, per file, per device\n"
             "and per metric. A row that cannot be parsed or predicted is listed with its\n"
             "reason and counted apart.\n\n"
+            "Where the error sits: a scenario row also gets matmul_share_pct, the share of\n"
+            "the predicted step spent in GEMM, batched-GEMM and fused-attention kernels, and\n"
+            "rest_factor, how many times longer than predicted the rest of the step (every\n"
+            "other kernel and the host wait) must have run to give the measurement if the\n"
+            "matmuls were predicted right (1: no error there; 1.3: the rest ran 30%% longer).\n"
+            "Summaries give its median. It assumes the matmul time is right: compare rows\n"
+            "with different matmul shares, or a trace (--trace), before trusting it.\n\n"
             "With --trace, TRACE.json is a PyTorch profiler Chrome trace (export_chrome_trace)\n"
             "of one training step of SCENARIO on DEVICE: its GPU kernels are classified by\n"
             "name (gemm, attention, softmax, norm, elementwise, copy, reduce, embed, loss,\n"
@@ -259,10 +266,10 @@ static void usage_validate(FILE *out)
             "Exit status: 0 when every row was predicted, 1 when any row could not be\n"
             "(the report is still written), 2 for bad usage.\n\n"
             "JSON: rows[] {file, line, device, scenario, set, metric, measured,\n"
-            "[measured_iqr_pct,] predicted, low, high, error_pct | error}, summary {n,\n"
-            "mape_pct, median_abs_pct,\n"
-            "max_abs_pct, mean_signed_pct, in_band_pct, failed}, by_device, by_metric,\n"
-            "by_file.\n");
+            "[measured_iqr_pct,] predicted, low, high, error_pct, [matmul_share_pct,\n"
+            "rest_factor] | error}, summary {n, mape_pct, median_abs_pct, max_abs_pct,\n"
+            "mean_signed_pct, in_band_pct, [rest_factor_median,] failed}, by_device,\n"
+            "by_metric, by_file.\n");
 }
 
 static void usage_scenarios(FILE *out)

@@ -71,6 +71,42 @@ static void gemm_layouts_should_describe_the_same_kernel(void)
     free(rows);
 }
 
+/* rest_factor solves measured step time = predicted (share + (1 - share)
+ * rest): a measurement equal to the prediction puts it at 1, a step 30%
+ * longer than predicted puts the whole 30% on the non-matmul rest, and
+ * kernel rows carry none. */
+static void rest_factor_should_place_the_error_outside_the_matmuls(void)
+{
+    const char *csv = "device,scenario,set,metric,value,source\n"
+                      "a100-sxm4-80gb,bert-base-squad,train.batch=32,step_time_s,1,x\n"
+                      "a100-sxm4-80gb,-,op=gemm;m=4096;n=4096;k=4096;dtype=fp16,time_s,1e-3,x\n";
+    const char *files[] = {tu_write("rest.csv", csv)};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT_FATAL(rows[0].ok && rows[1].ok);
+    double share = rows[0].matmul_share;
+    CU_ASSERT(share > 0.2 && share < 0.9);
+    CU_ASSERT_EQUAL(rows[1].rest_factor, 0);
+    xs_vrow same = rows[0], slower = rows[0], rate = rows[0];
+    same.measured = rows[0].predicted;
+    slower.measured = 1.3 * rows[0].predicted;
+    snprintf(rate.metric, sizeof rate.metric, "samples_per_s");
+    rate.measured = 32 / slower.measured;
+    xs_validate_row(&same);
+    xs_validate_row(&slower);
+    xs_validate_row(&rate);
+    CU_ASSERT_DOUBLE_EQUAL(same.rest_factor, 1, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(slower.rest_factor, 1 + 0.3 / (1 - share), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(rate.rest_factor, slower.rest_factor, 1e-9);
+    xs_vsummary s;
+    xs_vsummarize(rows, n, NULL, NULL, &s);
+    CU_ASSERT_EQUAL(s.n_rest, 1);
+    CU_ASSERT_DOUBLE_EQUAL(s.rest_factor_median, rows[0].rest_factor, 1e-12);
+    free(rows);
+}
+
 static void bad_files_should_fail_as_a_whole(void)
 {
     const char *files[] = {tu_write("nohdr.csv", "device,scenario,metric,value\n")};
@@ -114,7 +150,8 @@ static void validate_cli_should_report_and_exit_on_failed_rows(void)
     r = tu_run(cmd);
     CU_ASSERT_EQUAL(r.status, 0);
     CU_ASSERT_EQUAL(tu_lines(r.out), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",ok,\n")); /* no measured spread in a CSV row */
+    /* a kernel row: no measured spread, no matmul share or rest factor */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",ok,,,\n"));
     tu_run_free(&r);
     r = tu_run("validate");
     CU_ASSERT_EQUAL(r.status, 2);
@@ -158,6 +195,8 @@ int tu_add_validate_suite(void)
            !CU_add_test(s, "gemm_layouts_should_describe_the_same_kernel",
                         gemm_layouts_should_describe_the_same_kernel) ||
            !CU_add_test(s, "bad_files_should_fail_as_a_whole", bad_files_should_fail_as_a_whole) ||
+           !CU_add_test(s, "rest_factor_should_place_the_error_outside_the_matmuls",
+                        rest_factor_should_place_the_error_outside_the_matmuls) ||
            !CU_add_test(s, "dev_sets_should_be_predicted_row_by_row",
                         dev_sets_should_be_predicted_row_by_row) ||
            !CU_add_test(s, "validate_cli_should_report_and_exit_on_failed_rows",
