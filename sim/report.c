@@ -662,7 +662,7 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
                 xs_sb_printf(sb, ",,,,\"%s\",", r->reason);
             if (r->has_spread)
                 xs_sb_printf(sb, "%.2f", r->spread_pct);
-            if (r->ok && r->rest_factor > 0)
+            if (r->ok && r->has_rest)
                 xs_sb_printf(sb, ",%.2f,%.4f\n", 100 * r->matmul_share, r->rest_factor);
             else
                 xs_sb_printf(sb, ",,\n");
@@ -687,7 +687,7 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
                 cJSON_AddNumberToObject(o, "low", r->low);
                 cJSON_AddNumberToObject(o, "high", r->high);
                 cJSON_AddNumberToObject(o, "error_pct", r->error_pct);
-                if (r->rest_factor > 0) {
+                if (r->has_rest) {
                     cJSON_AddNumberToObject(o, "matmul_share_pct", 100 * r->matmul_share);
                     cJSON_AddNumberToObject(o, "rest_factor", r->rest_factor);
                 }
@@ -728,7 +728,7 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
                          r->measured >= r->low && r->measured <= r->high ? "" : " outside");
             if (r->has_spread)
                 xs_sb_printf(sb, "  iqr %.1f%%", r->spread_pct);
-            if (r->rest_factor > 0)
+            if (r->has_rest)
                 xs_sb_printf(sb, "  matmul %.0f%%, rest x%.2f", 100 * r->matmul_share,
                              r->rest_factor);
             xs_sb_printf(sb, "\n");

@@ -374,7 +374,8 @@ static void set_rest_factor(xs_vrow *r, double share)
 {
     r->matmul_share = share;
     r->rest_factor = 0;
-    if (share < 0 || share >= 1 || r->predicted <= 0)
+    r->has_rest = share >= 0 && share < 1 && r->predicted > 0;
+    if (!r->has_rest)
         return;
     int is_time = strcmp(r->metric, "step_time_s") == 0;
     double slower = is_time ? r->measured / r->predicted : r->predicted / r->measured;
@@ -460,7 +461,7 @@ void xs_vsummarize(const xs_vrow *rows, size_t n, int (*keep)(const xs_vrow *, c
         sum += fabs(r->error_pct);
         signed_sum += r->error_pct;
         in_band += r->measured >= r->low && r->measured <= r->high;
-        if (r->rest_factor > 0)
+        if (r->has_rest)
             rest[out->n_rest++] = r->rest_factor;
     }
     out->n = m;

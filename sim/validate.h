@@ -22,12 +22,14 @@ typedef struct {
     char reason[1024]; /* as long as an xs_error message */
     double predicted, low, high; /* low/high: the uncertainty band */
     double error_pct;    /* 100 (predicted - measured) / measured */
-    /* Scenario rows only (kernel rows: matmul_share < 0). Where the error
+    /* Scenario rows only (has_rest; kernel rows: matmul_share < 0). Where the error
      * sits, on the assumption that the matmul kernels were predicted right:
      * matmul_share is the share of the predicted step spent in GEMM, batched
      * GEMM and fused attention kernels; rest_factor is how many times longer
      * than predicted the rest of the step (every other kernel and the host
-     * wait) must have taken for the measurement. */
+     * wait) must have taken for the measurement; <= 0 when the predicted
+     * matmul time alone exceeds the measured step. */
+    int has_rest;
     double matmul_share, rest_factor;
     int has_spread;      /* the measurement's own spread is known: */
     double spread_pct;   /* 100 x inter-quartile range / median of its repetitions */
