@@ -75,8 +75,10 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
         p->step_flops += op->flops * n;
         p->phase_time_s[op->phase] += e->time_s * n;
         p->bound_time_s[e->bound] += e->time_s * n;
-        if (xs_op_is_matmul(op->kind))
+        if (xs_op_is_matmul(op->kind)) {
             p->matmul_flops += op->flops * n;
+            p->matmul_time_s += e->time_s * n;
+        }
     }
     p->device_time_s = p->step_time_s;
     /* each device's loop fetches its own micro-batches */

@@ -14,6 +14,7 @@ typedef struct {
     /* one optimizer step, per device */
     double step_time_s, step_energy_j, step_flops, matmul_flops;
     double device_time_s; /* sum of the kernels' times */
+    double matmul_time_s; /* of which GEMM, batched GEMM and fused attention */
     double host_wait_s;   /* device idle, waiting for the host (syncs, launches) */
     double phase_time_s[XS_PHASE_COUNT];
     double bound_time_s[XS_BOUND_COUNT];

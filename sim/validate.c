@@ -340,11 +340,7 @@ static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, doubl
         xs_wl_free(&wl);
         return -1;
     }
-    double matmul_s = 0;
-    for (size_t i = 0; i < wl.n; i++)
-        if (xs_op_is_matmul(wl.ops[i].kind))
-            matmul_s += p.est[i].time_s * (double)wl.ops[i].count;
-    *matmul_share = p.step_time_s > 0 ? matmul_s / p.step_time_s : 0;
+    *matmul_share = p.step_time_s > 0 ? p.matmul_time_s / p.step_time_s : 0;
     double tokens = (double)s.train.seq;
     if (strcmp(r->metric, "samples_per_s") == 0) {
         *val = p.samples_per_s;
