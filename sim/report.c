@@ -653,13 +653,22 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
                          "error_pct,status,measured_iqr_pct,matmul_share_pct,rest_factor\n");
         for (size_t i = 0; i < n; i++) {
             const xs_vrow *r = &rows[i];
-            xs_sb_printf(sb, "%s,%d,%s,%s,%s,%s,%.9g,", r->file, r->line, r->device, r->scenario,
-                         r->set, r->metric, r->measured);
-            if (r->ok)
+            xs_sb_csv(sb, r->file);
+            xs_sb_printf(sb, ",%d,", r->line);
+            const char *text[] = {r->device, r->scenario, r->set, r->metric};
+            for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
+                xs_sb_csv(sb, text[k]);
+                xs_sb_printf(sb, ",");
+            }
+            xs_sb_printf(sb, "%.9g,", r->measured);
+            if (r->ok) {
                 xs_sb_printf(sb, "%.9g,%.9g,%.9g,%.4f,ok,", r->predicted, r->low, r->high,
                              r->error_pct);
-            else
-                xs_sb_printf(sb, ",,,,\"%s\",", r->reason);
+            } else {
+                xs_sb_printf(sb, ",,,,");
+                xs_sb_csv(sb, r->reason);
+                xs_sb_printf(sb, ",");
+            }
             if (r->has_spread)
                 xs_sb_printf(sb, "%.2f", r->spread_pct);
             if (r->ok && r->has_rest)

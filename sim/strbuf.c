@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void xs_sb_printf(xs_strbuf *sb, const char *fmt, ...)
 {
@@ -37,6 +38,18 @@ void xs_sb_printf(xs_strbuf *sb, const char *fmt, ...)
         sb->data = grown;
         sb->cap = cap;
     }
+}
+
+void xs_sb_csv(xs_strbuf *sb, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        xs_sb_printf(sb, "%s", s);
+        return;
+    }
+    xs_sb_printf(sb, "\"");
+    for (const char *q; (q = strchr(s, '"')) != NULL; s = q + 1)
+        xs_sb_printf(sb, "%.*s\"\"", (int)(q - s), s);
+    xs_sb_printf(sb, "%s\"", s);
 }
 
 void xs_sb_free(xs_strbuf *sb)

@@ -12,6 +12,9 @@ typedef struct {
 } xs_strbuf;
 
 void xs_sb_printf(xs_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as one CSV field (RFC 4180): quoted, with quotes doubled, when it holds
+ * a comma, a quote or a line break, so that a spreadsheet keeps the columns. */
+void xs_sb_csv(xs_strbuf *sb, const char *s);
 void xs_sb_free(xs_strbuf *sb);
 
 #endif

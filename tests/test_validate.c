@@ -8,6 +8,7 @@
 #include <CUnit/CUnit.h>
 
 #include "test_util.h"
+#include "strbuf.h"
 #include "validate.h"
 
 static void measured_rows_should_be_predicted_or_carry_a_reason(void)
@@ -163,6 +164,47 @@ static void validate_cli_should_report_and_exit_on_failed_rows(void)
     tu_run_free(&r);
 }
 
+/* Fields in each line of RFC 4180 text; -1 where a line's count differs
+ * from the first line's (the header). */
+static int csv_columns(const char *text)
+{
+    int want = -1, fields = 1, quoted = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            quoted = !quoted; /* a doubled quote toggles twice */
+        else if (*p == ',' && !quoted)
+            fields++;
+        else if (*p == '\n' && !quoted) {
+            if (want < 0)
+                want = fields;
+            else if (fields != want)
+                return -1;
+            fields = 1;
+        }
+    }
+    return want;
+}
+
+static void validate_csv_should_quote_fields_holding_commas_and_quotes(void)
+{
+    xs_strbuf sb = {0};
+    xs_sb_csv(&sb, "plain");
+    xs_sb_csv(&sb, "|a, \"b\"|");
+    CU_ASSERT_STRING_EQUAL(sb.data, "plain\"|a, \"\"b\"\"|\"");
+    xs_sb_free(&sb);
+    /* reasons with quotes and commas (mixed.csv), trace rows whose set
+     * column says "kernels measured 5, predicted 102" */
+    tu_result r = tu_run("validate --measured tests/data/measured/mixed.csv --format csv");
+    CU_ASSERT_EQUAL(csv_columns(r.out), 15);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"field 'value' must be a number > 0, got \"\"-5\"\"\""));
+    tu_run_free(&r);
+    r = tu_run("validate --trace tests/data/traces/synthetic-a100-step.json -d a100-sxm4-80gb "
+               "-s tests/data/scenarios/tiny.json --format csv");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(csv_columns(r.out), 15);
+    tu_run_free(&r);
+}
+
 /* The published development sets must stay fully predictable: every row
  * parsed and predicted (their accuracy is reported by `make validate`). */
 static void dev_sets_should_be_predicted_row_by_row(void)
@@ -205,5 +247,7 @@ int tu_add_validate_suite(void)
            !CU_add_test(s, "dev_sets_should_be_predicted_row_by_row",
                         dev_sets_should_be_predicted_row_by_row) ||
            !CU_add_test(s, "validate_cli_should_report_and_exit_on_failed_rows",
-                        validate_cli_should_report_and_exit_on_failed_rows);
+                        validate_cli_should_report_and_exit_on_failed_rows) ||
+           !CU_add_test(s, "validate_csv_should_quote_fields_holding_commas_and_quotes",
+                        validate_csv_should_quote_fields_holding_commas_and_quotes);
 }
