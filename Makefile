@@ -31,7 +31,7 @@ build/xs_version.h: FORCE
 	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 FORCE:
 
-.PHONY: FORCE all asan test test-rel test-asan golden plots validate bench clean deps
+.PHONY: FORCE all asan test test-rel test-asan test-py golden plots validate bench clean deps
 
 all: xpusim
 
@@ -69,7 +69,7 @@ bench: $(REL)/xpusim_bench
 
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
-test: test-rel test-asan
+test: test-rel test-asan test-py
 
 test-rel: xpusim $(REL)/xpusim_tests
 	XPUSIM_BIN=./xpusim $(REL)/xpusim_tests
@@ -77,6 +77,11 @@ test-rel: xpusim $(REL)/xpusim_tests
 test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	XPUSIM_BIN=$(ASN)/xpusim $(ASN)/xpusim_tests
+
+# The GPU measurement kit's helpers (no GPU, no PyTorch needed): the rows
+# and traces it writes must be ones xpusim reads.
+test-py: xpusim
+	XPUSIM_BIN=./xpusim python3 -m unittest discover -s calibrate/gpu -p 'test_*.py'
 
 # Rewrite the golden op list after a deliberate workload change; review the diff.
 golden: xpusim
@@ -111,7 +116,7 @@ validate: xpusim
 
 # Install the Debian packages the build needs; idempotent, uses sudo when
 # not root. CUDA (nvcc) is optional and not installed here.
-DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev
+DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -1,0 +1,158 @@
+"""Tests of the GPU kit's helpers that need neither a GPU nor PyTorch.
+
+  python3 -m unittest discover -s calibrate/gpu -p 'test_*.py'
+
+The trace test also runs ./xpusim (XPUSIM_BIN) on the synthetic test trace
+before and after trimming: trimming must not change what validate reads.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+from xsgpu_common import (MEASURED_HEADER, adamw_set, device_id, gemm_set, quantiles,
+                          set_string, step_set, trim_trace, write_csv)
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+XPUSIM = os.environ.get("XPUSIM_BIN", os.path.join(ROOT, "xpusim"))
+TRACE = os.path.join(ROOT, "tests", "data", "traces", "synthetic-a100-step.json")
+
+
+class DeviceIdTest(unittest.TestCase):
+    def test_names_map_to_device_files(self):
+        cases = {
+            "NVIDIA H100 80GB HBM3": "h100-sxm5-80gb",
+            "NVIDIA H100 PCIe": "h100-pcie-80gb",
+            "NVIDIA H200": "h200-sxm-141gb",
+            "NVIDIA H200 NVL": "h200-nvl-141gb",
+            "NVIDIA A100-SXM4-80GB": "a100-sxm4-80gb",
+            "NVIDIA A10": "a10",
+            "Tesla V100-SXM2-16GB": "v100-sxm2-16gb",
+        }
+        for name, dev in cases.items():
+            self.assertEqual(device_id(name), dev, name)
+            self.assertTrue(os.path.exists(os.path.join(ROOT, "devices", dev + ".json")), dev)
+
+    def test_unknown_board_has_no_id(self):
+        self.assertIsNone(device_id("NVIDIA GeForce RTX 4090"))
+
+
+class SetStringTest(unittest.TestCase):
+    def test_keys_in_order_and_booleans_spelled_for_xpusim(self):
+        s = set_string([("train.batch", 32), ("train.grad_clip", False), ("op", "gemm")])
+        self.assertEqual(s, "train.batch=32;train.grad_clip=false;op=gemm")
+
+    def test_separators_in_a_value_are_refused(self):
+        with self.assertRaises(ValueError):
+            set_string([("train.precision", "a;b")])
+        with self.assertRaises(ValueError):
+            set_string([("k=v", 1)])
+
+
+class WriteCsvTest(unittest.TestCase):
+    def test_rows_round_trip_and_no_temporary_is_left(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.csv")
+            row = ["h100-sxm5-80gb", "-", "op=gemm;m=1;n=2;k=3", "time_s", "1e-05", "a, b"]
+            write_csv(path, MEASURED_HEADER, [row])
+            with open(path) as f:
+                got = list(csv.reader(f))
+            self.assertEqual(got, [MEASURED_HEADER, row])
+            self.assertEqual(os.listdir(d), ["m.csv"])
+
+    def test_a_short_row_is_refused_and_the_old_file_kept(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.csv")
+            write_csv(path, ["a", "b"], [["1", "2"]])
+            with self.assertRaises(ValueError):
+                write_csv(path, ["a", "b"], [["1"]])
+            with open(path) as f:
+                self.assertEqual(f.read(), "a,b\n1,2\n")
+
+
+class RowsXpusimReadsTest(unittest.TestCase):
+    """A key the model does not know would make every GPU row unpredictable;
+    these are the rows the kit writes, read back by xpusim itself."""
+
+    def test_step_gemm_and_optimizer_rows_are_all_predicted(self):
+        if not os.path.exists(XPUSIM):
+            self.skipTest("no xpusim binary (make first)")
+        src = "xpusim calibrate/gpu test; NVIDIA H100 80GB HBM3 (132 SMs); a, b"
+        rows = [["h100-sxm5-80gb", scen, step_set(p, 32, 384, sdpa), "samples_per_s", "500", src]
+                for scen in ("bert-base-squad", "bert-large-squad")
+                for p in ("fp32", "tf32", "amp_fp16", "amp_bf16") for sdpa in (False, True)]
+        rows.append(["h100-sxm5-80gb", "-", gemm_set(49152, 768, 768, 1, "N", "T", "fp16"),
+                     "time_s", "1e-4", src])
+        rows.append(["h100-sxm5-80gb", "-", gemm_set(384, 384, 64, 1536, "N", "N", "tf32"),
+                     "time_s", "1e-4", src])
+        rows.append(["h100-sxm5-80gb", "-", adamw_set(110_000_000, 200), "time_s", "1e-3", src])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "kit.csv")
+            write_csv(path, MEASURED_HEADER, rows)
+            r = subprocess.run([XPUSIM, "validate", "--measured", path, "--format", "json"],
+                               cwd=ROOT, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout[-2000:] + r.stderr)
+            summary = json.loads(r.stdout)["summary"]
+            self.assertEqual(summary["n"], len(rows))
+            self.assertEqual(summary["failed"], 0)
+
+
+class QuantilesTest(unittest.TestCase):
+    def test_median_and_tails(self):
+        med, p10, p90 = quantiles([5, 1, 4, 2, 3, 10, 6, 7, 8, 9, 0])
+        self.assertEqual(med, 5)
+        self.assertAlmostEqual(p10, 1)
+        self.assertAlmostEqual(p90, 9)
+
+    def test_no_samples_is_an_error(self):
+        with self.assertRaises(ValueError):
+            quantiles([])
+
+
+class TrimTraceTest(unittest.TestCase):
+    def test_keeps_gpu_events_and_provenance(self):
+        with tempfile.TemporaryDirectory() as d:
+            dst = os.path.join(d, "t.json")
+            meta = {"device": "a100-sxm4-80gb", "scenario": "tiny", "set": "", "made_by": "test"}
+            n = trim_trace(TRACE, dst, meta)
+            with open(dst) as f:
+                out = json.load(f)
+            self.assertEqual(n, 21)  # 20 kernels and a memcpy; not the CPU op or instant
+            self.assertEqual(out["xpusim"], meta)
+            self.assertTrue(all(e["ph"] == "X" for e in out["traceEvents"]))
+            self.assertIn("deviceProperties", out)
+
+    def test_not_a_trace_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "x.json")
+            with open(src, "w") as f:
+                json.dump({"events": []}, f)
+            with self.assertRaises(ValueError):
+                trim_trace(src, os.path.join(d, "y.json"), {})
+
+    def test_validate_reads_the_trimmed_trace_as_the_original(self):
+        xpusim = XPUSIM
+        if not os.path.exists(xpusim):
+            self.skipTest("no xpusim binary (make first)")
+        with tempfile.TemporaryDirectory() as d:
+            dst = os.path.join(d, "t.json")
+            trim_trace(TRACE, dst, {"made_by": "test"})
+            args = ["-d", "a100-sxm4-80gb", "-s", "tests/data/scenarios/tiny.json",
+                    "--format", "csv"]
+
+            def rows(trace):
+                r = subprocess.run([xpusim, "validate", "--trace", trace] + args, cwd=ROOT,
+                                   capture_output=True, text=True)
+                self.assertIn(r.returncode, (0, 1), r.stderr)
+                # the file column differs; everything after it must not
+                return [line.split(",", 1)[1] for line in r.stdout.splitlines()[1:]]
+
+            self.assertEqual(rows(TRACE), rows(dst))
+            self.assertGreater(len(rows(dst)), 5)
+
+
+if __name__ == "__main__":
+    unittest.main()

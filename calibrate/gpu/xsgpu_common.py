@@ -1,0 +1,154 @@
+"""Helpers of the GPU measurement kit that need no GPU and no PyTorch.
+
+They name the device the way xpusim's devices/ do, spell a run's settings as
+the `set` column of the measured-run format, write CSV files atomically, and
+trim a torch.profiler Chrome trace to its GPU activity. They are kept apart
+from the PyTorch scripts so that the tests can run them on a machine without
+a GPU (python3 -m unittest calibrate/gpu/test_xsgpu_common.py).
+"""
+
+import csv
+import json
+import os
+import statistics
+
+# torch.cuda.get_device_name() -> xpusim device id. Longest match first, so
+# that "H100 PCIe" is not taken for the SXM board and "H200 NVL" not for the
+# H200 SXM (whose name is plain "NVIDIA H200").
+DEVICE_IDS = [
+    ("H200 NVL", "h200-nvl-141gb"),
+    ("H200", "h200-sxm-141gb"),
+    ("H100 PCIe", "h100-pcie-80gb"),
+    ("H100 80GB HBM3", "h100-sxm5-80gb"),
+    ("H100 SXM", "h100-sxm5-80gb"),
+    ("A100-SXM4-80GB", "a100-sxm4-80gb"),
+    ("A100-SXM4-40GB", "a100-sxm4-40gb"),
+    ("A100 80GB PCIe", "a100-pcie-80gb"),
+    ("A100-PCIE-40GB", "a100-pcie-40gb"),
+    ("A10", "a10"),
+    ("L4", "l4"),
+    ("T4", "t4"),
+    ("V100-SXM2-32GB", "v100-sxm2-32gb"),
+    ("V100-SXM2-16GB", "v100-sxm2-16gb"),
+]
+
+MEASURED_HEADER = ["device", "scenario", "set", "metric", "value", "source"]
+
+
+def device_id(name):
+    """The xpusim device id of a CUDA device name, or None if there is none."""
+    for part, dev in sorted(DEVICE_IDS, key=lambda p: -len(p[0])):
+        if part in name:
+            return dev
+    return None
+
+
+def set_string(overrides):
+    """`key=value;key=value` in the order given; booleans as true/false."""
+    parts = []
+    for key, value in overrides:
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        text = str(value)
+        if not key or any(c in text for c in ";,\n") or any(c in key for c in ";=,\n"):
+            raise ValueError(f"set: key {key!r} or value {text!r} cannot be written")
+        parts.append(f"{key}={text}")
+    return ";".join(parts)
+
+
+def step_set(precision, batch, seq, sdpa):
+    """The `set` of a whole-step row of bert_step.py: the scenario files hold
+    NVIDIA's apex recipe, and these keys say what that script's loop does
+    instead (autocast, fused AdamW, no clipping, loss.item() every step,
+    nn.Linear biases, inputs already on the GPU)."""
+    return set_string([
+        ("train.batch", batch),
+        ("train.seq", seq),
+        ("train.precision", precision),
+        ("train.amp_mode", "autocast"),
+        ("train.optimizer", "adamw"),
+        ("train.fused_optimizer", True),
+        ("train.fp32_optimizer", "same"),
+        ("train.grad_clip", False),
+        ("train.loss_sync", True),
+        ("train.ffn_bias", "gemm"),
+        ("train.attention", "flash" if sdpa else "unfused"),
+        ("train.kernels", "eager"),
+        ("data.loader_us", 0),
+        ("cluster.devices", 1),
+    ])
+
+
+def gemm_set(m, n, k, batch, ta, tb, dtype):
+    """A single-GEMM row, row-major as PyTorch stores its matrices."""
+    return set_string([("op", "gemm"), ("m", m), ("n", n), ("k", k), ("batch", batch),
+                       ("ta", ta), ("tb", tb), ("dtype", dtype), ("layout", "row")])
+
+
+def adamw_set(params, tensors):
+    return set_string([("op", "optimizer"), ("optimizer", "adamw"), ("fused", 1),
+                       ("params", params), ("tensors", tensors)])
+
+
+def write_csv(path, header, rows):
+    """Write rows (lists) under header to path through a temporary name, so
+    that a run cut short never leaves a half-written file."""
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        for row in rows:
+            if len(row) != len(header):
+                raise ValueError(f"{path}: row of {len(row)} fields under {len(header)} columns")
+            w.writerow(row)
+    os.replace(tmp, path)
+
+
+def quantiles(samples):
+    """(median, p10, p90) of a list of at least one number."""
+    s = sorted(samples)
+    if not s:
+        raise ValueError("quantiles: no samples")
+
+    def at(q):
+        i = q * (len(s) - 1)
+        lo = int(i)
+        hi = min(lo + 1, len(s) - 1)
+        return s[lo] + (s[hi] - s[lo]) * (i - lo)
+
+    return statistics.median(s), at(0.1), at(0.9)
+
+
+# Chrome-trace categories of GPU activity in torch.profiler's export; the
+# CPU side (Python, ATen ops, runtime calls) is what makes a trace large.
+GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
+
+
+def trim_trace(src, dst, meta):
+    """Copy the GPU events of Chrome trace src to dst with a provenance
+    object `xpusim` (meta: device, scenario, set, how it was made).
+    Returns the number of events kept."""
+    with open(src) as f:
+        trace = json.load(f)
+    events = trace.get("traceEvents") if isinstance(trace, dict) else None
+    if not isinstance(events, list):
+        raise ValueError(f"{src}: no traceEvents array")
+    kept = [
+        e
+        for e in events
+        if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in GPU_CATEGORIES
+    ]
+    for e in kept:  # launch bookkeeping the comparison does not read
+        args = e.get("args")
+        if isinstance(args, dict):
+            for k in ("correlation", "External id", "queued", "device", "context"):
+                args.pop(k, None)
+    out = {"xpusim": meta, "traceEvents": kept}
+    for key in ("deviceProperties", "schemaVersion"):
+        if isinstance(trace, dict) and key in trace:
+            out[key] = trace[key]
+    tmp = f"{dst}.tmp.{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(out, f, separators=(",", ":"))
+    os.replace(tmp, dst)
+    return len(kept)
