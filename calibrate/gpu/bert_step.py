@@ -29,7 +29,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xsgpu_common import MEASURED_HEADER, device_id, quantiles, step_set, trim_trace, write_csv  # noqa: E402
+from xsgpu_common import MEASURED_HEADER, quantiles, step_set, trim_trace, write_csv  # noqa: E402
+from xsgpu_torch import open_device  # noqa: E402
 
 # scenarios/models/bert-{base,large}-uncased.json
 MODELS = {
@@ -164,15 +165,6 @@ def time_steps(run, warmup, steps):
     return times
 
 
-def provenance():
-    p = torch.cuda.get_device_properties(0)
-    return (
-        f"xpusim calibrate/gpu/bert_step.py; {p.name} ({p.multi_processor_count} SMs); "
-        f"torch {torch.__version__}, CUDA {torch.version.cuda}; "
-        f"{time.strftime('%Y-%m-%d', time.gmtime())}"
-    )
-
-
 def export_trace(run, raw, dst, meta):
     from torch.profiler import ProfilerActivity, profile, schedule
 
@@ -203,13 +195,10 @@ def main(argv=None):
     ap.add_argument("--budget-s", type=float, default=300, help="stop starting new runs after this")
     args = ap.parse_args(argv)
 
-    if not torch.cuda.is_available():
-        print("bert_step: no CUDA device; nothing measured", file=sys.stderr)
+    opened = open_device("bert_step.py", args.out)
+    if opened is None:
         return 2
-    os.makedirs(args.out, exist_ok=True)
-    name = torch.cuda.get_device_name(0)
-    dev = device_id(name) or "unknown"
-    source = provenance()
+    dev, source = opened
     batches = {}
     for item in args.batches.split(";"):
         scen, bs = item.split(":")
@@ -222,7 +211,7 @@ def main(argv=None):
     def note(msg):
         print(msg, flush=True)
 
-    note(f"device {name} -> {dev}; {source}")
+    note(f"xpusim device {dev}")
     for scen in args.models.split(","):
         for precision in args.precisions.split(","):
             for sdpa in attn:

@@ -28,7 +28,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xsgpu_common import MEASURED_HEADER, adamw_set, device_id, gemm_set, quantiles, write_csv  # noqa: E402
+from xsgpu_common import MEASURED_HEADER, adamw_set, gemm_set, quantiles, write_csv  # noqa: E402
+from xsgpu_torch import open_device  # noqa: E402
 
 KERNEL_HEADER = ["device", "kernel", "dtype", "shape", "elems", "bytes", "time_us_median",
                  "time_us_p10", "time_us_p90", "gbs", "vs_copy"]
@@ -208,17 +209,10 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=128, help="BERT-base batch of the shapes")
     ap.add_argument("--seq", type=int, default=384)
     args = ap.parse_args(argv)
-    if not torch.cuda.is_available():
-        print("kernel_bench: no CUDA device; nothing measured", file=sys.stderr)
+    opened = open_device("kernel_bench.py", args.out)
+    if opened is None:
         return 2
-    os.makedirs(args.out, exist_ok=True)
-    name = torch.cuda.get_device_name(0)
-    dev = device_id(name) or "unknown"
-    props = torch.cuda.get_device_properties(0)
-    source = (f"xpusim calibrate/gpu/kernel_bench.py; {name} ({props.multi_processor_count} SMs); "
-              f"torch {torch.__version__}, CUDA {torch.version.cuda}; "
-              f"{time.strftime('%Y-%m-%d', time.gmtime())}")
-    print(source, flush=True)
+    dev, source = opened
     b, s, a, h, f = args.batch, args.seq, 12, 768, 3072
     bn = Bench(dev)
     scores_kernels(bn, b, a, s, "scores")
