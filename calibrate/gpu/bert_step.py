@@ -184,7 +184,7 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="folder for measured CSV, traces and log")
     ap.add_argument("--models", default="bert-base-squad,bert-large-squad")
     ap.add_argument("--precisions", default="tf32,amp_fp16,amp_bf16")
-    ap.add_argument("--batches", default="bert-base-squad:32,128;bert-large-squad:16,48",
+    ap.add_argument("--batches", default="bert-base-squad:32,128;bert-large-squad:16,32",
                     help="scenario:b1,b2;... batch sizes per model")
     ap.add_argument("--seq", type=int, default=384)
     ap.add_argument("--attention", default="unfused", help="unfused, flash (SDPA) or both")
