@@ -203,51 +203,47 @@ def main(argv=None):
     for item in args.batches.split(";"):
         scen, bs = item.split(":")
         batches[scen] = [int(b) for b in bs.split(",")]
+    models = args.models.split(",")
     attn = {"unfused": [False], "flash": [True], "both": [False, True]}[args.attention]
+    runs = [(scen, precision, sdpa, b) for scen in models
+            for precision in args.precisions.split(",") for sdpa in attn for b in batches[scen]]
+    traced = {(models[0], p, False, batches[models[0]][0]) for p in args.trace_precisions.split(",")}
     t_start = time.perf_counter()
     rows = []
     out_csv = os.path.join(args.out, f"bert-steps-{dev}.csv")
-
-    def note(msg):
-        print(msg, flush=True)
-
-    note(f"xpusim device {dev}")
-    for scen in args.models.split(","):
-        for precision in args.precisions.split(","):
-            for sdpa in attn:
-                for b in batches[scen]:
-                    if time.perf_counter() - t_start > args.budget_s:
-                        note(f"budget: skipped {scen} {precision} b={b}")
-                        continue
-                    run = None
-                    try:
-                        run = Run(scen, precision, b, args.seq, sdpa)
-                        times = time_steps(run, args.warmup, args.steps)
-                    except torch.cuda.OutOfMemoryError:
-                        note(f"{scen} {precision} b={b}: out of memory, skipped")
-                        run = None
-                        gc.collect()
-                        torch.cuda.empty_cache()
-                        continue
-                    med, p10, p90 = quantiles(times)
-                    sets = step_set(precision, b, args.seq, sdpa)
-                    src = (f"{source}; median of {args.steps} steps after {args.warmup} "
-                           f"warm-up (p10 {p10 * 1e3:.2f} ms; p90 {p90 * 1e3:.2f} ms)")
-                    rows.append([dev, scen, sets, "samples_per_s", f"{b / med:.4g}", src])
-                    note(f"{scen} {precision} {'sdpa' if sdpa else 'eager'} b={b}: "
-                         f"{med * 1e3:.2f} ms/step, {b / med:.1f} samples/s, peak "
-                         f"{torch.cuda.max_memory_allocated() / 2**30:.1f} GiB")
-                    write_csv(out_csv, MEASURED_HEADER, rows)
-                    if (precision in args.trace_precisions.split(",") and b == batches[scen][0]
-                            and scen == args.models.split(",")[0] and not sdpa):
-                        meta = {"device": dev, "scenario": scen, "set": sets,
-                                "made_by": source + "; one step after 2 profiled warm-up steps; "
-                                "GPU events only (kernel, memcpy, memset)"}
-                        dst = os.path.join(args.out, f"trace-{scen}-{precision}-b{b}.json")
-                        n = export_trace(run, dst + ".raw", dst, meta)
-                        note(f"trace {dst}: {n} GPU events")
-                    run.close()
-                    torch.cuda.reset_peak_memory_stats()
+    print(f"xpusim device {dev}", flush=True)
+    for scen, precision, sdpa, b in runs:
+        label = f"{scen} {precision} {'sdpa' if sdpa else 'eager'} b={b}"
+        if time.perf_counter() - t_start > args.budget_s:
+            print(f"budget: skipped {label}", flush=True)
+            continue
+        run = None  # the last run's model goes before the next is built
+        try:
+            run = Run(scen, precision, b, args.seq, sdpa)
+            times = time_steps(run, args.warmup, args.steps)
+        except torch.cuda.OutOfMemoryError:
+            print(f"{label}: out of memory, skipped", flush=True)
+            run = None
+            gc.collect()
+            torch.cuda.empty_cache()
+            continue
+        med, p10, p90 = quantiles(times)
+        sets = step_set(precision, b, args.seq, sdpa)
+        src = (f"{source}; median of {args.steps} steps after {args.warmup} "
+               f"warm-up (p10 {p10 * 1e3:.2f} ms; p90 {p90 * 1e3:.2f} ms)")
+        rows.append([dev, scen, sets, "samples_per_s", f"{b / med:.4g}", src])
+        print(f"{label}: {med * 1e3:.2f} ms/step, {b / med:.1f} samples/s, peak "
+              f"{torch.cuda.max_memory_allocated() / 2**30:.1f} GiB", flush=True)
+        write_csv(out_csv, MEASURED_HEADER, rows)
+        if (scen, precision, sdpa, b) in traced:
+            meta = {"device": dev, "scenario": scen, "set": sets,
+                    "made_by": source + "; one step after 2 profiled warm-up steps; "
+                    "GPU events only (kernel, memcpy, memset)"}
+            dst = os.path.join(args.out, f"trace-{scen}-{precision}-b{b}.json")
+            n = export_trace(run, dst + ".raw", dst, meta)
+            print(f"trace {dst}: {n} GPU events", flush=True)
+        run.close()
+        torch.cuda.reset_peak_memory_stats()
     return 0
 
 
