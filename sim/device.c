@@ -55,6 +55,9 @@ static const xs_field DEVICE_FIELDS[] = {
     POS("memory.smem_per_sm_kb", 1, smem_per_sm_kb, "max shared memory per SM"),
     POS("memory.l2_bw_gbs", 1, l2_bw_gbs, "L2 to SM aggregate bandwidth"),
     POS("memory.latency_ns", 1, mem_latency_ns, "global-memory load latency"),
+    POS("memory.stream_latency_ns", 0, stream_latency_ns,
+        "round trip of a streaming kernel's loads at full load (block turnover included); "
+        "bounds kernels whose threads hold few elements in flight (absent: not modelled)"),
     NOTE("memory.source", "where the memory figures come from"),
     NOTE_OPT("memory.note", "free text"),
     POS("interconnect.nvlink_gbs_bidir", 0, nvlink_gbs_bidir, "NVLink total bidirectional"),
@@ -215,6 +218,13 @@ static int check_gpu(xs_device *d, const char *path, xs_error *err)
                             "%s: field 'compute.clock_base_mhz' must not exceed "
                             "compute.clock_boost_mhz (%g), got %g",
                             path, d->clock_boost_mhz, d->clock_base_mhz);
+    d->threads_per_sm = xs_sm_threads(d->sm_version);
+    if (d->stream_latency_ns > 0 && d->threads_per_sm == 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'memory.stream_latency_ns' needs resident threads per SM, "
+                            "unknown for compute.sm_version %lld (known: 70, 75, 80, 86, 87, 89, "
+                            "90)",
+                            path, (long long)d->sm_version);
     char tail;
     if (sscanf(d->mma_shape, "m%dn%dk%d%c", &d->mma_m, &d->mma_n, &d->mma_k, &tail) != 3 ||
         d->mma_m <= 0 || d->mma_n <= 0 || d->mma_k <= 0)
@@ -314,4 +324,20 @@ double xs_dev_peak_flops(const xs_device *dev, xs_dtype t)
     double ref = t == XS_FP32 ? dev->clock_boost_mhz : dev->clock_tensor_mhz;
     double ratio = fmin(1.0, dev->clock_sustained_mhz / ref);
     return tflops * 1e12 * ratio;
+}
+
+/* CUDA C++ Programming Guide, "Technical Specifications per Compute
+ * Capability": maximum number of resident threads per SM. */
+int64_t xs_sm_threads(int64_t sm_version)
+{
+    switch (sm_version) {
+    case 70: case 72: case 80: case 90:
+        return 2048;
+    case 86: case 87: case 89:
+        return 1536;
+    case 75:
+        return 1024;
+    default:
+        return 0;
+    }
 }

@@ -47,6 +47,11 @@ typedef struct {
     double mem_capacity_gb, mem_bw_gbs, l2_mb, smem_per_sm_kb;
     double l2_bw_gbs;      /* L2 -> SM aggregate bandwidth */
     double mem_latency_ns; /* global-memory load latency */
+    /* Round trip of a streaming kernel's loads at full load, block turnover
+     * included: a thread that holds few elements in flight waits this long
+     * for each batch of them. 0: not modelled (the file gives none). */
+    double stream_latency_ns;
+    int64_t threads_per_sm; /* resident threads an SM holds (compute capability) */
 
     /* GEMM kernels available on the matrix engine (tensor) and the vector
      * units (simt); k_bytes is the K-slice one pipeline stage holds. */
@@ -110,5 +115,9 @@ void xs_dev_cpu_derive(xs_device *dev);
 /* Matrix-engine peak in FLOP/s for t at the sustained clock, or 0 if the
  * engine lacks the format; fp32 returns the vector-unit peak. */
 double xs_dev_peak_flops(const xs_device *dev, xs_dtype t);
+
+/* Resident threads per SM of a CUDA compute capability x 10 (70, 75, 80,
+ * 86, 87, 89, 90), or 0 when the table does not know it. */
+int64_t xs_sm_threads(int64_t sm_version);
 
 #endif

@@ -31,6 +31,19 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est
     return XS_OK;
 }
 
+/* Little's law: every resident thread loads its loop_elems elements, then
+ * waits one loaded round trip, so the device finishes at most
+ * sms x threads x loop_elems elements a round trip, however much bandwidth
+ * is left. Narrow (16-bit) elements reach fewer bytes a trip than fp32
+ * ones: the bound bites where bandwidth x latency outgrows the SMs. */
+static double in_flight_time(const xs_device *dev, const xs_op *op)
+{
+    if (op->loop_elems <= 0 || dev->stream_latency_ns <= 0 || dev->threads_per_sm <= 0)
+        return 0;
+    double per_trip = (double)dev->sm_count * (double)dev->threads_per_sm * op->loop_elems;
+    return op->elems / per_trip * dev->stream_latency_ns * 1e-9;
+}
+
 static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
 {
     if (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM)
@@ -48,10 +61,13 @@ static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
     double share = op->bw_scale > 0 ? op->bw_scale : 1.0;
     est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency * share);
     est->overhead_s = (double)op->launches * dev->kernel_launch_us * 1e-6;
-    double body = fmax(est->compute_s, est->memory_s);
+    double wait = in_flight_time(dev, op);
+    double body = fmax(fmax(est->compute_s, est->memory_s), wait);
     est->time_s = body + est->overhead_s;
     if (est->overhead_s > body)
         est->bound = XS_BOUND_LAUNCH;
+    else if (wait > fmax(est->compute_s, est->memory_s))
+        est->bound = XS_BOUND_LATENCY;
     else
         est->bound = est->compute_s >= est->memory_s ? XS_BOUND_COMPUTE : XS_BOUND_MEMORY;
     return XS_OK;

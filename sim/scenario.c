@@ -75,6 +75,10 @@ static const xs_field SCENARIO_FIELDS[] = {
      "share of the vectorized loop's DRAM bandwidth that the framework's generic elementwise "
      "loop reaches; eager ops with a broadcast operand, permuted or strided copies and dtype "
      "conversions run it (PyTorch up to 2.5: about 0.78)"},
+    INT("train.loop_elems", 1, 1, 64, train.loop_elems,
+        "elements each thread of the framework's elementwise loops loads before it waits on "
+        "memory (PyTorch up to 2.6: 4, its thread_work_size); on a GPU whose bandwidth outruns "
+        "the loads its threads keep in flight, this bounds those kernels"),
     ENUM("train.ffn_bias", XS_FFN_BIAS_CHOICES, train.ffn_bias,
          "where the FFN up-projection adds its bias: in the GEMM (nn.Linear) or in a "
          "separate broadcast add before the activation (NVIDIA's BERT LinearActivation)"),

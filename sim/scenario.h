@@ -56,6 +56,7 @@ typedef struct {
     double generic_loop_efficiency; /* DRAM efficiency of the framework's generic
                                        elementwise loop relative to its vectorized one */
     int ffn_bias;                   /* xs_ffn_bias */
+    int64_t loop_elems; /* elements a thread of the elementwise loops loads at once */
 } xs_train;
 
 typedef struct {

@@ -97,6 +97,17 @@ static int generic_loop(const bld *c, int phase, int kind)
     return c->broadcast || kind == XS_OP_COPY || kind == XS_OP_CAST;
 }
 
+/* PyTorch's elementwise loops (and its dropout kernel) give each thread a
+ * fixed number of elements to load, then wait; row kernels (norms,
+ * softmax, reductions) and the optimizer's multi-tensor kernels keep
+ * more in flight. */
+static int elementwise_loop(const bld *c, int phase, int kind)
+{
+    if (c->fused || phase == XS_PH_OPT)
+        return 0;
+    return kind == XS_OP_ELTWISE || kind == XS_OP_COPY || kind == XS_OP_CAST;
+}
+
 /* A memory-bound op over elems elements, moving bpe bytes per element. */
 __attribute__((format(printf, 8, 9))) static void mem_op(bld *c, int phase, int kind,
                                                         double elems, double bpe, double fpe,
@@ -112,6 +123,8 @@ __attribute__((format(printf, 8, 9))) static void mem_op(bld *c, int phase, int 
     op.launches = launches;
     if (generic_loop(c, phase, kind))
         op.bw_scale = c->s->train.generic_loop_efficiency;
+    if (elementwise_loop(c, phase, kind))
+        op.loop_elems = (double)c->s->train.loop_elems;
     emit(c, &op);
 }
 

@@ -57,6 +57,10 @@ typedef struct {
     double bw_scale;  /* share of the device's streaming DRAM efficiency the
                          kernel reaches (1, or 0 when unset: a vectorized
                          contiguous loop) */
+    double loop_elems; /* elements each thread loads before it waits on memory,
+                          for the framework's elementwise loops; 0 for kernels
+                          that hold rows or tiles in flight (norms, softmax,
+                          reductions, GEMMs, multi-tensor optimizers) */
 } xs_op;
 
 typedef struct {

@@ -189,6 +189,37 @@ static void device_loader_should_check_relations_between_fields(void)
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "price"), "as_of",
                               cJSON_CreateString("Sept 2026"));
     expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "'price.as_of' must be a date");
+
+    /* the in-flight bound needs the threads an SM holds */
+    doc = good();
+    set_num(doc, "compute", "sm_version", 95);
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(doc, "memory"), "stream_latency_ns", 1500);
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD,
+               "'memory.stream_latency_ns' needs resident threads per SM, unknown for "
+               "compute.sm_version 95");
+
+    doc = good();
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(doc, "memory"), "stream_latency_ns", -1);
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD,
+               "field 'memory.stream_latency_ns' must be a number > 0, got -1");
+}
+
+static void resident_threads_should_follow_the_compute_capability(void)
+{
+    CU_ASSERT_EQUAL(xs_sm_threads(70), 2048);
+    CU_ASSERT_EQUAL(xs_sm_threads(75), 1024);
+    CU_ASSERT_EQUAL(xs_sm_threads(80), 2048);
+    CU_ASSERT_EQUAL(xs_sm_threads(86), 1536);
+    CU_ASSERT_EQUAL(xs_sm_threads(89), 1536);
+    CU_ASSERT_EQUAL(xs_sm_threads(90), 2048);
+    CU_ASSERT_EQUAL(xs_sm_threads(100), 0);
+    xs_device d;
+    load_ok("a10", &d);
+    CU_ASSERT_EQUAL(d.threads_per_sm, 1536);
+    CU_ASSERT_DOUBLE_EQUAL(d.stream_latency_ns, 0, 0); /* no measurement: not modelled */
+    load_ok("h200-sxm-141gb", &d);
+    CU_ASSERT_EQUAL(d.threads_per_sm, 2048);
+    CU_ASSERT(d.stream_latency_ns > d.mem_latency_ns);
 }
 
 static void device_loader_should_report_unreadable_and_malformed_files(void)
@@ -227,6 +258,8 @@ int tu_add_device_suite(void)
                         device_loader_should_reject_each_bad_field) ||
            !CU_add_test(s, "device_loader_should_check_relations_between_fields",
                         device_loader_should_check_relations_between_fields) ||
+           !CU_add_test(s, "resident_threads_should_follow_the_compute_capability",
+                        resident_threads_should_follow_the_compute_capability) ||
            !CU_add_test(s, "device_loader_should_report_unreadable_and_malformed_files",
                         device_loader_should_report_unreadable_and_malformed_files) ||
            !CU_add_test(s, "resolve_should_list_known_ids_for_an_unknown_one",

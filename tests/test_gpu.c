@@ -137,6 +137,37 @@ static void generic_loop_ops_should_stream_at_their_share_of_the_bandwidth(void)
     CU_ASSERT_DOUBLE_EQUAL(g1.time_s, g2.time_s, 0);
 }
 
+static void elementwise_loops_should_wait_on_too_few_loads_in_flight(void)
+{
+    xs_device h = dev("h200-sxm-141gb");
+    /* 2^29 elements: 16-bit in and out, then fp32 in and out */
+    double elems = 536870912.0, per_trip = 132.0 * 2048 * 4;
+    xs_op half = stream_op(XS_OP_ELTWISE, elems * 4);
+    half.elems = elems;
+    half.loop_elems = 4;
+    xs_estimate e = run(&h, &half);
+    double trips = elems / per_trip * h.stream_latency_ns * 1e-9;
+    CU_ASSERT_EQUAL(e.bound, XS_BOUND_LATENCY);
+    CU_ASSERT_DOUBLE_EQUAL(e.time_s - e.overhead_s, trips, 1e-12);
+    CU_ASSERT(e.memory_s < trips);
+    /* the same elements in fp32 move twice the bytes a trip: DRAM binds */
+    xs_op wide = half;
+    wide.bytes = elems * 8;
+    xs_estimate w = run(&h, &wide);
+    CU_ASSERT_EQUAL(w.bound, XS_BOUND_MEMORY);
+    CU_ASSERT_DOUBLE_EQUAL(w.time_s - w.overhead_s, w.memory_s, 1e-15);
+    /* twice the elements a thread: half the trips, DRAM binds again */
+    half.loop_elems = 8;
+    CU_ASSERT_EQUAL(run(&h, &half).bound, XS_BOUND_MEMORY);
+    /* kernels that keep rows in flight (loop_elems 0) and devices without
+     * a measured round trip are not bounded */
+    half.loop_elems = 0;
+    CU_ASSERT_EQUAL(run(&h, &half).bound, XS_BOUND_MEMORY);
+    xs_device a = dev("a100-sxm4-80gb");
+    half.loop_elems = 4;
+    CU_ASSERT_EQUAL(run(&a, &half).bound, XS_BOUND_MEMORY);
+}
+
 static void cost_should_be_time_times_devices_times_price(void)
 {
     xs_device a = dev("a100-sxm4-80gb");
@@ -360,6 +391,8 @@ int tu_add_gpu_suite(void)
                         formats_without_tensor_cores_should_run_on_fp32_units) ||
            !CU_add_test(s, "small_and_streaming_ops_should_be_launch_and_memory_bound",
                         small_and_streaming_ops_should_be_launch_and_memory_bound) ||
+           !CU_add_test(s, "elementwise_loops_should_wait_on_too_few_loads_in_flight",
+                        elementwise_loops_should_wait_on_too_few_loads_in_flight) ||
            !CU_add_test(s, "generic_loop_ops_should_stream_at_their_share_of_the_bandwidth",
                         generic_loop_ops_should_stream_at_their_share_of_the_bandwidth) ||
            !CU_add_test(s, "cost_should_be_time_times_devices_times_price",

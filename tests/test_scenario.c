@@ -73,6 +73,11 @@ static void overrides_should_change_values_and_be_validated(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.generic_loop_efficiency"));
     const char *faster[] = {"train.generic_loop_efficiency=1.2"};
     CU_ASSERT_EQUAL(load("bert-large-squad", faster, 1, &s, &err), XS_EFIELD);
+    const char *noelems[] = {"train.loop_elems=0"};
+    CU_ASSERT_EQUAL(load("bert-large-squad", noelems, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.loop_elems"));
+    const char *halfelem[] = {"train.loop_elems=2.5"};
+    CU_ASSERT_EQUAL(load("bert-large-squad", halfelem, 1, &s, &err), XS_EFIELD);
     const char *slowload[] = {"data.loader_us=-1"};
     CU_ASSERT_EQUAL(load("bert-large-squad", slowload, 1, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "data.loader_us"));

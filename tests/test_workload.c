@@ -327,6 +327,34 @@ static void broadcasts_copies_and_casts_should_take_the_generic_loop(void)
     xs_wl_free(&au);
 }
 
+/* Every elementwise, copy and cast kernel of the eager step hands each
+ * thread train.loop_elems elements; row kernels, GEMMs, the optimizer and
+ * fused layer kernels keep their own amount in flight. */
+static void elementwise_loops_should_carry_their_elements_per_thread(void)
+{
+    xs_scenario s;
+    xs_workload eg, fu;
+    const char *e[] = {"train.loop_elems=8"};
+    const char *f[] = {"train.kernels=fused", "train.loop_elems=8"};
+    build("bert-base-squad", e, 1, &s, &eg);
+    size_t loops = 0;
+    for (size_t i = 0; i < eg.n; i++) {
+        const xs_op *op = &eg.ops[i];
+        int loop = op->phase != XS_PH_OPT && (op->kind == XS_OP_ELTWISE ||
+                                              op->kind == XS_OP_COPY || op->kind == XS_OP_CAST);
+        loops += loop;
+        CU_ASSERT_DOUBLE_EQUAL(op->loop_elems, loop ? 8 : 0, 0);
+    }
+    CU_ASSERT(loops > 10);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.probs.dropout", 0)->loop_elems, 8, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.softmax", 0)->loop_elems, 0, 0);
+    build("bert-base-squad", f, 2, &s, &fu);
+    for (size_t i = 0; i < fu.n; i++)
+        CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].loop_elems, 0, 0);
+    xs_wl_free(&eg);
+    xs_wl_free(&fu);
+}
+
 static void separate_ffn_bias_should_add_one_broadcast_add_a_layer(void)
 {
     xs_scenario s;
@@ -437,6 +465,8 @@ int tu_add_workload_suite(void)
                         flash_attention_should_remove_the_seq_squared_traffic) ||
            !CU_add_test(s, "fused_kernels_should_cut_launches_not_gemm_flops",
                         fused_kernels_should_cut_launches_not_gemm_flops) ||
+           !CU_add_test(s, "elementwise_loops_should_carry_their_elements_per_thread",
+                        elementwise_loops_should_carry_their_elements_per_thread) ||
            !CU_add_test(s, "broadcasts_copies_and_casts_should_take_the_generic_loop",
                         broadcasts_copies_and_casts_should_take_the_generic_loop) ||
            !CU_add_test(s, "separate_ffn_bias_should_add_one_broadcast_add_a_layer",
