@@ -218,12 +218,11 @@ static int check_gpu(xs_device *d, const char *path, xs_error *err)
                             "%s: field 'compute.clock_base_mhz' must not exceed "
                             "compute.clock_boost_mhz (%g), got %g",
                             path, d->clock_boost_mhz, d->clock_base_mhz);
-    d->threads_per_sm = xs_sm_threads(d->sm_version);
-    if (d->stream_latency_ns > 0 && d->threads_per_sm == 0)
+    if (d->stream_latency_ns > 0 && xs_sm_threads(d->sm_version) == 0)
         return xs_error_set(err, XS_EFIELD,
                             "%s: field 'memory.stream_latency_ns' needs resident threads per SM, "
-                            "unknown for compute.sm_version %lld (known: 70, 75, 80, 86, 87, 89, "
-                            "90)",
+                            "unknown for compute.sm_version %lld (known: 70, 72, 75, 80, 86, 87, "
+                            "89, 90)",
                             path, (long long)d->sm_version);
     char tail;
     if (sscanf(d->mma_shape, "m%dn%dk%d%c", &d->mma_m, &d->mma_n, &d->mma_k, &tail) != 3 ||

@@ -51,7 +51,6 @@ typedef struct {
      * included: a thread that holds few elements in flight waits this long
      * for each batch of them. 0: not modelled (the file gives none). */
     double stream_latency_ns;
-    int64_t threads_per_sm; /* resident threads an SM holds (compute capability) */
 
     /* GEMM kernels available on the matrix engine (tensor) and the vector
      * units (simt); k_bytes is the K-slice one pipeline stage holds. */
@@ -116,8 +115,8 @@ void xs_dev_cpu_derive(xs_device *dev);
  * engine lacks the format; fp32 returns the vector-unit peak. */
 double xs_dev_peak_flops(const xs_device *dev, xs_dtype t);
 
-/* Resident threads per SM of a CUDA compute capability x 10 (70, 75, 80,
- * 86, 87, 89, 90), or 0 when the table does not know it. */
+/* Resident threads per SM of a CUDA compute capability x 10 (70, 72, 75,
+ * 80, 86, 87, 89, 90), or 0 when the table does not know it. */
 int64_t xs_sm_threads(int64_t sm_version);
 
 #endif

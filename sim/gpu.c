@@ -38,9 +38,10 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est
  * ones: the bound bites where bandwidth x latency outgrows the SMs. */
 static double in_flight_time(const xs_device *dev, const xs_op *op)
 {
-    if (op->loop_elems <= 0 || dev->stream_latency_ns <= 0 || dev->threads_per_sm <= 0)
+    int64_t threads = xs_sm_threads(dev->sm_version);
+    if (op->loop_elems <= 0 || dev->stream_latency_ns <= 0 || threads <= 0)
         return 0;
-    double per_trip = (double)dev->sm_count * (double)dev->threads_per_sm * op->loop_elems;
+    double per_trip = (double)dev->sm_count * (double)threads * op->loop_elems;
     return op->elems / per_trip * dev->stream_latency_ns * 1e-9;
 }
 
@@ -61,12 +62,12 @@ static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
     double share = op->bw_scale > 0 ? op->bw_scale : 1.0;
     est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency * share);
     est->overhead_s = (double)op->launches * dev->kernel_launch_us * 1e-6;
-    double wait = in_flight_time(dev, op);
-    double body = fmax(fmax(est->compute_s, est->memory_s), wait);
+    double stream = fmax(est->compute_s, est->memory_s), wait = in_flight_time(dev, op);
+    double body = fmax(stream, wait);
     est->time_s = body + est->overhead_s;
     if (est->overhead_s > body)
         est->bound = XS_BOUND_LAUNCH;
-    else if (wait > fmax(est->compute_s, est->memory_s))
+    else if (wait > stream)
         est->bound = XS_BOUND_LATENCY;
     else
         est->bound = est->compute_s >= est->memory_s ? XS_BOUND_COMPUTE : XS_BOUND_MEMORY;

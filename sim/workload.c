@@ -85,27 +85,26 @@ static void bwd_group(bld *c)
     c->groups[c->gn++] = c->tn;
 }
 
-/* PyTorch runs an elementwise op in its vectorized loop only when every
- * operand is contiguous and of one dtype; a broadcast operand, a permuted or
- * strided copy or a dtype conversion takes the generic loop (offsets and
- * casts per element), which moves fewer bytes a cycle. Fused layer kernels
- * and the optimizer's multi-tensor kernels are not TensorIterator loops. */
-static int generic_loop(const bld *c, int phase, int kind)
-{
-    if (c->fused || phase == XS_PH_OPT)
-        return 0;
-    return c->broadcast || kind == XS_OP_COPY || kind == XS_OP_CAST;
-}
-
 /* PyTorch's elementwise loops (and its dropout kernel) give each thread a
  * fixed number of elements to load, then wait; row kernels (norms,
- * softmax, reductions) and the optimizer's multi-tensor kernels keep
- * more in flight. */
+ * softmax, reductions), fused layer kernels and the optimizer's
+ * multi-tensor kernels are not TensorIterator loops and keep more in
+ * flight. */
 static int elementwise_loop(const bld *c, int phase, int kind)
 {
     if (c->fused || phase == XS_PH_OPT)
         return 0;
     return kind == XS_OP_ELTWISE || kind == XS_OP_COPY || kind == XS_OP_CAST;
+}
+
+/* PyTorch runs an elementwise op in its vectorized loop only when every
+ * operand is contiguous and of one dtype; a broadcast operand, a permuted or
+ * strided copy or a dtype conversion takes the generic loop (offsets and
+ * casts per element), which moves fewer bytes a cycle. */
+static int generic_loop(const bld *c, int phase, int kind)
+{
+    return elementwise_loop(c, phase, kind) &&
+           (c->broadcast || kind == XS_OP_COPY || kind == XS_OP_CAST);
 }
 
 /* A memory-bound op over elems elements, moving bpe bytes per element. */

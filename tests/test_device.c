@@ -215,10 +215,10 @@ static void resident_threads_should_follow_the_compute_capability(void)
     CU_ASSERT_EQUAL(xs_sm_threads(100), 0);
     xs_device d;
     load_ok("a10", &d);
-    CU_ASSERT_EQUAL(d.threads_per_sm, 1536);
+    CU_ASSERT_EQUAL(xs_sm_threads(d.sm_version), 1536);
     CU_ASSERT_DOUBLE_EQUAL(d.stream_latency_ns, 0, 0); /* no measurement: not modelled */
     load_ok("h200-sxm-141gb", &d);
-    CU_ASSERT_EQUAL(d.threads_per_sm, 2048);
+    CU_ASSERT_EQUAL(xs_sm_threads(d.sm_version), 2048);
     CU_ASSERT(d.stream_latency_ns > d.mem_latency_ns);
 }
 
