@@ -45,6 +45,19 @@ static double in_flight_time(const xs_device *dev, const xs_op *op)
     return op->elems / per_trip * dev->stream_latency_ns * 1e-9;
 }
 
+/* A warp that reads 32 elements lying rows apart pulls 32 L2 sectors of
+ * 32 bytes to use 2 or 4 bytes of each; the neighbours in those sectors
+ * belong to other thread blocks, on other SMs, so L1 does not keep them.
+ * The kernel then moves a sector through L2 for every such element. */
+#define L2_SECTOR_BYTES 32.0
+
+static double sector_time(const xs_device *dev, const xs_op *op)
+{
+    if (op->strided_elems <= 0 || dev->l2_bw_gbs <= 0)
+        return 0;
+    return op->strided_elems * L2_SECTOR_BYTES / (dev->l2_bw_gbs * 1e9);
+}
+
 static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
 {
     if (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM)
@@ -62,7 +75,8 @@ static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
     double share = op->bw_scale > 0 ? op->bw_scale : 1.0;
     est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency * share);
     est->overhead_s = (double)op->launches * dev->kernel_launch_us * 1e-6;
-    double stream = fmax(est->compute_s, est->memory_s), wait = in_flight_time(dev, op);
+    double stream = fmax(fmax(est->compute_s, est->memory_s), sector_time(dev, op));
+    double wait = in_flight_time(dev, op);
     double body = fmax(stream, wait);
     est->time_s = body + est->overhead_s;
     if (est->overhead_s > body)

@@ -223,6 +223,8 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     cJSON_AddNumberToObject(to, "grad_accum", (double)t->grad_accum);
     cJSON_AddStringToObject(to, "ffn_bias", t->ffn_bias == XS_FFN_BIAS_SEPARATE ? "separate"
                                                                                : "gemm");
+    cJSON_AddStringToObject(to, "zero_grad",
+                            t->zero_grad == XS_ZERO_GRAD_ZERO ? "zero" : "none");
     cJSON *d = cJSON_AddObjectToObject(o, "data");
     cJSON_AddNumberToObject(d, "samples", (double)s->samples);
     cJSON_AddNumberToObject(d, "epochs", (double)s->epochs);

@@ -37,6 +37,11 @@ typedef enum { XS_ATT_UNFUSED, XS_ATT_FLASH } xs_attention;
  * LinearActivation: F.linear without bias, then bias + y, then gelu) */
 #define XS_FFN_BIAS_CHOICES "gemm|separate"
 typedef enum { XS_FFN_BIAS_GEMM, XS_FFN_BIAS_SEPARATE } xs_ffn_bias;
+/* what the loop's zero_grad leaves behind: no gradient tensors (set_to_none,
+ * PyTorch >= 2.0's default), or zero-filled ones (PyTorch < 2.0's default and
+ * apex amp's patched zero_grad) that autograd must then add into */
+#define XS_ZERO_GRAD_CHOICES "none|zero"
+typedef enum { XS_ZERO_GRAD_NONE, XS_ZERO_GRAD_ZERO } xs_zero_grad;
 
 typedef struct {
     int arch, head, activation; /* xs_model_arch, xs_head, xs_act */
@@ -57,6 +62,7 @@ typedef struct {
                                        elementwise loop relative to its vectorized one */
     int ffn_bias;                   /* xs_ffn_bias */
     int64_t loop_elems; /* elements a thread of the elementwise loops loads at once */
+    int zero_grad;      /* xs_zero_grad */
 } xs_train;
 
 typedef struct {

@@ -38,6 +38,8 @@ typedef struct {
     int fused, flash;
     int replayed; /* after the tape replay, backward ops go straight to the list */
     int broadcast; /* the ops now emitted read a broadcast operand */
+    int transposing; /* the ops now emitted are copies that read across the
+                        source's rows, one element from each */
 } bld;
 
 static int push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op)
@@ -124,6 +126,8 @@ __attribute__((format(printf, 8, 9))) static void mem_op(bld *c, int phase, int 
         op.bw_scale = c->s->train.generic_loop_efficiency;
     if (elementwise_loop(c, phase, kind))
         op.loop_elems = (double)c->s->train.loop_elems;
+    if (c->transposing)
+        op.strided_elems = elems;
     emit(c, &op);
 }
 
@@ -225,13 +229,33 @@ static void residual_add(bld *c, const char *name, double elems, int es_a, int e
 }
 
 /* Split q, k, v into heads (and merge back): torch.matmul copies permuted
- * views to contiguous memory; a fused kernel does all three in one pass. */
-static void head_copies(bld *c, const char *name, double elems, int tensors)
+ * views to contiguous memory; a fused kernel does all three in one pass.
+ * The key enters transposed (Q K^T, a [d x s] operand a head): its copy
+ * writes along the sequence while its source runs along the head
+ * dimension, and so does the copy of its gradient back into token rows.
+ * PyTorch's copy walks the output's order, so each element it reads lies
+ * h elements from the last, in an L2 sector of its own. */
+static void head_copies(bld *c, const char *name, double elems, int tensors, int transposed)
 {
-    int launches = c->fused ? 1 : tensors;
-    mem_op(c, XS_PH_FWD, XS_OP_COPY, elems * tensors, 2.0 * c->H, 0, launches, "%s", name);
+    if (c->fused) {
+        mem_op(c, XS_PH_FWD, XS_OP_COPY, elems * tensors, 2.0 * c->H, 0, 1, "%s", name);
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * tensors, 2.0 * c->H, 0, 1, "%s.bwd", name);
+        return;
+    }
+    int plain = tensors - transposed;
+    mem_op(c, XS_PH_FWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, plain, "%s", name);
+    c->transposing = 1;
+    if (transposed)
+        mem_op(c, XS_PH_FWD, XS_OP_COPY, elems, 2.0 * c->H, 0, 1, "%s.kT", name);
+    c->transposing = 0;
     bwd_group(c);
-    mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * tensors, 2.0 * c->H, 0, launches, "%s.bwd", name);
+    if (transposed) {
+        c->transposing = 1;
+        mem_op(c, XS_PH_BWD, XS_OP_COPY, elems, 2.0 * c->H, 0, 1, "%s.kT.bwd", name);
+        c->transposing = 0;
+    }
+    mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, plain, "%s.bwd", name);
 }
 
 /* softmax(scale * Q K^T + mask) with dropout, scores held in memory. */
@@ -240,7 +264,7 @@ static void attention_unfused(bld *c, int causal)
     double S2 = c->b * c->a * c->sq * c->sq, ba = c->b * c->a, s = c->sq, d = c->d;
     double p = c->s->model.attn_dropout;
     int H = c->H, sm = c->fused ? H : c->I; /* softmax runs in fp32 under AMP */
-    head_copies(c, "attn.heads", c->T * c->h, 3);
+    head_copies(c, "attn.heads", c->T * c->h, 3, 1);
     gemm(c, XS_PH_FWD, XS_OP_BGEMM, s, s, d, ba, 0, 1, H, H, "attn.scores");
     bwd_group(c);
     gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 0, 0, H, H, "attn.scores.dQ");
@@ -292,7 +316,7 @@ static void attention_unfused(bld *c, int causal)
     bwd_group(c);
     gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, s, d, ba, 0, 1, H, H, "attn.context.dP");
     gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 1, 0, H, H, "attn.context.dV");
-    head_copies(c, "attn.merge", c->T * c->h, 1);
+    head_copies(c, "attn.merge", c->T * c->h, 1, 0);
 }
 
 /* Flash-style attention: tiles of Q K^T live in on-chip memory, so no s x s
@@ -612,7 +636,15 @@ static void optimizer(bld *c)
     double P = c->wl->params;
     int64_t tensors = c->wl->tensors;
     c->layer = -1;
-    if (c->wl->micro_batches > 1) { /* AccumulateGrad: grad += new, per tensor */
+    /* AccumulateGrad adds each new gradient into the tensor's .grad wherever
+     * one exists: after the first micro-batch, and in every micro-batch when
+     * zero_grad zero-filled them. apex O2 sets the half gradients to None
+     * before each backward (prepare_backward_with_master_weights), so there
+     * its zero fill is wasted and only later micro-batches accumulate (into
+     * the fp32 master gradients). */
+    int zeroed = t->zero_grad == XS_ZERO_GRAD_ZERO;
+    int64_t adds = c->wl->micro_batches - 1 + (zeroed && !c->o2);
+    if (adds > 0) {
         xs_op op;
         memset(&op, 0, sizeof op);
         snprintf(op.name, sizeof op.name, "grad.accumulate");
@@ -623,7 +655,7 @@ static void optimizer(bld *c)
         op.bytes = P * 3.0 * c->W;
         op.flops = P;
         op.launches = tensors;
-        op.count = c->wl->micro_batches - 1;
+        op.count = adds;
         op.elems = P;
         op.fn = -1;
         emit(c, &op);
@@ -654,6 +686,8 @@ static void optimizer(bld *c)
     if (c->o2) /* the updated fp32 master weights copied into the half model */
         mem_op(c, XS_PH_OPT, XS_OP_CAST, P, 4.0 + 2, 0, multi_tensor_launches(P, tensors, 2),
                "amp.master_to_model");
+    if (zeroed) /* optimizer.zero_grad(): grad.zero_() tensor by tensor */
+        mem_op(c, XS_PH_OPT, XS_OP_ELTWISE, P, c->Wm, 0, tensors, "grad.zero");
 }
 
 static int replay_tape(bld *c)

@@ -61,6 +61,9 @@ typedef struct {
                           for the framework's elementwise loops; 0 for kernels
                           that hold rows or tiles in flight (norms, softmax,
                           reductions, GEMMs, multi-tensor optimizers) */
+    double strided_elems; /* elements read one per L2 sector (a transposing
+                             copy that walks its output's order); 0 for
+                             kernels whose warps read contiguous runs */
 } xs_op;
 
 typedef struct {

@@ -168,6 +168,32 @@ static void elementwise_loops_should_wait_on_too_few_loads_in_flight(void)
     CU_ASSERT_EQUAL(run(&a, &half).bound, XS_BOUND_MEMORY);
 }
 
+/* A copy that reads one element from each of many rows moves a 32-byte L2
+ * sector per element: on an H100, 2^27 16-bit elements then take
+ * 2^27 x 32 B over the L2 bandwidth, above their DRAM time; the same copy
+ * reading contiguous runs streams at DRAM speed. */
+static void reads_across_rows_should_pay_an_l2_sector_each(void)
+{
+    xs_device h = dev("h100-sxm5-80gb");
+    double elems = 134217728.0;
+    xs_op plain = stream_op(XS_OP_COPY, elems * 4);
+    plain.elems = elems;
+    xs_estimate p = run(&h, &plain);
+    xs_op across = plain;
+    across.strided_elems = elems;
+    xs_estimate a = run(&h, &across);
+    double sectors = elems * 32 / (h.l2_bw_gbs * 1e9);
+    CU_ASSERT(sectors > p.memory_s);
+    CU_ASSERT_DOUBLE_EQUAL(a.time_s - a.overhead_s, sectors, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p.time_s - p.overhead_s, p.memory_s, 1e-15);
+    CU_ASSERT_EQUAL(a.bound, XS_BOUND_MEMORY);
+    /* fp32 elements: twice the DRAM bytes, the same sectors */
+    across.bytes = elems * 8;
+    plain.bytes = elems * 8;
+    CU_ASSERT(run(&h, &across).time_s / run(&h, &plain).time_s <
+              a.time_s / p.time_s);
+}
+
 static void cost_should_be_time_times_devices_times_price(void)
 {
     xs_device a = dev("a100-sxm4-80gb");
@@ -393,6 +419,8 @@ int tu_add_gpu_suite(void)
                         small_and_streaming_ops_should_be_launch_and_memory_bound) ||
            !CU_add_test(s, "elementwise_loops_should_wait_on_too_few_loads_in_flight",
                         elementwise_loops_should_wait_on_too_few_loads_in_flight) ||
+           !CU_add_test(s, "reads_across_rows_should_pay_an_l2_sector_each",
+                        reads_across_rows_should_pay_an_l2_sector_each) ||
            !CU_add_test(s, "generic_loop_ops_should_stream_at_their_share_of_the_bandwidth",
                         generic_loop_ops_should_stream_at_their_share_of_the_bandwidth) ||
            !CU_add_test(s, "cost_should_be_time_times_devices_times_price",

@@ -84,6 +84,10 @@ static void overrides_should_change_values_and_be_validated(void)
     const char *bias[] = {"train.ffn_bias=epilogue"};
     CU_ASSERT_EQUAL(load("bert-large-squad", bias, 1, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "one of gemm|separate"));
+    const char *zg[] = {"train.zero_grad=false"};
+    CU_ASSERT_EQUAL(load("bert-large-squad", zg, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.zero_grad"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "one of none|zero"));
     const char *id[] = {"id=other"};
     CU_ASSERT_EQUAL(load("bert-large-squad", id, 1, &s, &err), XS_EARG);
 }

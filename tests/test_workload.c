@@ -355,6 +355,77 @@ static void elementwise_loops_should_carry_their_elements_per_thread(void)
     xs_wl_free(&fu);
 }
 
+/* zero_grad without set_to_none (PyTorch < 2.0, apex amp) fills every
+ * gradient with zeros, one kernel a tensor, and autograd then adds each new
+ * gradient into the zeroed one; apex O2 drops its half gradients before the
+ * backward, so it pays the fill but adds nothing. */
+static void zeroed_gradients_should_be_filled_and_added_into(void)
+{
+    xs_scenario s;
+    xs_workload fp, o2, none, acc;
+    const char *f[] = {"train.precision=tf32", "train.zero_grad=zero"};
+    const char *h[] = {"train.precision=amp_fp16", "train.amp_mode=o2", "train.zero_grad=zero"};
+    const char *n[] = {"train.precision=tf32", "train.zero_grad=none"};
+    const char *a[] = {"train.precision=tf32", "train.zero_grad=zero", "train.grad_accum=3",
+                       "train.batch=8"};
+    build("bert-base-squad", f, 2, &s, &fp);
+    const xs_op *fill = find(&fp, "grad.zero", -1), *add = find(&fp, "grad.accumulate", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fill);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(add);
+    CU_ASSERT_EQUAL(fill->phase, XS_PH_OPT);
+    CU_ASSERT_EQUAL(fill->launches, fp.tensors);
+    CU_ASSERT_DOUBLE_EQUAL(fill->bytes, fp.params * 4, 1);
+    CU_ASSERT_EQUAL(add->phase, XS_PH_BWD);
+    CU_ASSERT_EQUAL(add->count, 1);
+    CU_ASSERT_EQUAL(add->launches, fp.tensors);
+    CU_ASSERT_DOUBLE_EQUAL(add->bytes, fp.params * 3 * 4, 1);
+    build("bert-base-squad", h, 3, &s, &o2);
+    fill = find(&o2, "grad.zero", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fill);
+    CU_ASSERT_DOUBLE_EQUAL(fill->bytes, o2.params * 2, 1);
+    CU_ASSERT_PTR_NULL(find(&o2, "grad.accumulate", -1));
+    build("bert-base-squad", n, 2, &s, &none);
+    CU_ASSERT_PTR_NULL(find(&none, "grad.zero", -1));
+    CU_ASSERT_PTR_NULL(find(&none, "grad.accumulate", -1));
+    build("bert-base-squad", a, 4, &s, &acc); /* every micro-batch adds */
+    CU_ASSERT_EQUAL(find(&acc, "grad.accumulate", -1)->count, 3);
+    xs_wl_free(&fp);
+    xs_wl_free(&o2);
+    xs_wl_free(&none);
+    xs_wl_free(&acc);
+}
+
+/* Q K^T takes the key as [d x s] a head: the eager step copies it (and its
+ * gradient back) across rows, apart from the q and v copies that keep the
+ * head dimension contiguous; a fused kernel reads the heads in place. */
+static void the_key_copy_should_read_across_rows(void)
+{
+    xs_scenario s;
+    xs_workload eg, fu;
+    const char *f[] = {"train.kernels=fused"};
+    build("bert-base-squad", NULL, 0, &s, &eg);
+    double T = (double)s.train.batch * (double)s.train.seq, h = (double)s.model.hidden;
+    const xs_op *qv = find(&eg, "attn.heads", 0), *k = find(&eg, "attn.heads.kT", 0),
+                *kb = find(&eg, "attn.heads.kT.bwd", 0), *merge = find(&eg, "attn.merge", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(qv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(kb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(merge);
+    CU_ASSERT_EQUAL(qv->launches, 2);
+    CU_ASSERT_DOUBLE_EQUAL(qv->elems, 2 * T * h, 0);
+    CU_ASSERT_DOUBLE_EQUAL(qv->strided_elems, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(k->strided_elems, T * h, 0);
+    CU_ASSERT_DOUBLE_EQUAL(kb->strided_elems, T * h, 0);
+    CU_ASSERT_EQUAL(kb->phase, XS_PH_BWD);
+    CU_ASSERT_DOUBLE_EQUAL(merge->strided_elems, 0, 0);
+    build("bert-base-squad", f, 1, &s, &fu);
+    CU_ASSERT_PTR_NULL(find(&fu, "attn.heads.kT", 0));
+    for (size_t i = 0; i < fu.n; i++)
+        CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].strided_elems, 0, 0);
+    xs_wl_free(&eg);
+    xs_wl_free(&fu);
+}
+
 static void separate_ffn_bias_should_add_one_broadcast_add_a_layer(void)
 {
     xs_scenario s;
@@ -465,6 +536,10 @@ int tu_add_workload_suite(void)
                         flash_attention_should_remove_the_seq_squared_traffic) ||
            !CU_add_test(s, "fused_kernels_should_cut_launches_not_gemm_flops",
                         fused_kernels_should_cut_launches_not_gemm_flops) ||
+           !CU_add_test(s, "zeroed_gradients_should_be_filled_and_added_into",
+                        zeroed_gradients_should_be_filled_and_added_into) ||
+           !CU_add_test(s, "the_key_copy_should_read_across_rows",
+                        the_key_copy_should_read_across_rows) ||
            !CU_add_test(s, "elementwise_loops_should_carry_their_elements_per_thread",
                         elementwise_loops_should_carry_their_elements_per_thread) ||
            !CU_add_test(s, "broadcasts_copies_and_casts_should_take_the_generic_loop",

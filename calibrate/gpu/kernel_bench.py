@@ -122,6 +122,10 @@ def hidden_kernels(bn, b, s, a, h, f):
         bn.add("copy", dt, sh, T * h, 2 * es * T * h, lambda: xh.clone())
         bn.add("heads_split", dt, sh, T * h, 2 * es * T * h,
                lambda: xh.view(b, s, a, h // a).permute(0, 2, 1, 3).contiguous())
+        # the key as Q K^T reads it: [b, a, d, s], the copy xpusim charges
+        # one L2 sector per element read (attn.heads.kT)
+        bn.add("heads_split_kT", dt, sh, T * h, 2 * es * T * h,
+               lambda: xh.view(b, s, a, h // a).permute(0, 2, 3, 1).contiguous())
         bn.add("residual_add", dt, sh, T * h, 3 * es * T * h, lambda: xh + gh)
         w, bias = torch.ones(h, device=cuda, dtype=t), torch.zeros(h, device=cuda, dtype=t)
         out, mean, rstd = torch.native_layer_norm(xh, [h], w, bias, 1e-12)

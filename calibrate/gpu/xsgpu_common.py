@@ -60,7 +60,8 @@ def step_set(precision, batch, seq, sdpa):
     """The `set` of a whole-step row of bert_step.py: the scenario files hold
     NVIDIA's apex recipe, and these keys say what that script's loop does
     instead (autocast, fused AdamW, no clipping, loss.item() every step,
-    nn.Linear biases, inputs already on the GPU)."""
+    nn.Linear biases, zero_grad(set_to_none=True), inputs already on the
+    GPU)."""
     return set_string([
         ("train.batch", batch),
         ("train.seq", seq),
@@ -72,6 +73,7 @@ def step_set(precision, batch, seq, sdpa):
         ("train.grad_clip", False),
         ("train.loss_sync", True),
         ("train.ffn_bias", "gemm"),
+        ("train.zero_grad", "none"),
         ("train.attention", "flash" if sdpa else "unfused"),
         ("train.kernels", "eager"),
         ("data.loader_us", 0),
