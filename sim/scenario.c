@@ -84,9 +84,10 @@ static const xs_field SCENARIO_FIELDS[] = {
          "separate broadcast add before the activation (NVIDIA's BERT LinearActivation)"),
     ENUM("train.zero_grad", XS_ZERO_GRAD_CHOICES, train.zero_grad,
          "what optimizer.zero_grad() leaves: none (set_to_none, PyTorch >= 2.0's default: "
-         "the next backward hands each gradient over) or zero (PyTorch < 2.0's default, apex "
-         "amp: a fill kernel per parameter tensor, then autograd adds every new gradient "
-         "into the zeroed one, grad += new)"),
+         "the next backward hands each gradient over) or zero (PyTorch < 2.0's default and "
+         "apex amp's: a fill kernel per parameter tensor, then autograd adds every new "
+         "gradient into the zeroed one, grad += new; apex O2 sets its half gradients to "
+         "None before the backward, so there only the fill)"),
     INT("data.samples", 1, 1, 1e12, samples, "training samples per epoch"),
     INT("data.epochs", 1, 1, 1e6, epochs, "epochs"),
     {"data.loader_us", XS_F_NUM, 1, 0, 1e6, 0, NULL, offsetof(xs_scenario, loader_us), 0,

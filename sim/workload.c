@@ -235,6 +235,14 @@ static void residual_add(bld *c, const char *name, double elems, int es_a, int e
  * dimension, and so does the copy of its gradient back into token rows.
  * PyTorch's copy walks the output's order, so each element it reads lies
  * h elements from the last, in an L2 sector of its own. */
+static void transposing_copy(bld *c, int phase, double elems, const char *name,
+                             const char *suffix)
+{
+    c->transposing = 1;
+    mem_op(c, phase, XS_OP_COPY, elems, 2.0 * c->H, 0, 1, "%s%s", name, suffix);
+    c->transposing = 0;
+}
+
 static void head_copies(bld *c, const char *name, double elems, int tensors, int transposed)
 {
     if (c->fused) {
@@ -245,16 +253,11 @@ static void head_copies(bld *c, const char *name, double elems, int tensors, int
     }
     int plain = tensors - transposed;
     mem_op(c, XS_PH_FWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, plain, "%s", name);
-    c->transposing = 1;
     if (transposed)
-        mem_op(c, XS_PH_FWD, XS_OP_COPY, elems, 2.0 * c->H, 0, 1, "%s.kT", name);
-    c->transposing = 0;
+        transposing_copy(c, XS_PH_FWD, elems, name, ".kT");
     bwd_group(c);
-    if (transposed) {
-        c->transposing = 1;
-        mem_op(c, XS_PH_BWD, XS_OP_COPY, elems, 2.0 * c->H, 0, 1, "%s.kT.bwd", name);
-        c->transposing = 0;
-    }
+    if (transposed)
+        transposing_copy(c, XS_PH_BWD, elems, name, ".kT.bwd");
     mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, plain, "%s.bwd", name);
 }
 
