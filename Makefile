@@ -115,7 +115,8 @@ validate: xpusim
 	@echo "validate: plots/out/validate.png and .svg, rows in plots/out/validate.csv"
 
 # Install the Debian packages the build needs; idempotent, uses sudo when
-# not root. CUDA (nvcc) is optional and not installed here.
+# not root. The build has no CUDA sources yet, so it needs no nvcc (this
+# machine has one at /usr/local/cuda; CI machines may not).
 DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
