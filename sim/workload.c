@@ -245,20 +245,15 @@ static void transposing_copy(bld *c, int phase, double elems, const char *name,
 
 static void head_copies(bld *c, const char *name, double elems, int tensors, int transposed)
 {
-    if (c->fused) {
-        mem_op(c, XS_PH_FWD, XS_OP_COPY, elems * tensors, 2.0 * c->H, 0, 1, "%s", name);
-        bwd_group(c);
-        mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * tensors, 2.0 * c->H, 0, 1, "%s.bwd", name);
-        return;
-    }
-    int plain = tensors - transposed;
-    mem_op(c, XS_PH_FWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, plain, "%s", name);
-    if (transposed)
+    int split = transposed && !c->fused; /* a fused kernel reads every head in one pass */
+    int plain = tensors - split, launches = c->fused ? 1 : plain;
+    mem_op(c, XS_PH_FWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, launches, "%s", name);
+    if (split)
         transposing_copy(c, XS_PH_FWD, elems, name, ".kT");
     bwd_group(c);
-    if (transposed)
+    if (split)
         transposing_copy(c, XS_PH_BWD, elems, name, ".kT.bwd");
-    mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, plain, "%s.bwd", name);
+    mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, launches, "%s.bwd", name);
 }
 
 /* softmax(scale * Q K^T + mask) with dropout, scores held in memory. */
@@ -648,20 +643,9 @@ static void optimizer(bld *c)
     int zeroed = t->zero_grad == XS_ZERO_GRAD_ZERO;
     int64_t adds = c->wl->micro_batches - 1 + (zeroed && !c->o2);
     if (adds > 0) {
-        xs_op op;
-        memset(&op, 0, sizeof op);
-        snprintf(op.name, sizeof op.name, "grad.accumulate");
-        op.layer = -1;
-        op.phase = XS_PH_BWD;
-        op.kind = XS_OP_REDUCE;
-        op.dtype = c->mm;
-        op.bytes = P * 3.0 * c->W;
-        op.flops = P;
-        op.launches = tensors;
-        op.count = adds;
-        op.elems = P;
-        op.fn = -1;
-        emit(c, &op);
+        mem_op(c, XS_PH_BWD, XS_OP_REDUCE, P, 3.0 * c->W, 1, tensors, "grad.accumulate");
+        if (!c->failed)
+            c->wl->ops[c->wl->n - 1].count = adds; /* not once per micro-batch */
     }
     /* the overflow flag of both loss scalers (apex, torch GradScaler) is
      * read on the host to decide whether to skip the step */
