@@ -1,6 +1,5 @@
 /* cpu_check.c — see cpu_check.h. */
 #include "cpu_check.h"
-#include "../kernels/common/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include "cpu_calibrate.h"
 #include "cpu_features.h"
 #include "cpu_runners.h"
+#include "grow.h"
 #include "harness.h"
 
 #define FILE_TAG "cpu-check"
@@ -89,11 +89,7 @@ static void quartiles(double *v, size_t n, double *q1, double *med, double *q3)
 /* A recorded kernel call as the op the CPU model costs. */
 static int op_of(const xs_bert_op *b, xs_op *op, xs_error *err)
 {
-    memset(op, 0, sizeof *op);
-    snprintf(op->name, sizeof op->name, "%s", b->name);
-    op->count = 1;
-    op->layer = -1;
-    op->fn = -1;
+    *op = xs_op_make(XS_OP_ELTWISE, XS_PH_FWD, XS_FP32, b->name);
     op->bytes = b->bytes;
     op->flops = b->flops;
     if (!strcmp(b->fn, "gemm")) {
@@ -107,12 +103,10 @@ static int op_of(const xs_bert_op *b, xs_op *op, xs_error *err)
         op->tb = b->tb;
         return XS_OK;
     }
-    op->fn = xs_cpu_fn_index(b->fn);
-    if (op->fn < 0)
+    op->hints.fn = xs_cpu_fn_index(b->fn);
+    if (op->hints.fn < 0)
         return xs_error_set(err, XS_EUNSUPPORTED, "kernel '%s' (%s) has no CPU model", b->name,
                             b->fn);
-    op->kind = XS_OP_ELTWISE;
-    op->dtype = XS_FP32;
     op->elems = b->elems;
     return XS_OK;
 }
@@ -222,7 +216,7 @@ static int bert_rows(rowset *s, const xs_device corners[2], int quick, int bf16,
                 xs_op op;
                 double p[3];
                 rc = op_of(&tr.ops[i], &op, s->err);
-                op.group_bytes = group ? group[i] : 0;
+                op.hints.group_bytes = group ? group[i] : 0;
                 if (!rc)
                     rc = predict3(s->dev, corners, &op, p, s->err);
                 if (rc)
@@ -339,18 +333,13 @@ static int kernel_rows(rowset *s, const xs_device corners[2], int quick)
             xs_runner run;
             if (xs_runner_gemm(&run, bf16, g[0], g[1], g[2], (int)g[3], (int)g[4], threads))
                 return xs_error_set(s->err, XS_ENOMEM, "validate: out of memory for a GEMM");
-            xs_op op;
-            memset(&op, 0, sizeof op);
-            snprintf(op.name, sizeof op.name, "gemm");
-            op.kind = XS_OP_GEMM;
-            op.dtype = bf16 ? XS_BF16 : XS_FP32;
+            xs_op op = xs_op_make(XS_OP_GEMM, XS_PH_FWD, bf16 ? XS_BF16 : XS_FP32, "gemm");
             op.m = g[0];
             op.n = g[1];
             op.k = g[2];
             op.ta = (int)g[3];
             op.tb = (int)g[4];
-            op.batch = op.count = 1;
-            op.fn = -1;
+            op.batch = 1;
             char set[160];
             snprintf(set, sizeof set, "op=gemm;dtype=%s;m=%lld;n=%lld;k=%lld;ta=%c;tb=%c",
                      bf16 ? "bf16" : "fp32", g[0], g[1], g[2], g[3] ? 'T' : 'N',
@@ -366,15 +355,10 @@ static int kernel_rows(rowset *s, const xs_device corners[2], int quick)
         if (xs_runner_kernel(&run, (int)kd[0], kd[1], kd[2], threads))
             return xs_error_set(s->err, XS_ENOMEM, "validate: out of memory for kernel %s",
                                 xs_cpu_fn_name((int)kd[0]));
-        xs_op op;
-        memset(&op, 0, sizeof op);
-        snprintf(op.name, sizeof op.name, "%s", xs_cpu_fn_name((int)kd[0]));
-        op.kind = XS_OP_ELTWISE;
-        op.dtype = XS_FP32;
-        op.fn = (int)kd[0];
+        xs_op op = xs_op_make(XS_OP_ELTWISE, XS_PH_FWD, XS_FP32, xs_cpu_fn_name((int)kd[0]));
+        op.hints.fn = (int)kd[0];
         op.elems = run.elems;
         op.bytes = run.bytes;
-        op.count = 1;
         char set[160];
         snprintf(set, sizeof set, "op=%s;rows=%lld;width=%lld;MB=%.0f", op.name, kd[1], kd[2],
                  run.bytes / 1048576);

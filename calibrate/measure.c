@@ -1,6 +1,6 @@
 /* measure.c — see measure.h. */
 #include "measure.h"
-#include "../kernels/common/grow.h"
+#include "grow.h"
 
 #include <stdlib.h>
 

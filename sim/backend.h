@@ -6,7 +6,7 @@
 
 #include "device.h"
 #include "error.h"
-#include "estimate.h"
+#include "op.h"
 #include "workload.h"
 
 typedef struct {

@@ -13,8 +13,8 @@ static int has(const char *name, const char *part)
 
 int xs_cpu_fn_for_op(const xs_op *op)
 {
-    if (op->fn >= 0 && op->fn < XS_FN_COUNT)
-        return op->fn;
+    if (op->hints.fn >= 0 && op->hints.fn < XS_FN_COUNT)
+        return op->hints.fn;
     int bwd = op->phase == XS_PH_BWD;
     switch (op->kind) {
     case XS_OP_NORM: return bwd ? XS_FN_LAYERNORM_BWD : XS_FN_LAYERNORM;
@@ -108,7 +108,7 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, int threads, xs_
                   transposed / (c->pack_transposed_gbs_core * 1e9 * threads);
     double call = (bf16 ? c->gemm_call_us_bf16 : c->gemm_call_us_fp32) * 1e-6;
     double batch = op->batch > 0 ? (double)op->batch : 1;
-    if (xs_cpu_is_cold(c, fmax(footprint * batch, op->group_bytes)))
+    if (xs_cpu_is_cold(c, fmax(footprint * batch, op->hints.group_bytes)))
         pack += footprint /
                 ((bf16 ? c->cold_gbs_core_bf16 : c->cold_gbs_core_fp32) * 1e9 * threads);
     est->engine = engine;
@@ -140,7 +140,7 @@ int xs_cpu_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estim
                             dev->id, op->name);
     const xs_cpu_kcost *k = &dev->cpu.k[fn];
     double elems = op->elems > 0 ? op->elems : op->bytes / 4;
-    double ns = xs_cpu_is_cold(&dev->cpu, fmax(op->bytes, op->group_bytes)) ? k->ns_per_elem
+    double ns = xs_cpu_is_cold(&dev->cpu, fmax(op->bytes, op->hints.group_bytes)) ? k->ns_per_elem
                                                                            : k->ns_per_elem_hot;
     est->engine = XS_FP32;
     est->tensor = 0;

@@ -19,7 +19,7 @@
 
 extern const xs_backend xs_cpu_backend;
 
-/* The kernel an op runs: op->fn when set, else from kind, phase and name;
+/* The kernel an op runs: op->hints.fn when set, else from kind, phase and name;
  * -1 for ops the CPU model has no kernel for (fused attention, comms). */
 int xs_cpu_fn_for_op(const xs_op *op);
 

@@ -4,7 +4,7 @@
 #define XS_ENERGY_H
 
 #include "device.h"
-#include "estimate.h"
+#include "op.h"
 
 /* Fill est->power_w and est->energy_j from its times. A kernel that keeps
  * the engines busy at their achievable rate all its time draws TDP (that is

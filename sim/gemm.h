@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "device.h"
-#include "estimate.h"
+#include "op.h"
 
 typedef struct {
     int64_t m, n, k, batch;

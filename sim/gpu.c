@@ -39,9 +39,9 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est
 static double in_flight_time(const xs_device *dev, const xs_op *op)
 {
     int64_t threads = xs_sm_threads(dev->sm_version);
-    if (op->loop_elems <= 0 || dev->stream_latency_ns <= 0 || threads <= 0)
+    if (op->hints.loop_elems <= 0 || dev->stream_latency_ns <= 0 || threads <= 0)
         return 0;
-    double per_trip = (double)dev->sm_count * (double)threads * op->loop_elems;
+    double per_trip = (double)dev->sm_count * (double)threads * op->hints.loop_elems;
     return op->elems / per_trip * dev->stream_latency_ns * 1e-9;
 }
 
@@ -53,9 +53,9 @@ static double in_flight_time(const xs_device *dev, const xs_op *op)
 
 static double sector_time(const xs_device *dev, const xs_op *op)
 {
-    if (op->strided_elems <= 0 || dev->l2_bw_gbs <= 0)
+    if (op->hints.strided_elems <= 0 || dev->l2_bw_gbs <= 0)
         return 0;
-    return op->strided_elems * L2_SECTOR_BYTES / (dev->l2_bw_gbs * 1e9);
+    return op->hints.strided_elems * L2_SECTOR_BYTES / (dev->l2_bw_gbs * 1e9);
 }
 
 static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
@@ -72,7 +72,7 @@ static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
         est->compute_s = op->flops / xs_dev_peak_flops(dev, XS_FP32);
     }
     /* a kernel outside the vectorized loop reaches a share of the streaming rate */
-    double share = op->bw_scale > 0 ? op->bw_scale : 1.0;
+    double share = op->hints.bw_scale > 0 ? op->hints.bw_scale : 1.0;
     est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency * share);
     est->overhead_s = (double)op->launches * dev->kernel_launch_us * 1e-6;
     double stream = fmax(fmax(est->compute_s, est->memory_s), sector_time(dev, op));
@@ -89,9 +89,3 @@ static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
 }
 
 const xs_backend xs_gpu_backend = {"gpu", gpu_estimate, 1};
-
-const char *xs_bound_name(int bound)
-{
-    static const char *names[XS_BOUND_COUNT] = {"compute", "memory", "launch", "latency"};
-    return bound >= 0 && bound < XS_BOUND_COUNT ? names[bound] : "?";
-}

@@ -5,7 +5,7 @@
 
 #include "device.h"
 #include "error.h"
-#include "estimate.h"
+#include "op.h"
 #include "scenario.h"
 #include "workload.h"
 

@@ -10,13 +10,15 @@
  * (train.kernels=fused) follow LightSeq: fewer passes and launches, the same
  * GEMMs, activations kept in the matmul format. */
 #include "workload.h"
-#include "../kernels/common/grow.h"
 
+#include "grow.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "grow.h"
 
 typedef struct {
     xs_workload *wl;
@@ -54,15 +56,10 @@ static int push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op)
 
 static xs_op base(bld *c, int phase, int kind, const char *fmt, va_list ap)
 {
-    xs_op op;
-    memset(&op, 0, sizeof op);
-    vsnprintf(op.name, sizeof op.name, fmt, ap);
+    char name[sizeof ((xs_op *)0)->name];
+    vsnprintf(name, sizeof name, fmt, ap);
+    xs_op op = xs_op_make(kind, phase, c->mm, name);
     op.layer = c->layer;
-    op.phase = phase;
-    op.kind = kind;
-    op.dtype = c->mm;
-    op.launches = 1;
-    op.fn = -1;
     op.count = phase == XS_PH_FWD || phase == XS_PH_BWD ? c->wl->micro_batches : 1;
     return op;
 }
@@ -123,11 +120,11 @@ __attribute__((format(printf, 8, 9))) static void mem_op(bld *c, int phase, int 
     op.elems = elems;
     op.launches = launches;
     if (generic_loop(c, phase, kind))
-        op.bw_scale = c->s->train.generic_loop_efficiency;
+        op.hints.bw_scale = c->s->train.generic_loop_efficiency;
     if (elementwise_loop(c, phase, kind))
-        op.loop_elems = (double)c->s->train.loop_elems;
+        op.hints.loop_elems = (double)c->s->train.loop_elems;
     if (c->transposing)
-        op.strided_elems = elems;
+        op.hints.strided_elems = elems;
     emit(c, &op);
 }
 
@@ -592,21 +589,16 @@ int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,
     if (optimizer < 0 || optimizer > XS_OPT_BERTADAM || params <= 0 || tensors < 1 ||
         state_bytes < 1)
         return XS_ERANGE;
-    memset(op, 0, sizeof *op);
-    snprintf(op->name, sizeof op->name, "optimizer.%s%s", xs_optimizer_name(optimizer),
+    char name[sizeof op->name];
+    snprintf(name, sizeof name, "optimizer.%s%s", xs_optimizer_name(optimizer),
              fused ? "" : ".eager");
-    op->layer = -1;
-    op->phase = XS_PH_OPT;
-    op->kind = XS_OP_OPTIMIZER;
-    op->dtype = XS_FP32;
+    *op = xs_op_make(XS_OP_OPTIMIZER, XS_PH_OPT, XS_FP32, name);
     int arrays = fused ? OPTIMIZERS[optimizer].fused_arrays : OPTIMIZERS[optimizer].eager_arrays;
     op->bytes = params * arrays * state_bytes;
     op->flops = params * OPTIMIZERS[optimizer].flops;
     op->launches = fused ? multi_tensor_launches(params, tensors, OPTIMIZERS[optimizer].lists)
                          : OPTIMIZERS[optimizer].eager_kernels * tensors;
-    op->count = 1;
     op->elems = params;
-    op->fn = -1;
     return XS_OK;
 }
 
@@ -772,23 +764,4 @@ void xs_wl_free(xs_workload *wl)
     free(wl->ops);
     wl->ops = NULL;
     wl->n = wl->cap = 0;
-}
-
-const char *xs_op_kind_name(int kind)
-{
-    static const char *names[XS_OP_KIND_COUNT] = {
-        "gemm", "bgemm", "attention", "eltwise", "norm",      "softmax", "reduce",
-        "embed", "cast", "copy",      "loss",    "optimizer", "comm"};
-    return kind >= 0 && kind < XS_OP_KIND_COUNT ? names[kind] : "?";
-}
-
-const char *xs_phase_name(int phase)
-{
-    static const char *names[XS_PHASE_COUNT] = {"fwd", "bwd", "opt", "comm"};
-    return phase >= 0 && phase < XS_PHASE_COUNT ? names[phase] : "?";
-}
-
-int xs_op_is_matmul(int kind)
-{
-    return kind == XS_OP_GEMM || kind == XS_OP_BGEMM || kind == XS_OP_ATTENTION;
 }

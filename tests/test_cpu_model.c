@@ -114,7 +114,7 @@ static xs_op eltwise(int fn, double elems, double bytes_per_elem)
     memset(&op, 0, sizeof op);
     snprintf(op.name, sizeof op.name, "%s", xs_cpu_fn_name(fn));
     op.kind = XS_OP_ELTWISE;
-    op.fn = fn;
+    op.hints.fn = fn;
     op.elems = elems;
     op.bytes = elems * bytes_per_elem;
     op.count = 1;
@@ -132,7 +132,7 @@ static xs_op gemm_op(xs_dtype t, int64_t m, int64_t n, int64_t k, int64_t batch)
     op.n = n;
     op.k = k;
     op.batch = batch;
-    op.fn = -1;
+    op.hints.fn = -1;
     op.count = 1;
     return op;
 }
@@ -165,7 +165,7 @@ static void cpu_estimates_should_follow_the_physics(void)
     /* cached data cost the hot rate, the same kernel on data beyond L2 the cold one */
     double l2q = d.cpu.l2_kb_per_core * 1024 / 4;
     xs_op hot = eltwise(XS_FN_CAST, l2q / 8 * 0.9, 8), cold = hot;
-    cold.group_bytes = 10 * l2q; /* one call of a loop over many heads */
+    cold.hints.group_bytes = 10 * l2q; /* one call of a loop over many heads */
     CU_ASSERT_EQUAL(xs_cpu_is_cold(&d.cpu, hot.bytes), 0);
     CU_ASSERT(est(&d, &cold, N) >= est(&d, &hot, N));
     /* GEMMs: more K costs more; a batch of 4 is 4 calls */
@@ -174,7 +174,7 @@ static void cpu_estimates_should_follow_the_physics(void)
     xs_op small1 = gemm_op(XS_BF16, 128, 128, 64, 1), small4 = gemm_op(XS_BF16, 128, 128, 64, 4);
     xs_estimate e1, e4;
     CU_ASSERT_EQUAL(xs_cpu_estimate(&d, &small1, N, &e1, &err), XS_OK);
-    small1.group_bytes = 4 * (2.0 * (128 * 64 + 64 * 128) + 4.0 * 128 * 128);
+    small1.hints.group_bytes = 4 * (2.0 * (128 * 64 + 64 * 128) + 4.0 * 128 * 128);
     CU_ASSERT_EQUAL(xs_cpu_estimate(&d, &small1, N, &e1, &err), XS_OK);
     CU_ASSERT_EQUAL(xs_cpu_estimate(&d, &small4, N, &e4, &err), XS_OK);
     CU_ASSERT_DOUBLE_EQUAL(e4.time_s, 4 * e1.time_s, 1e-12);
@@ -210,7 +210,7 @@ static void workload_ops_should_map_to_cpu_kernels(void)
 {
     xs_op op;
     memset(&op, 0, sizeof op);
-    op.fn = -1;
+    op.hints.fn = -1;
     op.kind = XS_OP_ELTWISE;
     op.phase = XS_PH_BWD;
     snprintf(op.name, sizeof op.name, "ffn.gelu.bwd");
@@ -223,9 +223,9 @@ static void workload_ops_should_map_to_cpu_kernels(void)
     op.kind = XS_OP_OPTIMIZER;
     snprintf(op.name, sizeof op.name, "optimizer.adamw");
     CU_ASSERT_EQUAL(xs_cpu_fn_for_op(&op), XS_FN_ADAMW);
-    op.fn = XS_FN_COPY; /* a set fn wins */
+    op.hints.fn = XS_FN_COPY; /* a set fn wins */
     CU_ASSERT_EQUAL(xs_cpu_fn_for_op(&op), XS_FN_COPY);
-    op.fn = -1;
+    op.hints.fn = -1;
     op.kind = XS_OP_COMM;
     CU_ASSERT_EQUAL(xs_cpu_fn_for_op(&op), -1);
     for (int f = 0; f < XS_FN_COUNT; f++)

@@ -122,9 +122,9 @@ static void generic_loop_ops_should_stream_at_their_share_of_the_bandwidth(void)
     xs_device h = dev("h100-sxm5-80gb");
     xs_op op = stream_op(XS_OP_COPY, 1e9);
     xs_estimate unset = run(&h, &op);
-    op.bw_scale = 1;
+    op.hints.bw_scale = 1;
     xs_estimate vec = run(&h, &op);
-    op.bw_scale = 0.5;
+    op.hints.bw_scale = 0.5;
     xs_estimate half = run(&h, &op);
     CU_ASSERT_DOUBLE_EQUAL(unset.memory_s, vec.memory_s, 0);
     CU_ASSERT_DOUBLE_EQUAL(half.memory_s, 2 * vec.memory_s, 1e-15);
@@ -132,7 +132,7 @@ static void generic_loop_ops_should_stream_at_their_share_of_the_bandwidth(void)
     /* GEMMs have their own tile model: the share does not touch them */
     xs_op g = gemm_op(4096, 4096, 4096, XS_FP16);
     xs_estimate g1 = run(&h, &g);
-    g.bw_scale = 0.5;
+    g.hints.bw_scale = 0.5;
     xs_estimate g2 = run(&h, &g);
     CU_ASSERT_DOUBLE_EQUAL(g1.time_s, g2.time_s, 0);
 }
@@ -144,7 +144,7 @@ static void elementwise_loops_should_wait_on_too_few_loads_in_flight(void)
     double elems = 536870912.0, per_trip = 132.0 * 2048 * 4;
     xs_op half = stream_op(XS_OP_ELTWISE, elems * 4);
     half.elems = elems;
-    half.loop_elems = 4;
+    half.hints.loop_elems = 4;
     xs_estimate e = run(&h, &half);
     double trips = elems / per_trip * h.stream_latency_ns * 1e-9;
     CU_ASSERT_EQUAL(e.bound, XS_BOUND_LATENCY);
@@ -157,14 +157,14 @@ static void elementwise_loops_should_wait_on_too_few_loads_in_flight(void)
     CU_ASSERT_EQUAL(w.bound, XS_BOUND_MEMORY);
     CU_ASSERT_DOUBLE_EQUAL(w.time_s - w.overhead_s, w.memory_s, 1e-15);
     /* twice the elements a thread: half the trips, DRAM binds again */
-    half.loop_elems = 8;
+    half.hints.loop_elems = 8;
     CU_ASSERT_EQUAL(run(&h, &half).bound, XS_BOUND_MEMORY);
     /* kernels that keep rows in flight (loop_elems 0) and devices without
      * a measured round trip are not bounded */
-    half.loop_elems = 0;
+    half.hints.loop_elems = 0;
     CU_ASSERT_EQUAL(run(&h, &half).bound, XS_BOUND_MEMORY);
     xs_device a = dev("a100-sxm4-80gb");
-    half.loop_elems = 4;
+    half.hints.loop_elems = 4;
     CU_ASSERT_EQUAL(run(&a, &half).bound, XS_BOUND_MEMORY);
 }
 
@@ -180,7 +180,7 @@ static void reads_across_rows_should_pay_an_l2_sector_each(void)
     plain.elems = elems;
     xs_estimate p = run(&h, &plain);
     xs_op across = plain;
-    across.strided_elems = elems;
+    across.hints.strided_elems = elems;
     xs_estimate a = run(&h, &across);
     double sectors = elems * 32 / (h.l2_bw_gbs * 1e9);
     CU_ASSERT(sectors > p.memory_s);

@@ -300,25 +300,25 @@ static void broadcasts_copies_and_casts_should_take_the_generic_loop(void)
     const char *f[] = {"train.kernels=fused", "train.generic_loop_efficiency=0.6"};
     const char *a[] = {"train.amp_mode=autocast", "train.generic_loop_efficiency=0.6"};
     build("bert-base-squad", e, 1, &s, &eg);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.heads", 0)->bw_scale, 0.6, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.heads.bwd", 0)->bw_scale, 0.6, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.mask", 0)->bw_scale, 0.6, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.scale", 0)->bw_scale, 0, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.softmax", 0)->bw_scale, 0, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.probs.dropout", 0)->bw_scale, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.heads", 0)->hints.bw_scale, 0.6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.heads.bwd", 0)->hints.bw_scale, 0.6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.mask", 0)->hints.bw_scale, 0.6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.scale", 0)->hints.bw_scale, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.softmax", 0)->hints.bw_scale, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.probs.dropout", 0)->hints.bw_scale, 0, 0);
     for (size_t i = 0; i < eg.n; i++) {
         if (eg.ops[i].phase == XS_PH_OPT || xs_op_is_matmul(eg.ops[i].kind))
-            CU_ASSERT_DOUBLE_EQUAL(eg.ops[i].bw_scale, 0, 0);
+            CU_ASSERT_DOUBLE_EQUAL(eg.ops[i].hints.bw_scale, 0, 0);
     }
     build("bert-base-squad", f, 2, &s, &fu);
     for (size_t i = 0; i < fu.n; i++)
-        CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].bw_scale, 0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].hints.bw_scale, 0, 0);
     build("bert-base-squad", a, 2, &s, &au); /* autocast: every cast converts dtypes */
     size_t casts = 0;
     for (size_t i = 0; i < au.n; i++) {
         if (au.ops[i].kind == XS_OP_CAST && au.ops[i].phase != XS_PH_OPT) {
             casts++;
-            CU_ASSERT_DOUBLE_EQUAL(au.ops[i].bw_scale, 0.6, 0);
+            CU_ASSERT_DOUBLE_EQUAL(au.ops[i].hints.bw_scale, 0.6, 0);
         }
     }
     CU_ASSERT(casts > 0);
@@ -343,14 +343,14 @@ static void elementwise_loops_should_carry_their_elements_per_thread(void)
         int loop = op->phase != XS_PH_OPT && (op->kind == XS_OP_ELTWISE ||
                                               op->kind == XS_OP_COPY || op->kind == XS_OP_CAST);
         loops += loop;
-        CU_ASSERT_DOUBLE_EQUAL(op->loop_elems, loop ? 8 : 0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(op->hints.loop_elems, loop ? 8 : 0, 0);
     }
     CU_ASSERT(loops > 10);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.probs.dropout", 0)->loop_elems, 8, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.softmax", 0)->loop_elems, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.probs.dropout", 0)->hints.loop_elems, 8, 0);
+    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.softmax", 0)->hints.loop_elems, 0, 0);
     build("bert-base-squad", f, 2, &s, &fu);
     for (size_t i = 0; i < fu.n; i++)
-        CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].loop_elems, 0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].hints.loop_elems, 0, 0);
     xs_wl_free(&eg);
     xs_wl_free(&fu);
 }
@@ -413,15 +413,15 @@ static void the_key_copy_should_read_across_rows(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(merge);
     CU_ASSERT_EQUAL(qv->launches, 2);
     CU_ASSERT_DOUBLE_EQUAL(qv->elems, 2 * T * h, 0);
-    CU_ASSERT_DOUBLE_EQUAL(qv->strided_elems, 0, 0);
-    CU_ASSERT_DOUBLE_EQUAL(k->strided_elems, T * h, 0);
-    CU_ASSERT_DOUBLE_EQUAL(kb->strided_elems, T * h, 0);
+    CU_ASSERT_DOUBLE_EQUAL(qv->hints.strided_elems, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(k->hints.strided_elems, T * h, 0);
+    CU_ASSERT_DOUBLE_EQUAL(kb->hints.strided_elems, T * h, 0);
     CU_ASSERT_EQUAL(kb->phase, XS_PH_BWD);
-    CU_ASSERT_DOUBLE_EQUAL(merge->strided_elems, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(merge->hints.strided_elems, 0, 0);
     build("bert-base-squad", f, 1, &s, &fu);
     CU_ASSERT_PTR_NULL(find(&fu, "attn.heads.kT", 0));
     for (size_t i = 0; i < fu.n; i++)
-        CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].strided_elems, 0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].hints.strided_elems, 0, 0);
     xs_wl_free(&eg);
     xs_wl_free(&fu);
 }
@@ -447,7 +447,7 @@ static void separate_ffn_bias_should_add_one_broadcast_add_a_layer(void)
         CU_ASSERT_EQUAL(op->launches, 1);
         /* reads the GEMM's half output, writes the half sum; the bias broadcasts */
         CU_ASSERT_DOUBLE_EQUAL(op->bytes, elems * 2 * 2, 0);
-        CU_ASSERT_DOUBLE_EQUAL(op->bw_scale, 0.6, 0);
+        CU_ASSERT_DOUBLE_EQUAL(op->hints.bw_scale, 0.6, 0);
     }
     CU_ASSERT_EQUAL(adds, (size_t)s.model.layers);
     build("bert-base-squad", b, 1, &s, &gem);

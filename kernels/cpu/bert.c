@@ -3,7 +3,7 @@
  * fused QKV projection. All memory is carved out of three allocations
  * (parameters, optimizer state, activations). */
 #include "bert.h"
-#include "../common/grow.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,0 +1,45 @@
+/* op.c — see op.h. */
+#include "op.h"
+
+#include <stdio.h>
+#include <string.h>
+
+xs_op xs_op_make(int kind, int phase, xs_dtype dtype, const char *name)
+{
+    xs_op op;
+    memset(&op, 0, sizeof op);
+    snprintf(op.name, sizeof op.name, "%s", name);
+    op.layer = -1;
+    op.phase = phase;
+    op.kind = kind;
+    op.dtype = dtype;
+    op.launches = 1;
+    op.count = 1;
+    op.hints.fn = -1;
+    return op;
+}
+
+const char *xs_op_kind_name(int kind)
+{
+    static const char *names[XS_OP_KIND_COUNT] = {
+        "gemm", "bgemm", "attention", "eltwise", "norm",      "softmax", "reduce",
+        "embed", "cast", "copy",      "loss",    "optimizer", "comm"};
+    return kind >= 0 && kind < XS_OP_KIND_COUNT ? names[kind] : "?";
+}
+
+const char *xs_phase_name(int phase)
+{
+    static const char *names[XS_PHASE_COUNT] = {"fwd", "bwd", "opt", "comm"};
+    return phase >= 0 && phase < XS_PHASE_COUNT ? names[phase] : "?";
+}
+
+const char *xs_bound_name(int bound)
+{
+    static const char *names[XS_BOUND_COUNT] = {"compute", "memory", "launch", "latency"};
+    return bound >= 0 && bound < XS_BOUND_COUNT ? names[bound] : "?";
+}
+
+int xs_op_is_matmul(int kind)
+{
+    return kind == XS_OP_GEMM || kind == XS_OP_BGEMM || kind == XS_OP_ATTENTION;
+}

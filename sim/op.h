@@ -1,0 +1,111 @@
+/* op.h — the contract between the workload and the device models: one
+ * kernel to cost (xs_op) and what a device model says about it
+ * (xs_estimate). The workload builds ops; every device class reads them.
+ * An op states the work (shape, FLOPs, bytes, launches) in terms no device
+ * owns; what only some device models use is grouped in xs_op_hints. */
+#ifndef XS_OP_H
+#define XS_OP_H
+
+#include <stdint.h>
+
+#include "dtype.h"
+
+typedef enum {
+    XS_OP_GEMM,      /* C = op(A) op(B) on the matrix engine */
+    XS_OP_BGEMM,     /* batched GEMM (attention scores, context) */
+    XS_OP_ATTENTION, /* fused flash-style attention */
+    XS_OP_ELTWISE,   /* pointwise: add, scale, dropout, activation */
+    XS_OP_NORM,      /* LayerNorm */
+    XS_OP_SOFTMAX,
+    XS_OP_REDUCE,    /* bias gradients, gradient accumulation */
+    XS_OP_EMBED,     /* gather / scatter-add of embedding rows */
+    XS_OP_CAST,      /* dtype conversion (AMP) */
+    XS_OP_COPY,      /* layout change (head split / merge) */
+    XS_OP_LOSS,
+    XS_OP_OPTIMIZER,
+    XS_OP_COMM,
+    XS_OP_KIND_COUNT
+} xs_op_kind;
+
+typedef enum { XS_PH_FWD, XS_PH_BWD, XS_PH_OPT, XS_PH_COMM, XS_PHASE_COUNT } xs_phase;
+
+/* What the workload knows about how the framework runs a kernel, beyond
+ * its work. Each device class reads the hints its model has terms for and
+ * ignores the rest; a zero (or -1 for fn) means "not known / not special". */
+typedef struct {
+    int fn;             /* xs_cpu_fn of the kernel when known, else -1 (the CPU
+                           model then infers it from kind, phase and name) */
+    double group_bytes; /* bytes this call and its neighbours of the same
+                           kernel touch (a loop over attention heads); 0:
+                           its own. Whether its data are still cached. */
+    double bw_scale;    /* share of the device's streaming DRAM efficiency the
+                           kernel reaches (1, or 0 when unset: a vectorized
+                           contiguous loop) */
+    double loop_elems;  /* elements each thread loads before it waits on memory,
+                           for the framework's elementwise loops; 0 for kernels
+                           that hold rows or tiles in flight (norms, softmax,
+                           reductions, GEMMs, multi-tensor optimizers) */
+    double strided_elems; /* elements read one per L2 sector (a transposing
+                             copy that walks its output's order); 0 for
+                             kernels whose warps read contiguous runs */
+} xs_op_hints;
+
+/* One kernel (or a short fixed sequence of them) of a training step. The
+ * memory model's terms (bytes an op keeps for backward, its transient
+ * buffers) belong here too, beside bytes: what an op holds, not how fast. */
+typedef struct {
+    char name[48];
+    int layer;      /* Transformer layer index, -1 outside the layers */
+    int phase;      /* xs_phase */
+    int kind;       /* xs_op_kind */
+    xs_dtype dtype; /* format the op computes in (GEMM: input format) */
+    /* GEMM shape: C[m x n] = op(A)[m x k] . op(B)[k x n], batch times; ta/tb
+     * say A or B is read transposed. Zero for other kinds. */
+    int64_t m, n, k, batch;
+    int ta, tb;
+    double flops;     /* per call */
+    double bytes;     /* DRAM bytes read + written per call */
+    double elems;     /* elements a non-GEMM op processes per call (parameters
+                         for an optimizer) */
+    int64_t launches; /* kernel launches per call */
+    int64_t count;    /* calls per optimizer step */
+    int sync;         /* the host reads a result of this op back (.item()) and
+                         waits for the device before issuing anything else */
+    xs_op_hints hints;
+} xs_op;
+
+/* compute: the math units; memory: DRAM or L2 bandwidth; latency: loads in
+ * flight too few to cover memory latency; launch: kernel launch cost. */
+typedef enum {
+    XS_BOUND_COMPUTE,
+    XS_BOUND_MEMORY,
+    XS_BOUND_LAUNCH,
+    XS_BOUND_LATENCY,
+    XS_BOUND_COUNT
+} xs_bound;
+
+/* What a device model says about one call of an op. */
+typedef struct {
+    double time_s;      /* one call */
+    double compute_s;   /* at the achievable rate of the engine that runs it */
+    double memory_s;    /* at the achievable DRAM bandwidth */
+    double overhead_s;  /* kernel launches */
+    int bound;          /* xs_bound */
+    xs_dtype engine;    /* format the engine actually computes in */
+    int tensor;         /* 1: matrix engine (tensor cores), 0: vector units */
+    double power_w;     /* average board power during the op */
+    double energy_j;    /* one call */
+} xs_estimate;
+
+/* An op of the given kind, phase and name with every other field zero,
+ * one launch and one call, in dtype; hints.fn = -1. */
+xs_op xs_op_make(int kind, int phase, xs_dtype dtype, const char *name);
+
+/* "gemm", "fwd", "compute", ...; "?" out of range. */
+const char *xs_op_kind_name(int kind);
+const char *xs_phase_name(int phase);
+const char *xs_bound_name(int bound);
+/* 1 for kinds that run on the matrix engine (their FLOPs are model FLOPs). */
+int xs_op_is_matmul(int kind);
+
+#endif
