@@ -375,7 +375,7 @@ int xs_cpu_check(const xs_device *dev, const xs_cpu_check_opts *o, xs_vrow **row
 {
     *rows = NULL;
     *n = 0;
-    if (dev->cls != XS_CLASS_CPU)
+    if (xs_backend_of(dev) != &xs_cpu_backend)
         return xs_error_set(err, XS_EARG,
                             "validate --backend cpu: device %s is not a cpu device (make one "
                             "with `xpusim calibrate --backend cpu`)",

@@ -1,18 +1,28 @@
-/* backend.c — maps device classes to their cost functions. */
+/* backend.c — the one table of device classes, in XS_CLASS_CHOICES order. */
 #include "backend.h"
 
-#include "cpu.h"
+#include <string.h>
 
-const xs_backend *xs_backend_for(const xs_device *dev, xs_error *err)
+static const xs_backend *const CLASSES[] = {&xs_gpu_backend, &xs_cpu_backend};
+#define NCLASSES ((int)(sizeof CLASSES / sizeof CLASSES[0]))
+
+const xs_backend *xs_backend_at(int i)
 {
-    static const xs_backend *const by_class[] = {
-        [XS_CLASS_GPU] = &xs_gpu_backend,
-        [XS_CLASS_TPU] = NULL,
-        [XS_CLASS_CPU] = &xs_cpu_backend,
-    };
-    const xs_backend *b = dev->cls >= 0 && dev->cls <= XS_CLASS_CPU ? by_class[dev->cls] : NULL;
-    if (!b)
-        xs_error_set(err, XS_EUNSUPPORTED, "device %s: no cost model for class '%s' yet",
-                     dev->id, dev->cls == XS_CLASS_TPU ? "tpu" : "?");
-    return b;
+    return i >= 0 && i < NCLASSES ? CLASSES[i] : NULL;
+}
+
+const xs_backend *xs_backend_of(const xs_device *dev)
+{
+    return CLASSES[dev->cls >= 0 && dev->cls < NCLASSES ? dev->cls : 0];
+}
+
+const xs_backend *xs_backend_find(const char *name, int *index)
+{
+    for (int i = 0; i < NCLASSES; i++)
+        if (strcmp(CLASSES[i]->name, name) == 0) {
+            if (index)
+                *index = i;
+            return CLASSES[i];
+        }
+    return NULL;
 }

@@ -1,26 +1,60 @@
-/* backend.h — a device class (gpu, tpu, cpu) is a const table of functions
- * with one signature, so the core never switches on the class and adding a
- * class is adding one file. */
+/* backend.h — a device class (gpu, cpu; tpu next) is whole behind one
+ * const table: the schema of its device files and the checks between their
+ * fields, the description of its matrix engine for the class-neutral GEMM
+ * model, its op estimate, its slow/fast corners, its architecture name, and
+ * whether it runs asynchronously to the host. The core never switches on
+ * the class; adding a class is its model file, its schema file and one slot
+ * in backend.c's table (and its parameter struct in xs_device's union). */
 #ifndef XS_BACKEND_H
 #define XS_BACKEND_H
 
+#include <stddef.h>
+
 #include "device.h"
 #include "error.h"
+#include "gemm.h"
 #include "op.h"
-#include "workload.h"
+#include "schema.h"
+
+/* The names of the classes, in the order of backend.c's table (a device's
+ * cls indexes it); the "class" field of a device file is one of them. */
+#define XS_CLASS_CHOICES "gpu|cpu"
 
 typedef struct {
-    const char *name;
+    const char *name; /* the device files' "class" */
+    /* What a file of this class is, for `xpusim devices --help`. */
+    const char *doc;
+    /* The schema rows of its device files, in the order files list them. */
+    const xs_field *(*fields)(size_t *n);
+    /* 1 for rows `--help` lists (NULL: all); repeated groups show once. */
+    int (*documents)(const xs_field *f);
+    /* Relations between the fields of a loaded file (after the common
+     * ones), and whatever the class derives from them (tile lists). */
+    int (*check)(xs_device *dev, const char *path, xs_error *err);
+    /* "ampere", "amx-bf16": what reports call the device's architecture. */
+    const char *(*arch_name)(const xs_device *dev);
+    /* The matrix engine at full occupancy, as gemm.c reads it. */
+    void (*gemm_engine)(const xs_device *dev, xs_gemm_engine *e);
     /* Time and bound of one call of op on dev (energy is filled later). */
     int (*estimate)(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err);
+    /* dev with its uncertain parameters at the slow (which < 0) or fast
+     * (which > 0) end of their range; which == 0 copies. */
+    void (*corner)(const xs_device *dev, int which, xs_device *out);
     /* 1 when the host only queues kernels and the device runs them later
      * (an accelerator); 0 when the host runs them itself */
     int async;
 } xs_backend;
 
 extern const xs_backend xs_gpu_backend;
+extern const xs_backend xs_cpu_backend;
 
-/* The backend for dev's class, or NULL with an error naming what is missing. */
-const xs_backend *xs_backend_for(const xs_device *dev, xs_error *err);
+/* The class of dev (always one of the table: loading checked it). */
+const xs_backend *xs_backend_of(const xs_device *dev);
+
+/* The class named name ("gpu"), or NULL; *index receives its table index. */
+const xs_backend *xs_backend_find(const char *name, int *index);
+
+/* The i-th class of the table, or NULL past the end. */
+const xs_backend *xs_backend_at(int i);
 
 #endif

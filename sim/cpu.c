@@ -78,6 +78,45 @@ int xs_cpu_is_cold(const xs_cpu_params *c, double footprint)
     return footprint > c->l2_kb_per_core * 1024 / 4;
 }
 
+/* The CPU kernels as a tile/wave engine: a core is a unit running one
+ * 32 x 32 C block (2 x 2 AMX tiles, or 4 x 8-row AVX-512 strips) at a
+ * time, with its fitted mainloop efficiency and per-block cost; operands
+ * are packed into aligned panels, so row alignment does not matter; no
+ * split-K, no launches (parallel regions are costed by the CPU model). */
+static void cpu_engine(const xs_device *dev, xs_gemm_engine *e)
+{
+    const xs_cpu_params *c = &dev->cpu;
+    memset(e, 0, sizeof *e);
+    e->device_id = dev->id;
+    e->units = c->cores;
+    e->clock_mhz = c->clock_mhz;
+    for (int t = 0; t < XS_DTYPE_COUNT; t++) {
+        /* the peaks were measured at the clock the cores hold: no scaling */
+        e->peak_tflops[t] = dev->peak_tflops[t];
+        e->peak_flops[t] = dev->peak_tflops[t] > 0 ? dev->peak_tflops[t] * 1e12 : 0;
+        e->efficiency[t] = c->gemm_eff_fp32;
+    }
+    e->efficiency[XS_BF16] = c->gemm_eff_bf16;
+    e->tile_overhead_ns[XS_FP32] = c->block_ns_fp32;
+    e->tile_overhead_ns[XS_BF16] = c->block_ns_bf16;
+    memcpy(e->matrix.tiles, c->tiles, sizeof c->tiles);
+    e->matrix.n = c->n_tiles;
+    e->matrix.k_bytes = c->k_bytes_bf16;
+    e->unaligned = e->matrix;
+    e->vector = e->matrix;
+    e->vector.k_bytes = c->k_bytes_fp32;
+    e->unaligned_rate = 1;
+    e->packs_operands = 1;
+    e->max_tiles_per_unit = 1;
+    e->split_k_max = 1;
+    e->l2_bw_gbs = c->bw_l2_read_core * (double)c->cores;
+    e->l2_mb = c->llc_mb;
+    e->smem_per_unit_kb = 1e6; /* packed panels live in cache, not a scratchpad */
+    e->latency_ns = 0;         /* folded into the fitted per-block cost */
+    e->dram_bw_gbs = c->bw_dram_all;
+    e->dram_efficiency = 1;
+}
+
 /* One GEMM call on threads cores: its fixed cost, packing, then the
  * tile/wave model with the memory time at the bandwidth of the level the
  * operands fit in. A batched GEMM is that many calls: the CPU kernels run
@@ -86,18 +125,19 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, int threads, xs_
                          xs_error *err)
 {
     const xs_cpu_params *c = &dev->cpu;
-    xs_device d = *dev;
-    d.sm_count = threads;
+    xs_gemm_engine e;
+    cpu_engine(dev, &e);
+    e.units = threads;
     xs_dtype engine;
     int tensor;
-    xs_gemm_rate(&d, op->dtype, &engine, &tensor);
+    xs_gemm_rate(&e, op->dtype, &engine, &tensor);
     double es = xs_dtype_bytes(engine);
     double footprint = es * ((double)op->m * op->k + (double)op->k * op->n) +
                        4.0 * (double)op->m * op->n;
-    d.mem_bw_gbs = xs_cpu_level_bw(c, footprint, threads) / 1e9;
+    e.dram_bw_gbs = xs_cpu_level_bw(c, footprint, threads) / 1e9;
     xs_gemm_shape g = {op->m, op->n, op->k, 1, op->ta, op->tb, op->dtype, 4};
     xs_gemm_result r;
-    int rc = xs_gemm_model(&d, &g, &r, err);
+    int rc = xs_gemm_model(&e, &g, &r, err);
     if (rc)
         return rc;
     int bf16 = engine == XS_BF16, direct;
@@ -161,8 +201,6 @@ static int cpu_backend_estimate(const xs_device *dev, const xs_op *op, xs_estima
     return xs_cpu_estimate(dev, op, (int)dev->cpu.cores, est, err);
 }
 
-const xs_backend xs_cpu_backend = {"cpu", cpu_backend_estimate, 0};
-
 /* x moved s standard deviations, kept above a tenth of itself */
 static double shift(double x, double sd, double s)
 {
@@ -188,5 +226,33 @@ void xs_cpu_corner(const xs_device *dev, int which, xs_device *out)
         c->k[f].ns_per_elem_hot =
             o->k[f].ns_per_elem_hot * c->k[f].ns_per_elem / o->k[f].ns_per_elem;
     }
-    xs_dev_cpu_derive(out);
+    out->mem_bw_gbs = c->bw_dram_all;
 }
+
+static const char *cpu_arch_name(const xs_device *dev)
+{
+    return dev->cpu.isa;
+}
+
+/* --help lists one kernel's rows for all: they repeat per kernel. */
+static int cpu_documents(const xs_field *f)
+{
+    return strncmp(f->path, "kernels.", 8) != 0 || strncmp(f->path, "kernels.zero.", 13) == 0 ||
+           strcmp(f->path, "kernels.source") == 0;
+}
+
+const xs_backend xs_cpu_backend = {
+    .name = "cpu",
+    .doc = "this host's CPU, written by `xpusim calibrate --backend cpu` from\n"
+           "measurements on the host; kernels.<name> is one of zero add bias bias_grad\n"
+           "dropout dropout_bwd gelu gelu_bwd layernorm layernorm_bwd softmax softmax_bwd\n"
+           "xent embed embed_bwd cast copy adan adamw",
+    .fields = xs_cpu_fields,
+    .documents = cpu_documents,
+    .check = xs_cpu_check_fields,
+    .arch_name = cpu_arch_name,
+    .gemm_engine = cpu_engine,
+    .estimate = cpu_backend_estimate,
+    .corner = xs_cpu_corner,
+    .async = 0,
+};

@@ -13,11 +13,15 @@
 #ifndef XS_CPU_H
 #define XS_CPU_H
 
-#include "backend.h"
-#include "device.h"
-#include "workload.h"
+#include <stddef.h>
 
-extern const xs_backend xs_cpu_backend;
+#include "backend.h"
+#include "op.h"
+
+/* The schema of a class-cpu device file and the checks between its
+ * fields (cpu_device.c). */
+const xs_field *xs_cpu_fields(size_t *n);
+int xs_cpu_check_fields(xs_device *dev, const char *path, xs_error *err);
 
 /* The kernel an op runs: op->hints.fn when set, else from kind, phase and name;
  * -1 for ops the CPU model has no kernel for (fused attention, comms). */

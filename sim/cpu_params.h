@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "gemm.h"
+
 /* The kernels other than GEMM that a Transformer step runs on the CPU (the
  * functions of kernels/cpu/layer_ops.h, optim.h, memset and copies). Each
  * has a fitted cost per element and per call. */
@@ -68,6 +70,12 @@ typedef struct {
      * those bytes (A + B + C) arrive at this rate per core */
     double cold_gbs_core_bf16, cold_gbs_core_fp32;
     double fork_us; /* one OpenMP parallel region, all cores (reported, not used) */
+    /* the GEMM kernels' C block, and the K bytes one mainloop step of the
+     * bf16 (AMX) and fp32 kernels consumes */
+    char tiles_text[256];
+    xs_tile tiles[XS_MAX_TILES];
+    int n_tiles;
+    int64_t k_bytes_bf16, k_bytes_fp32;
     xs_cpu_kcost k[XS_FN_COUNT];
 } xs_cpu_params;
 

@@ -2,29 +2,49 @@
 #include "gemm.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-/* Every NVIDIA SM here has 64K 32-bit registers (datasheets.md 1b [N15]);
- * an fp32 accumulator tile takes tm.tn.4 bytes, and the rest of a GEMM
- * kernel's registers (addresses, fragments) about half as much again. */
-#define REGFILE_BYTES (256.0 * 1024)
+/* An fp32 accumulator tile takes tm.tn.4 bytes of registers, and the rest
+ * of a GEMM kernel's registers (addresses, fragments) about half as much
+ * again. */
 #define ACC_REG_OVERHEAD 1.5
 #define MAX_CTAS_PER_SM 16
 
-/* The mainloop efficiency of the kernels computing in format t. */
-static double engine_efficiency(const xs_device *dev, xs_dtype t)
+int xs_gemm_parse_tiles(const char *text, xs_tile *tiles, int *n, const char *where,
+                        const char *field, xs_error *err)
 {
-    return dev->gemm_eff_dtype[t] > 0 ? dev->gemm_eff_dtype[t] : dev->gemm_efficiency;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    *n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
+         tok = strtok_r(NULL, " ", &save)) {
+        xs_tile t = {0, 0, 0, 1};
+        char tail = 0;
+        int got = sscanf(tok, "%dx%d/%dc%d%c", &t.m, &t.n, &t.stages, &t.cluster, &tail);
+        int ok = (got == 3 || got == 4) && t.m >= 8 && t.n >= 8 && t.m <= 1024 &&
+                 t.n <= 1024 && t.stages >= 1 && t.stages <= 16 && t.cluster >= 1 &&
+                 t.cluster <= 16;
+        if (!ok || *n == XS_MAX_TILES)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field '%s' must list up to %d tiles like 128x128/4 or "
+                                "256x128/4c2, got \"%s\"",
+                                where, field, XS_MAX_TILES, tok);
+        tiles[(*n)++] = t;
+    }
+    if (*n == 0)
+        return xs_error_set(err, XS_EFIELD, "%s: field '%s' lists no tile", where, field);
+    return XS_OK;
 }
 
-double xs_gemm_rate(const xs_device *dev, xs_dtype want, xs_dtype *engine, int *tensor)
+double xs_gemm_rate(const xs_gemm_engine *e, xs_dtype want, xs_dtype *engine, int *tensor)
 {
     xs_dtype use = want;
-    if (want != XS_FP32 && dev->peak_tflops[want] <= 0)
-        use = XS_FP32; /* no tensor-core path: the library computes in fp32 */
+    if (want != XS_FP32 && e->peak_tflops[want] <= 0)
+        use = XS_FP32; /* no matrix-engine path: the library computes in fp32 */
     *engine = use;
     *tensor = use != XS_FP32;
-    return xs_dev_peak_flops(dev, use) * engine_efficiency(dev, use);
+    return e->peak_flops[use] * e->efficiency[use];
 }
 
 /* Largest power of two (<= 16) dividing a row of ld elements of es bytes. */
@@ -38,7 +58,7 @@ static int row_alignment(int64_t ld, int es)
 }
 
 typedef struct {
-    const xs_device *dev;
+    const xs_gemm_engine *e;
     const xs_gemm_shape *g;
     int es;               /* input element bytes */
     double sm_flops;      /* per SM, at the sustained clock, x gemm_efficiency */
@@ -89,27 +109,27 @@ static double dram_bytes(const ctx *c, const xs_tile *t, int64_t tiles_m, int64_
     return (double)g->batch * (A * ra + B * rb + C + partials);
 }
 
-int xs_gemm_model(const xs_device *dev, const xs_gemm_shape *g, xs_gemm_result *r,
+int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_result *r,
                   xs_error *err)
 {
     memset(r, 0, sizeof *r);
     xs_dtype engine;
     int tensor;
-    xs_gemm_rate(dev, g->dtype, &engine, &tensor);
+    xs_gemm_rate(e, g->dtype, &engine, &tensor);
     ctx c;
-    c.dev = dev;
+    c.e = e;
     c.g = g;
     c.es = xs_dtype_bytes(engine);
-    c.sms = (int)dev->sm_count;
-    c.sm_flops = xs_dev_peak_flops(dev, engine) * engine_efficiency(dev, engine) / c.sms;
-    c.tile_overhead = dev->tile_overhead_ns[engine] * 1e-9;
+    c.sms = (int)e->units;
+    c.sm_flops = e->peak_flops[engine] * e->efficiency[engine] / c.sms;
+    c.tile_overhead = e->tile_overhead_ns[engine] * 1e-9;
     /* Operands whose rows are only 8, 4, 2 or 1-byte aligned force narrower
      * per-thread loads (cuBLAS/CUTLASS align4/2/1 kernels). L1 and the load
      * units process one request per warp instruction, so bandwidth holds
      * while a warp's 32 loads still fill a 128-byte line (>= 4 bytes each)
      * and falls in proportion below that. */
     int align = 16;
-    if (g->m > 0 && g->n > 0 && g->k > 0 && !dev->packs_operands) {
+    if (g->m > 0 && g->n > 0 && g->k > 0 && !e->packs_operands) {
         /* rows of A, B and C (the epilogue stores C with vector stores or TMA) */
         int64_t a_ld = g->ta ? g->m : g->k, b_ld = g->tb ? g->k : g->n;
         int la = row_alignment(a_ld, c.es), lb = row_alignment(b_ld, c.es),
@@ -118,30 +138,28 @@ int xs_gemm_model(const xs_device *dev, const xs_gemm_shape *g, xs_gemm_result *
         align = lc < align ? lc : align;
     }
     double align_factor = fmin(1.0, align / 4.0);
-    c.l2_sm = dev->l2_bw_gbs * 1e9 / c.sms * align_factor;
+    c.l2_sm = e->l2_bw_gbs * 1e9 / c.sms * align_factor;
     /* Rows that are not 16-byte aligned rule out the TMA-fed kernels (TMA
      * needs 16-byte aligned strides): the library runs its unaligned set. */
     int unaligned = tensor && align < 16;
     if (unaligned)
-        c.sm_flops *= dev->unaligned_rate;
+        c.sm_flops *= e->unaligned_rate;
     /* cp.async copies 4, 8 or 16 bytes: narrower rows are staged through
      * registers, double-buffered at best. */
     int max_stages = tensor && align < 4 ? 2 : 1 << 30;
-    c.lat = dev->mem_latency_ns * 1e-9;
-    c.smem = dev->smem_per_sm_kb * 1024;
-    c.l2_bytes = dev->l2_mb * 1024 * 1024;
-    c.dram_bw = dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency;
+    c.lat = e->latency_ns * 1e-9;
+    c.smem = e->smem_per_unit_kb * 1024;
+    c.l2_bytes = e->l2_mb * 1024 * 1024;
+    c.dram_bw = e->dram_bw_gbs * 1e9 * e->dram_efficiency;
 
-    const xs_tile *tiles = !tensor ? dev->simt_tiles : unaligned ? dev->unaligned_tiles
-                                                                : dev->tensor_tiles;
-    int ntiles = !tensor ? dev->n_simt_tiles : unaligned ? dev->n_unaligned_tiles
-                                                         : dev->n_tensor_tiles;
-    int64_t kbytes = !tensor ? dev->simt_k_bytes : unaligned ? dev->unaligned_k_bytes
-                                                             : dev->tensor_k_bytes;
+    const xs_tile_set *set = !tensor ? &e->vector : unaligned ? &e->unaligned : &e->matrix;
+    const xs_tile *tiles = set->tiles;
+    int ntiles = set->n;
+    int64_t kbytes = set->k_bytes;
     int tk = (int)(kbytes / c.es);
     if (tk < 1)
         tk = 1;
-    double launch = dev->kernel_launch_us * 1e-6, best = INFINITY;
+    double launch = e->launch_us * 1e-6, best = INFINITY;
     for (int i = 0; i < ntiles; i++) {
         xs_tile staged = tiles[i];
         if (staged.stages > max_stages)
@@ -149,16 +167,19 @@ int xs_gemm_model(const xs_device *dev, const xs_gemm_shape *g, xs_gemm_result *
         const xs_tile *t = &staged;
         double smem_cta = (double)t->stages * (t->m + t->n) * tk * c.es;
         int by_smem = (int)floor(c.smem / smem_cta);
-        int by_regs = (int)floor(REGFILE_BYTES / (t->m * (double)t->n * 4 * ACC_REG_OVERHEAD));
+        int by_regs = e->regfile_kb_per_unit > 0
+                          ? (int)floor(e->regfile_kb_per_unit * 1024 /
+                                       (t->m * (double)t->n * 4 * ACC_REG_OVERHEAD))
+                          : MAX_CTAS_PER_SM;
         int cps = by_smem < by_regs ? by_smem : by_regs;
         if (cps > MAX_CTAS_PER_SM)
             cps = MAX_CTAS_PER_SM;
-        if (dev->max_tiles_per_sm > 0 && cps > dev->max_tiles_per_sm)
-            cps = (int)dev->max_tiles_per_sm;
+        if (e->max_tiles_per_unit > 0 && cps > e->max_tiles_per_unit)
+            cps = (int)e->max_tiles_per_unit;
         if (cps < 1)
             continue;
         int64_t tiles_m = (g->m + t->m - 1) / t->m, tiles_n = (g->n + t->n - 1) / t->n;
-        for (int split = 1; split <= dev->split_k_max; split *= 2) {
+        for (int split = 1; split <= e->split_k_max; split *= 2) {
             if (split > 1 && (g->k / split) < 2 * tk)
                 break;
             int64_t ntile = tiles_m * tiles_n * g->batch * split;
@@ -207,9 +228,10 @@ int xs_gemm_model(const xs_device *dev, const xs_gemm_shape *g, xs_gemm_result *
         return xs_error_set(err, XS_ERANGE,
                             "device %s: none of its %s GEMM tiles fits its %g KB of shared "
                             "memory per SM",
-                            dev->id, tensor ? "tensor" : "simt", dev->smem_per_sm_kb);
+                            e->device_id, tensor ? "tensor" : "simt", e->smem_per_unit_kb);
     r->engine = engine;
     r->tensor = tensor;
+    r->peak_tflops = e->peak_tflops[engine];
     r->align_bytes = align;
     r->flops = 2.0 * g->m * g->n * g->k * g->batch;
     return XS_OK;

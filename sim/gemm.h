@@ -1,24 +1,78 @@
-/* gemm.h — the GEMM model shared by every matrix engine (GPU tensor cores
- * and vector units now; the TPU MXU and CPU AMX tiles through the same
- * device parameters later).
+/* gemm.h — the GEMM model shared by every matrix engine: GPU tensor cores
+ * and vector units, the CPU's AMX and AVX-512 blocks, and a TPU's MXUs
+ * through the same description. It knows no device file: each device class
+ * describes its engine as an xs_gemm_engine (backend.h), and this model
+ * reads only that.
  *
  * For C[m x n] = op(A)[m x k] op(B)[k x n] it tries every kernel tile the
- * device lists (and split-K factors), as a heuristic library would, and
+ * engine lists (and split-K factors), as a heuristic library would, and
  * keeps the fastest. A tile's time comes from: tile quantization (partial
  * edge tiles do full work), wave quantization (tiles run in waves of
- * SMs x CTAs-per-SM, CTAs per SM set by shared memory and registers), the
- * mainloop (each K-slice costs the longest of its MMA time, its L2 -> SM
- * load time, and load latency over the pipeline depth), pipeline fill and
- * drain (which dominate at small K), operand alignment (narrow loads slow the
- * tensor-core mainloop) and DRAM traffic with L2 reuse between concurrent
- * tiles. */
+ * units x CTAs-per-unit, CTAs per unit set by shared memory and registers),
+ * the mainloop (each K-slice costs the longest of its MMA time, its L2 ->
+ * unit load time, and load latency over the pipeline depth), pipeline fill
+ * and drain (which dominate at small K), operand alignment (narrow loads
+ * slow the tensor-core mainloop) and DRAM traffic with L2 reuse between
+ * concurrent tiles. */
 #ifndef XS_GEMM_H
 #define XS_GEMM_H
 
 #include <stdint.h>
 
-#include "device.h"
+#include "dtype.h"
+#include "error.h"
 #include "op.h"
+
+/* A GEMM kernel's threadblock tile: m x n outputs, `stages` K-slices in
+ * flight, `cluster` CTAs sharing (multicasting) the n-side operand. */
+typedef struct {
+    int m, n, stages, cluster;
+} xs_tile;
+#define XS_MAX_TILES 16
+
+/* The kernels of one kind an engine offers, and the bytes of K one
+ * pipeline stage (or mainloop step) of them holds. */
+typedef struct {
+    xs_tile tiles[XS_MAX_TILES];
+    int n;
+    int64_t k_bytes;
+} xs_tile_set;
+
+/* A tile/wave matrix engine as the model sees it: `units` processors (SMs,
+ * cores, MXU groups) that each run tiles, fed from a shared L2 and DRAM.
+ * Rates are at the clock the engine holds under load. */
+typedef struct {
+    const char *device_id; /* for messages; not owned */
+    int64_t units;
+    double clock_mhz;      /* the clock it holds under sustained load */
+    /* per format: the quoted (datasheet or measured) dense peak, TFLOP/s,
+     * 0 where the engine lacks the format; the peak at clock_mhz, FLOP/s;
+     * the share of it a mainloop issues when loads and latency do not
+     * limit it; a fixed cost per tile (0: none measured) */
+    double peak_tflops[XS_DTYPE_COUNT];
+    double peak_flops[XS_DTYPE_COUNT];
+    double efficiency[XS_DTYPE_COUNT];
+    double tile_overhead_ns[XS_DTYPE_COUNT];
+    /* kernels on the matrix engine, those usable when operand rows are not
+     * 16-byte aligned, and those on the vector units */
+    xs_tile_set matrix, unaligned, vector;
+    double unaligned_rate;   /* matrix rate of the unaligned kernels, share of peak */
+    int packs_operands;      /* operands copied into aligned panels first */
+    int64_t max_tiles_per_unit; /* 0: as shared memory and registers allow */
+    int64_t split_k_max;     /* 1: no split-K */
+    double l2_bw_gbs;        /* L2 -> units aggregate */
+    double l2_mb;
+    double smem_per_unit_kb;
+    double regfile_kb_per_unit; /* registers that hold accumulators; 0: no limit */
+    double latency_ns;       /* load latency a pipeline stage must cover */
+    double dram_bw_gbs, dram_efficiency; /* peak, and the share streaming reaches */
+    double launch_us;        /* per kernel launch */
+} xs_gemm_engine;
+
+/* Parse "256x128/3 128x128/4c2 ..." (MxN/S[cC]) into tiles; where and
+ * field name the file and field in the message of a bad list. */
+int xs_gemm_parse_tiles(const char *text, xs_tile *tiles, int *n, const char *where,
+                        const char *field, xs_error *err);
 
 typedef struct {
     int64_t m, n, k, batch;
@@ -35,6 +89,7 @@ typedef struct {
     int bound;         /* compute, memory (L2 or DRAM) or latency */
     xs_dtype engine;
     int tensor;
+    double peak_tflops; /* the engine's quoted peak in that format */
     int tile_m, tile_n, tile_k, stages, cluster, split_k;
     int ctas_per_sm;
     int64_t tiles, waves;
@@ -46,15 +101,15 @@ typedef struct {
     double flops;
 } xs_gemm_result;
 
-/* The engine that runs a matmul in format want on dev: the tensor cores if
- * they support it, else the fp32 vector units (tf32 and bf16 on Volta and
- * Turing). Sets *engine and *tensor; returns the achievable peak in FLOP/s
- * at the sustained clock times model.gemm_efficiency. */
-double xs_gemm_rate(const xs_device *dev, xs_dtype want, xs_dtype *engine, int *tensor);
+/* The format a matmul asked in want runs in on e: want where the matrix
+ * engine has it, else fp32 on the vector units (tf32 and bf16 on Volta and
+ * Turing). Sets *engine and *tensor; returns the achievable rate in FLOP/s
+ * (peak at the held clock x mainloop efficiency). */
+double xs_gemm_rate(const xs_gemm_engine *e, xs_dtype want, xs_dtype *engine, int *tensor);
 
-/* Predict one GEMM call on dev. Returns XS_OK, or XS_ERANGE when no listed
- * tile fits the device (shared memory), with a message in err. */
-int xs_gemm_model(const xs_device *dev, const xs_gemm_shape *g, xs_gemm_result *r,
+/* Predict one GEMM call on e. Returns XS_OK, or XS_ERANGE when no listed
+ * tile fits the engine (shared memory), with a message in err. */
+int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_result *r,
                   xs_error *err);
 
 #endif

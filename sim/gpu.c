@@ -7,20 +7,83 @@
  * In the estimate, compute_s and memory_s are the time the math units and
  * DRAM are busy (work over achievable rate); time_s can exceed both when
  * latency, quantization or launches bound the op. */
-#include <math.h>
+#include "gpu.h"
 
-#include "backend.h"
+#include <math.h>
+#include <string.h>
+
 #include "gemm.h"
+
+double xs_gpu_peak_flops(const xs_device *dev, xs_dtype t)
+{
+    double tflops = dev->peak_tflops[t];
+    if (tflops <= 0)
+        return 0;
+    /* The vector peak is quoted at the boost clock, tensor peaks at the
+     * tensor clock; both scale down to the clock the chip holds under load. */
+    const xs_gpu_params *g = &dev->gpu;
+    double ref = t == XS_FP32 ? g->clock_boost_mhz : g->clock_tensor_mhz;
+    double ratio = fmin(1.0, g->clock_sustained_mhz / ref);
+    return tflops * 1e12 * ratio;
+}
+
+/* CUDA C++ Programming Guide, "Technical Specifications per Compute
+ * Capability": maximum number of resident threads per SM. */
+int64_t xs_sm_threads(int64_t sm_version)
+{
+    switch (sm_version) {
+    case 70: case 72: case 80: case 90:
+        return 2048;
+    case 86: case 87: case 89:
+        return 1536;
+    case 75:
+        return 1024;
+    default:
+        return 0;
+    }
+}
+
+/* Every NVIDIA SM here has 64K 32-bit registers (datasheets.md 1b [N15]). */
+#define REGFILE_KB_PER_SM 256.0
+
+static void gpu_engine(const xs_device *dev, xs_gemm_engine *e)
+{
+    const xs_gpu_params *g = &dev->gpu;
+    memset(e, 0, sizeof *e);
+    e->device_id = dev->id;
+    e->units = g->sm_count;
+    e->clock_mhz = g->clock_sustained_mhz;
+    for (int t = 0; t < XS_DTYPE_COUNT; t++) {
+        e->peak_tflops[t] = dev->peak_tflops[t];
+        e->peak_flops[t] = xs_gpu_peak_flops(dev, (xs_dtype)t);
+        e->efficiency[t] = g->gemm_efficiency;
+    }
+    e->matrix = g->tensor_tiles;
+    e->unaligned = g->unaligned_tiles;
+    e->vector = g->simt_tiles;
+    e->unaligned_rate = g->unaligned_rate;
+    e->split_k_max = g->split_k_max;
+    e->l2_bw_gbs = g->l2_bw_gbs;
+    e->l2_mb = g->l2_mb;
+    e->smem_per_unit_kb = g->smem_per_sm_kb;
+    e->regfile_kb_per_unit = REGFILE_KB_PER_SM;
+    e->latency_ns = g->mem_latency_ns;
+    e->dram_bw_gbs = dev->mem_bw_gbs;
+    e->dram_efficiency = g->mem_bw_efficiency;
+    e->launch_us = g->kernel_launch_us;
+}
 
 static int gemm_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
 {
     xs_gemm_shape g = {op->m, op->n, op->k, op->batch > 0 ? op->batch : 1, op->ta, op->tb,
                        op->dtype, xs_dtype_bytes(op->dtype)};
+    xs_gemm_engine e;
+    gpu_engine(dev, &e);
     xs_gemm_result r;
-    int rc = xs_gemm_model(dev, &g, &r, err);
+    int rc = xs_gemm_model(&e, &g, &r, err);
     if (rc)
         return rc;
-    double rate = xs_gemm_rate(dev, op->dtype, &est->engine, &est->tensor);
+    double rate = xs_gemm_rate(&e, op->dtype, &est->engine, &est->tensor);
     est->compute_s = op->flops / rate;
     est->memory_s = r.memory_s;
     est->overhead_s = r.overhead_s;
@@ -38,11 +101,12 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est
  * ones: the bound bites where bandwidth x latency outgrows the SMs. */
 static double in_flight_time(const xs_device *dev, const xs_op *op)
 {
-    int64_t threads = xs_sm_threads(dev->sm_version);
-    if (op->hints.loop_elems <= 0 || dev->stream_latency_ns <= 0 || threads <= 0)
+    const xs_gpu_params *g = &dev->gpu;
+    int64_t threads = xs_sm_threads(g->sm_version);
+    if (op->hints.loop_elems <= 0 || g->stream_latency_ns <= 0 || threads <= 0)
         return 0;
-    double per_trip = (double)dev->sm_count * (double)threads * op->hints.loop_elems;
-    return op->elems / per_trip * dev->stream_latency_ns * 1e-9;
+    double per_trip = (double)g->sm_count * (double)threads * op->hints.loop_elems;
+    return op->elems / per_trip * g->stream_latency_ns * 1e-9;
 }
 
 /* A warp that reads 32 elements lying rows apart pulls 32 L2 sectors of
@@ -53,9 +117,9 @@ static double in_flight_time(const xs_device *dev, const xs_op *op)
 
 static double sector_time(const xs_device *dev, const xs_op *op)
 {
-    if (op->hints.strided_elems <= 0 || dev->l2_bw_gbs <= 0)
+    if (op->hints.strided_elems <= 0 || dev->gpu.l2_bw_gbs <= 0)
         return 0;
-    return op->hints.strided_elems * L2_SECTOR_BYTES / (dev->l2_bw_gbs * 1e9);
+    return op->hints.strided_elems * L2_SECTOR_BYTES / (dev->gpu.l2_bw_gbs * 1e9);
 }
 
 static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
@@ -64,17 +128,19 @@ static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
         return gemm_estimate(dev, op, est, err);
     if (op->kind == XS_OP_ATTENTION) {
         /* fused attention: matrix-engine math against its own DRAM traffic */
-        est->compute_s = op->flops / xs_gemm_rate(dev, op->dtype, &est->engine, &est->tensor);
+        xs_gemm_engine e;
+        gpu_engine(dev, &e);
+        est->compute_s = op->flops / xs_gemm_rate(&e, op->dtype, &est->engine, &est->tensor);
     } else {
         /* pointwise math runs on the fp32 vector units */
         est->engine = XS_FP32;
         est->tensor = 0;
-        est->compute_s = op->flops / xs_dev_peak_flops(dev, XS_FP32);
+        est->compute_s = op->flops / xs_gpu_peak_flops(dev, XS_FP32);
     }
     /* a kernel outside the vectorized loop reaches a share of the streaming rate */
     double share = op->hints.bw_scale > 0 ? op->hints.bw_scale : 1.0;
-    est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->mem_bw_efficiency * share);
-    est->overhead_s = (double)op->launches * dev->kernel_launch_us * 1e-6;
+    est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->gpu.mem_bw_efficiency * share);
+    est->overhead_s = (double)op->launches * dev->gpu.kernel_launch_us * 1e-6;
     double stream = fmax(fmax(est->compute_s, est->memory_s), sector_time(dev, op));
     double wait = in_flight_time(dev, op);
     double body = fmax(stream, wait);
@@ -88,4 +154,38 @@ static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
     return XS_OK;
 }
 
-const xs_backend xs_gpu_backend = {"gpu", gpu_estimate, 1};
+static void gpu_corner(const xs_device *dev, int which, xs_device *out)
+{
+    *out = *dev;
+    const xs_gpu_params *g = &dev->gpu;
+    xs_gpu_params *o = &out->gpu;
+    if (which < 0) {
+        o->clock_sustained_mhz = g->clock_sustained_low_mhz;
+        o->gemm_efficiency = g->gemm_efficiency_low;
+        o->mem_bw_efficiency = g->mem_bw_efficiency_low;
+    } else if (which > 0) {
+        /* at most the clock the peaks are quoted at */
+        o->clock_sustained_mhz = fmax(g->clock_boost_mhz, g->clock_tensor_mhz);
+        o->gemm_efficiency = g->gemm_efficiency_high;
+        o->mem_bw_efficiency = g->mem_bw_efficiency_high;
+    }
+}
+
+static const char *gpu_arch_name(const xs_device *dev)
+{
+    static const char *const arches[] = {"volta", "turing", "ampere", "ada", "hopper"};
+    return dev->gpu.arch >= 0 && dev->gpu.arch <= XS_ARCH_HOPPER ? arches[dev->gpu.arch] : "?";
+}
+
+const xs_backend xs_gpu_backend = {
+    .name = "gpu",
+    .doc = "an NVIDIA GPU, described by its datasheet and the GPU model's\n"
+           "sourced parameters",
+    .fields = xs_gpu_fields,
+    .check = xs_gpu_check_fields,
+    .arch_name = gpu_arch_name,
+    .gemm_engine = gpu_engine,
+    .estimate = gpu_estimate,
+    .corner = gpu_corner,
+    .async = 1,
+};

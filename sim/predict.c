@@ -54,9 +54,14 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
                             "scenario %s: cluster.devices = %lld needs the multi-device "
                             "communication model, which does not exist yet; use 1",
                             s->id, (long long)s->devices);
-    const xs_backend *be = xs_backend_for(dev, err);
-    if (!be)
-        return err ? err->code : XS_EUNSUPPORTED;
+    const xs_backend *be = xs_backend_of(dev);
+    xs_gemm_engine eng;
+    be->gemm_engine(dev, &eng);
+    int tensor;
+    xs_gemm_rate(&eng, wl->matmul_dtype, &p->matmul_engine, &tensor);
+    p->matmul_asked = wl->matmul_dtype;
+    p->matmul_tensor = tensor;
+    p->matmul_clock_mhz = eng.clock_mhz;
     p->est = calloc(wl->n ? wl->n : 1, sizeof *p->est);
     if (!p->est)
         return xs_error_set(err, XS_ENOMEM, "out of memory");
@@ -99,10 +104,7 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
         p->avg_power_w = p->step_energy_j / p->step_time_s;
         /* MFU against the datasheet peak (not the sustained clock) of the
          * engine the GEMMs run on, as MFU is usually quoted */
-        xs_dtype engine;
-        int tensor;
-        xs_gemm_rate(dev, wl->matmul_dtype, &engine, &tensor);
-        p->peak_flops = dev->peak_tflops[engine] * 1e12;
+        p->peak_flops = dev->peak_tflops[p->matmul_engine] * 1e12;
         p->mfu = p->matmul_flops / (p->step_time_s * p->peak_flops);
     }
     p->steps = wl->steps;

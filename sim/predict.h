@@ -19,7 +19,13 @@ typedef struct {
     double phase_time_s[XS_PHASE_COUNT];
     double bound_time_s[XS_BOUND_COUNT];
     double samples_per_s, tokens_per_s; /* all devices */
-    double mfu;          /* matmul FLOP/s over the datasheet peak of the engine used */
+    /* The matmuls: the format the workload asks them in, the format and
+     * engine they really run in on this device, at what clock; MFU is their
+     * FLOP/s over the quoted peak of that engine. */
+    xs_dtype matmul_asked, matmul_engine;
+    int matmul_tensor;   /* 1: the matrix engine; 0: the fp32 vector units */
+    double matmul_clock_mhz;
+    double mfu;
     double peak_flops;   /* that peak */
     double avg_power_w;
     /* the whole run */

@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "gemm.h"
+#include "backend.h"
 
 /* One table row: an op name in one phase, summed over layers. */
 typedef struct {
@@ -100,14 +100,12 @@ static void predict_table(xs_strbuf *sb, const xs_device *dev, const xs_scenario
 {
     xs_sb_printf(sb, "xpusim predict: %s on %s (%s)\n", s->id, dev->id, dev->name);
     scenario_lines(sb, s, wl);
-    xs_dtype engine;
-    int tensor;
-    xs_gemm_rate(dev, wl->matmul_dtype, &engine, &tensor);
     xs_sb_printf(sb, "matmuls   asked in %s, run in %s on %s at %.0f MHz sustained%s\n\n",
-                 xs_dtype_name(wl->matmul_dtype), xs_dtype_name(engine),
-                 tensor ? "tensor cores" : "fp32 vector units", dev->clock_sustained_mhz,
-                 engine != wl->matmul_dtype ? " (the device has no tensor-core path for it)"
-                                            : "");
+                 xs_dtype_name(p->matmul_asked), xs_dtype_name(p->matmul_engine),
+                 p->matmul_tensor ? "tensor cores" : "fp32 vector units", p->matmul_clock_mhz,
+                 p->matmul_engine != p->matmul_asked
+                     ? " (the device has no tensor-core path for it)"
+                     : "");
     size_t nrows;
     row *rows = group_rows(wl, p, &nrows);
     if (!rows) {
@@ -410,7 +408,7 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
         for (size_t i = 0; i < n; i++) {
             cJSON *o = cJSON_CreateObject();
             cJSON_AddItemToObject(o, "device", device_json(rows[i].dev));
-            cJSON_AddStringToObject(o, "matmul_engine", xs_dtype_name(rows[i].engine));
+            cJSON_AddStringToObject(o, "matmul_engine", xs_dtype_name(rows[i].p->matmul_engine));
             cJSON_AddItemToObject(o, "step", step_json(wl, rows[i].p));
             cJSON_AddItemToObject(o, "run", run_json(wl, rows[i].p));
             cJSON_AddItemToArray(arr, o);
@@ -434,13 +432,13 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
         const xs_device *d = rows[i].dev;
         if (fmt == XS_FMT_CSV)
             xs_sb_printf(sb, "%s,%s,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%g,%s\n", d->id,
-                         xs_dtype_name(rows[i].engine), p->step_time_s, p->samples_per_s,
+                         xs_dtype_name(rows[i].p->matmul_engine), p->step_time_s, p->samples_per_s,
                          p->tokens_per_s, p->mfu, p->avg_power_w, p->run_time_s,
                          p->run_energy_kwh, p->run_cost_usd, d->price_usd_per_hour,
                          d->price_as_of);
         else
             xs_sb_printf(sb, "%-16s %-6s %10.4f %11.1f %5.1f%% %6.0f %8.2f %9.3f %9.2f %8.3f\n",
-                         d->id, xs_dtype_name(rows[i].engine), p->step_time_s, p->samples_per_s,
+                         d->id, xs_dtype_name(rows[i].p->matmul_engine), p->step_time_s, p->samples_per_s,
                          100 * p->mfu, p->avg_power_w, p->run_time_s / 3600, p->run_energy_kwh,
                          p->run_cost_usd, d->price_usd_per_hour);
     }
@@ -453,7 +451,7 @@ void xs_report_gemm(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs
                     const xs_gemm_result *r)
 {
     double tflops = r->flops / r->time_s / 1e12;
-    double peak = dev->peak_tflops[r->engine];
+    double peak = r->peak_tflops;
     if (fmt == XS_FMT_TABLE) {
         xs_sb_printf(sb, "xpusim gemm: %lld x %lld x %lld%s%s, batch %lld, %s on %s (%s)\n",
                      (long long)g->m, (long long)g->n, (long long)g->k, g->ta ? ", A^T" : "",
@@ -518,13 +516,11 @@ void xs_report_sweep_begin(xs_strbuf *sb, xs_format fmt, char dim)
                          "wave_efficiency,tile_efficiency,bound\n", dim);
 }
 
-void xs_report_sweep_row(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
-                         const xs_gemm_shape *g, const xs_gemm_result *r, long long value,
+void xs_report_sweep_row(xs_strbuf *sb, xs_format fmt, const xs_gemm_result *r, long long value,
                          int last)
 {
-    (void)g;
     double tflops = r->flops / r->time_s / 1e12;
-    double frac = tflops / dev->peak_tflops[r->engine];
+    double frac = tflops / r->peak_tflops;
     const char *f = fmt == XS_FMT_JSON
                         ? "  {\"value\": %lld, \"time_s\": %.9g, \"tflops\": %.6g, "
                           "\"fraction_of_peak\": %.6g, \"tile_m\": %d, \"tile_n\": %d, "
@@ -774,7 +770,6 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
 
 void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n)
 {
-    static const char *classes[] = {"gpu", "tpu", "cpu"};
     if (fmt == XS_FMT_JSON) {
         cJSON *arr = cJSON_CreateArray();
         for (size_t i = 0; i < n; i++) {
@@ -782,8 +777,8 @@ void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "id", d->id);
             cJSON_AddStringToObject(o, "name", d->name);
-            cJSON_AddStringToObject(o, "class", classes[d->cls]);
-            cJSON_AddStringToObject(o, "arch", xs_dev_arch_name(d));
+            cJSON_AddStringToObject(o, "class", xs_backend_of(d)->name);
+            cJSON_AddStringToObject(o, "arch", d->arch);
             for (int t = 0; t < XS_DTYPE_COUNT; t++) {
                 char key[32];
                 snprintf(key, sizeof key, "peak_%s_tflops", xs_dtype_name((xs_dtype)t));
@@ -814,12 +809,12 @@ void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size
         const double *pk = d->peak_tflops;
         if (hdr)
             xs_sb_printf(sb, "%s,\"%s\",%s,%s,%g,%g,%g,%g,%g,%g,%g,%g,%s\n", d->id, d->name,
-                         classes[d->cls], xs_dev_arch_name(d), pk[XS_FP32], pk[XS_TF32],
+                         xs_backend_of(d)->name, d->arch, pk[XS_FP32], pk[XS_TF32],
                          pk[XS_FP16], pk[XS_BF16], d->mem_capacity_gb, d->mem_bw_gbs,
                          d->tdp_w, d->price_usd_per_hour, d->price_as_of);
         else
             xs_sb_printf(sb, "%-16s %-36.36s %-11.11s %6.1f %6.1f %7.1f %7.1f %6.0f %7.0f %5.0f %7.3f\n",
-                         d->id, d->name, xs_dev_arch_name(d), pk[XS_FP32], pk[XS_TF32],
+                         d->id, d->name, d->arch, pk[XS_FP32], pk[XS_TF32],
                          pk[XS_FP16], pk[XS_BF16], d->mem_capacity_gb, d->mem_bw_gbs,
                          d->tdp_w, d->price_usd_per_hour);
     }

@@ -25,7 +25,6 @@ void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
 typedef struct {
     const xs_device *dev;
     const xs_prediction *p;
-    xs_dtype engine; /* format the matmuls actually ran in */
 } xs_compare_row;
 void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                        const xs_workload *wl, const xs_compare_row *rows, size_t n);
@@ -38,8 +37,7 @@ void xs_report_gemm(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs
 /* A GEMM sweep: a header, then one row per value of the swept dimension
  * (CSV, or a JSON array with fmt json; last closes it). */
 void xs_report_sweep_begin(xs_strbuf *sb, xs_format fmt, char dim);
-void xs_report_sweep_row(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
-                         const xs_gemm_shape *g, const xs_gemm_result *r, long long value,
+void xs_report_sweep_row(xs_strbuf *sb, xs_format fmt, const xs_gemm_result *r, long long value,
                          int last);
 
 /* The advisor's ranked suggestions against the shape as given. */

@@ -25,6 +25,20 @@ int xs_choice_index(const char *choices, const char *word)
     return -1;
 }
 
+int xs_choice_word(const char *choices, int index, char *dst, size_t size)
+{
+    const char *p = choices;
+    for (int i = 0; i < index && p; i++) {
+        p = strchr(p, '|');
+        if (p)
+            p++;
+    }
+    if (!p || index < 0)
+        return -1;
+    snprintf(dst, size, "%.*s", (int)strcspn(p, "|"), p);
+    return 0;
+}
+
 static void fmt_range_num(char *buf, size_t size, const xs_field *f, const char *what)
 {
     int has_hi = isfinite(f->hi);
@@ -249,6 +263,86 @@ int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const c
             return rc;
         store(f, v, dest);
     }
+    return XS_OK;
+}
+
+/* The value of stored field f in src, or NULL when the field is optional
+ * and unset (0 or ""), as a load leaves an absent optional field. */
+static cJSON *stored_value(const xs_field *f, const void *src)
+{
+    const char *at = (const char *)src + f->offset;
+    char word[64];
+    switch (f->type) {
+    case XS_F_NUM: {
+        double x = *(const double *)at;
+        return !f->required && x == 0 ? NULL : cJSON_CreateNumber(x);
+    }
+    case XS_F_INT: {
+        int64_t x = *(const int64_t *)at;
+        return !f->required && x == 0 ? NULL : cJSON_CreateNumber((double)x);
+    }
+    case XS_F_STR: return !f->required && !at[0] ? NULL : cJSON_CreateString(at);
+    case XS_F_BOOL: return cJSON_CreateBool(*(const int *)at);
+    case XS_F_ENUM:
+        return xs_choice_word(f->choices, *(const int *)at, word, sizeof word)
+                   ? NULL
+                   : cJSON_CreateString(word);
+    case XS_F_OBJ: break;
+    }
+    return NULL;
+}
+
+/* Put v at the dotted path of root, making the objects on the way. */
+static int put(cJSON *root, const char *path, cJSON *v)
+{
+    cJSON *cur = root;
+    char part[128];
+    for (const char *p = path;;) {
+        size_t len = strcspn(p, ".");
+        if (len >= sizeof part)
+            return -1;
+        memcpy(part, p, len);
+        part[len] = '\0';
+        if (!p[len])
+            return cJSON_AddItemToObject(cur, part, v) ? 0 : -1;
+        cJSON *next = cJSON_GetObjectItemCaseSensitive(cur, part);
+        if (!next)
+            next = cJSON_AddObjectToObject(cur, part);
+        if (!cJSON_IsObject(next))
+            return -1;
+        cur = next;
+        p += len + 1;
+    }
+}
+
+int xs_schema_write(const xs_field *fields, size_t n, const void *src, const cJSON *extra,
+                    const char *where, cJSON **out, xs_error *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return xs_error_set(err, XS_ENOMEM, "%s: out of memory", where);
+    for (size_t i = 0; i < n; i++) {
+        const xs_field *f = &fields[i];
+        cJSON *v;
+        if (f->offset != XS_NOSTORE) {
+            v = stored_value(f, src);
+        } else {
+            const cJSON *e = extra ? xs_json_path(extra, f->path) : NULL;
+            v = e ? cJSON_Duplicate(e, 1) : NULL;
+            if (!e && f->required) {
+                cJSON_Delete(root);
+                return xs_error_set(err, XS_EFIELD, "%s: nothing to write for required field "
+                                                    "'%s' (%s)",
+                                    where, f->path, f->help);
+            }
+        }
+        if (v && put(root, f->path, v)) {
+            cJSON_Delete(v);
+            cJSON_Delete(root);
+            return xs_error_set(err, XS_ENOMEM, "%s: cannot place field '%s'", where, f->path);
+        }
+    }
+    *out = root;
     return XS_OK;
 }
 

@@ -41,6 +41,14 @@ typedef struct {
 int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const char *where,
                     void *dest, xs_error *err);
 
+/* The inverse of xs_schema_apply: a new document (*out, caller frees) with
+ * the fields in table order, stored ones taken from src (an optional
+ * field left 0 or "" is omitted, as a load would leave it), the others
+ * (notes, free-form objects) copied from extra at the same path when
+ * there. A required field with nothing to write is an error naming it. */
+int xs_schema_write(const xs_field *fields, size_t n, const void *src, const cJSON *extra,
+                    const char *where, cJSON **out, xs_error *err);
+
 /* Check one value against one field; used for command-line overrides too. */
 int xs_schema_check(const xs_field *f, const cJSON *v, const char *where, xs_error *err);
 
@@ -59,5 +67,8 @@ cJSON *xs_json_path(const cJSON *root, const char *path);
 
 /* Index of word in "a|b|c", or -1. */
 int xs_choice_index(const char *choices, const char *word);
+
+/* The index-th word of "a|b|c" into dst; 0, or -1 when there is none. */
+int xs_choice_word(const char *choices, int index, char *dst, size_t size);
 
 #endif

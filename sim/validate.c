@@ -15,7 +15,6 @@
 #include "paths.h"
 #include "predict.h"
 #include "scenario.h"
-#include "backend.h"
 #include "workload.h"
 
 #define MEASURED_HEADER "device,scenario,set,metric,value,source"
@@ -219,9 +218,8 @@ static int known_keys(const xs_vrow *r, const char *allowed, char *reason, size_
 
 static int load_device(const char *id, xs_device *dev, char *reason, size_t size)
 {
-    char path[PATH_MAX];
     xs_error err;
-    if (xs_resolve("devices", id, path, sizeof path, &err) || xs_dev_load(path, dev, &err)) {
+    if (xs_dev_open(id, dev, &err)) {
         snprintf(reason, size, "%s", err.msg);
         return -1;
     }
@@ -261,9 +259,11 @@ static int predict_gemm(const xs_device *dev, xs_vrow *r, double *t, double *lo,
     for (int c = -1; c <= 1; c++) {
         xs_device d;
         xs_dev_corner(dev, c, &d);
+        xs_gemm_engine e;
+        xs_dev_gemm_engine(&d, &e);
         xs_gemm_result res;
         xs_error err;
-        if (xs_gemm_model(&d, &g, &res, &err)) {
+        if (xs_gemm_model(&e, &g, &res, &err)) {
             snprintf(r->reason, rs, "%s", err.msg);
             return -1;
         }
@@ -296,13 +296,12 @@ static int predict_optimizer(const xs_device *dev, xs_vrow *r, double *t, double
     }
     xs_op op;
     xs_wl_optimizer_op(o, (int)fused, (double)params, tensors, (int)state_bytes, &op);
-    const xs_backend *be;
     for (int c = -1; c <= 1; c++) {
         xs_device d;
         xs_dev_corner(dev, c, &d);
         xs_estimate e;
         xs_error err;
-        if (!(be = xs_backend_for(&d, &err)) || be->estimate(&d, &op, &e, &err)) {
+        if (xs_dev_estimate(&d, &op, &e, &err)) {
             snprintf(r->reason, rs, "%s", err.msg);
             return -1;
         }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "advise.h"
+#include "backend.h"
 #include "cpu_calibrate.h"
 #include "cpu_check.h"
 #include "device.h"
@@ -157,20 +158,17 @@ static void usage_devices(FILE *out)
 {
     fprintf(out, "Usage: xpusim devices [--format table|json|csv] [-o FILE]\n\n"
                  "Lists the device files in devices/ with their dense peaks, memory, power\n"
-                 "and price. The fields of a GPU file (class gpu; all required unless marked\n"
-                 "optional):\n");
-    size_t n;
-    const xs_field *f = xs_dev_fields(&n);
-    print_fields(out, f, n);
-    fprintf(out, "\nThe fields of a CPU file (class cpu), written by `xpusim calibrate\n"
-                 "--backend cpu` from measurements on the host; kernels.<name> is one of\n"
-                 "zero add bias bias_grad dropout dropout_bwd gelu gelu_bwd layernorm\n"
-                 "layernorm_bwd softmax softmax_bwd xent embed embed_bwd cast copy adan adamw:\n");
-    f = xs_dev_cpu_fields(&n);
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(f[i].path, "kernels.", 8) != 0 || strncmp(f[i].path, "kernels.zero.", 13) == 0 ||
-            strcmp(f[i].path, "kernels.source") == 0)
-            print_fields(out, &f[i], 1);
+                 "and price. A device file's \"class\" selects its cost model and its fields\n"
+                 "(all required unless marked optional).\n");
+    const xs_backend *be;
+    for (int c = 0; (be = xs_backend_at(c)) != NULL; c++) {
+        fprintf(out, "\nclass %s: %s:\n", be->name, be->doc);
+        size_t n;
+        const xs_field *f = be->fields(&n);
+        for (size_t i = 0; i < n; i++)
+            if (!be->documents || be->documents(&f[i]))
+                print_fields(out, &f[i], 1);
+    }
 }
 
 static void usage_compare(FILE *out)
@@ -518,8 +516,6 @@ static int cmd_compare(int argc, char **argv)
             break;
         }
         xs_prediction_free(&preds[i]); /* the totals are all a row needs */
-        int tensor;
-        xs_gemm_rate(&devs[i], wl.matmul_dtype, &rows[i].engine, &tensor);
         rows[i].dev = &devs[i];
         rows[i].p = &preds[i];
     }
@@ -653,7 +649,7 @@ static int validate_backend(const char *backend, const char *device, int quick, 
     xs_device dev;
     if (xs_resolve("devices", device, path, sizeof path, &err) || xs_dev_load(path, &dev, &err))
         return fail_err(&err);
-    if (dev.cls != XS_CLASS_CPU) {
+    if (xs_backend_of(&dev) != &xs_cpu_backend) {
         snprintf(msg, sizeof msg,
                  "validate --backend cpu: device %s is not a cpu device (make one with "
                  "`xpusim calibrate --backend cpu`)",
@@ -939,6 +935,8 @@ static int cmd_gemm(int argc, char **argv)
     xs_device dev;
     if (xs_resolve("devices", device, path, sizeof path, &err) || xs_dev_load(path, &dev, &err))
         return fail_err(&err);
+    xs_gemm_engine e;
+    xs_dev_gemm_engine(&dev, &e);
     xs_gemm_result r;
     xs_strbuf sb = {0};
     if (sweep) {
@@ -946,14 +944,14 @@ static int cmd_gemm(int argc, char **argv)
         xs_report_sweep_begin(&sb, fmt, dim);
         for (long long v = from; v <= to; v += step) {
             *d = v;
-            if (xs_gemm_model(&dev, &g, &r, &err)) {
+            if (xs_gemm_model(&e, &g, &r, &err)) {
                 xs_sb_free(&sb);
                 return fail_err(&err);
             }
-            xs_report_sweep_row(&sb, fmt, &dev, &g, &r, v, v + step > to);
+            xs_report_sweep_row(&sb, fmt, &r, v, v + step > to);
         }
     } else {
-        if (xs_gemm_model(&dev, &g, &r, &err))
+        if (xs_gemm_model(&e, &g, &r, &err))
             return fail_err(&err);
         xs_report_gemm(&sb, fmt, &dev, &g, &r);
     }

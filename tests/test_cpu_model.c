@@ -10,6 +10,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "backend.h"
 #include "cpu.h"
 #include "device.h"
 #include "fit.h"
@@ -36,25 +37,34 @@ static void calibrated_cpu_should_load_into_the_gemm_model(void)
 {
     xs_device d;
     load_cpu(&d);
-    CU_ASSERT_EQUAL(d.cls, XS_CLASS_CPU);
-    CU_ASSERT_EQUAL(d.sm_count, d.cpu.cores);
-    CU_ASSERT_EQUAL(d.max_tiles_per_sm, 1);
-    CU_ASSERT_EQUAL(d.n_tensor_tiles, 1);
-    CU_ASSERT_EQUAL(d.tensor_tiles[0].m, 32);
-    CU_ASSERT_STRING_EQUAL(xs_dev_arch_name(&d), d.cpu.isa);
+    CU_ASSERT_PTR_EQUAL(xs_backend_of(&d), &xs_cpu_backend);
+    CU_ASSERT_STRING_EQUAL(d.arch, d.cpu.isa);
+    CU_ASSERT_DOUBLE_EQUAL(d.mem_bw_gbs, d.cpu.bw_dram_all, 0); /* what listings show */
+    xs_gemm_engine e;
+    xs_dev_gemm_engine(&d, &e);
+    CU_ASSERT_EQUAL(e.units, d.cpu.cores);
+    CU_ASSERT_EQUAL(e.max_tiles_per_unit, 1);
+    CU_ASSERT_EQUAL(e.matrix.n, 1);
+    CU_ASSERT_EQUAL(e.matrix.tiles[0].m, 32);
+    CU_ASSERT_EQUAL(e.matrix.k_bytes, d.cpu.k_bytes_bf16);
+    CU_ASSERT_EQUAL(e.vector.k_bytes, d.cpu.k_bytes_fp32);
+    CU_ASSERT(e.packs_operands);
     /* the peaks are measured at the held clock: no scaling */
-    CU_ASSERT_DOUBLE_EQUAL(xs_dev_peak_flops(&d, XS_FP32), d.peak_tflops[XS_FP32] * 1e12, 1);
+    CU_ASSERT_DOUBLE_EQUAL(e.peak_flops[XS_FP32], d.peak_tflops[XS_FP32] * 1e12, 1);
     /* fp16 has no matrix-engine path on this CPU: the GEMM model runs it in fp32 */
     xs_dtype engine;
     int tensor;
-    double r16 = xs_gemm_rate(&d, XS_FP16, &engine, &tensor);
+    double r16 = xs_gemm_rate(&e, XS_FP16, &engine, &tensor);
     CU_ASSERT_EQUAL(engine, XS_FP32);
     CU_ASSERT_DOUBLE_EQUAL(r16, d.peak_tflops[XS_FP32] * 1e12 * d.cpu.gemm_eff_fp32, 1);
+    double r_bf16 = xs_gemm_rate(&e, XS_BF16, &engine, &tensor);
+    CU_ASSERT_EQUAL(engine, XS_BF16);
+    CU_ASSERT_DOUBLE_EQUAL(r_bf16, d.peak_tflops[XS_BF16] * 1e12 * d.cpu.gemm_eff_bf16, 1);
     /* waves: 32 x 32 blocks over the cores, one at a time */
     xs_gemm_shape g = {1024, 1024, 1024, 1, 0, 0, XS_BF16, 4};
     xs_gemm_result r;
     xs_error err;
-    CU_ASSERT_EQUAL_FATAL(xs_gemm_model(&d, &g, &r, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_gemm_model(&e, &g, &r, &err), XS_OK);
     CU_ASSERT_EQUAL(r.tiles, 1024);
     CU_ASSERT_EQUAL(r.waves, 1024 / d.cpu.cores);
 }

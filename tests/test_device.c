@@ -7,6 +7,7 @@
 #include <CUnit/CUnit.h>
 
 #include "device.h"
+#include "gpu.h"
 #include "paths.h"
 #include "test_util.h"
 
@@ -52,14 +53,14 @@ static void device_tensor_peaks_should_equal_sms_times_rate_times_clock(void)
     for (size_t i = 0; i < n; i++) {
         xs_device d;
         load_ok(ids[i], &d);
-        if (d.cls != XS_CLASS_GPU) /* calibrated CPUs: measured peaks, tested elsewhere */
+        if (xs_backend_of(&d) != &xs_gpu_backend) /* calibrated CPUs: measured peaks, tested elsewhere */
             continue;
         double rate = 0;
         for (size_t j = 0; j < sizeof fp16_per_sm_clk / sizeof fp16_per_sm_clk[0]; j++)
-            if (fp16_per_sm_clk[j].sm == d.sm_version)
+            if (fp16_per_sm_clk[j].sm == d.gpu.sm_version)
                 rate = fp16_per_sm_clk[j].rate;
         CU_ASSERT(rate > 0);
-        double expect = (double)d.sm_count * rate * d.clock_tensor_mhz * 1e6 / 1e12;
+        double expect = (double)d.gpu.sm_count * rate * d.gpu.clock_tensor_mhz * 1e6 / 1e12;
         CU_ASSERT(fabs(d.peak_tflops[XS_FP16] - expect) / expect < 0.01);
         if (d.peak_tflops[XS_TF32] > 0)
             CU_ASSERT(fabs(d.peak_tflops[XS_TF32] * 2 - d.peak_tflops[XS_FP16]) /
@@ -77,25 +78,25 @@ static void volta_and_turing_should_have_no_tf32_or_bf16(void)
     CU_ASSERT_EQUAL(v.peak_tflops[XS_TF32], 0);
     CU_ASSERT_EQUAL(v.peak_tflops[XS_BF16], 0);
     CU_ASSERT_EQUAL(t.peak_tflops[XS_BF16], 0);
-    CU_ASSERT_EQUAL(xs_dev_peak_flops(&v, XS_BF16), 0);
+    CU_ASSERT_EQUAL(xs_gpu_peak_flops(&v, XS_BF16), 0);
     CU_ASSERT(a.peak_tflops[XS_BF16] > 0);
-    CU_ASSERT_EQUAL(v.mma_m, 8);
-    CU_ASSERT_EQUAL(a.mma_k, 16);
+    CU_ASSERT_EQUAL(v.gpu.mma_m, 8);
+    CU_ASSERT_EQUAL(a.gpu.mma_k, 16);
 }
 
 static void peak_flops_should_scale_to_the_sustained_clock(void)
 {
     xs_device t;
     load_ok("t4", &t);
-    CU_ASSERT_DOUBLE_EQUAL(xs_dev_peak_flops(&t, XS_FP16), 65e12 * 1300 / 1590, 1e6);
+    CU_ASSERT_DOUBLE_EQUAL(xs_gpu_peak_flops(&t, XS_FP16), 65e12 * 1300 / 1590, 1e6);
     xs_device h;
     load_ok("h100-sxm5-80gb", &h);
     /* fp32 is quoted at the 1980 MHz boost, tensor at 1830: both run at the
      * sustained clock the power limit holds, below either */
-    double f = h.clock_sustained_mhz;
+    double f = h.gpu.clock_sustained_mhz;
     CU_ASSERT(f > 1000 && f < 1830);
-    CU_ASSERT_DOUBLE_EQUAL(xs_dev_peak_flops(&h, XS_FP32), 66.9e12 * f / 1980, 1e6);
-    CU_ASSERT_DOUBLE_EQUAL(xs_dev_peak_flops(&h, XS_BF16), 989.4e12 * f / 1830, 1e6);
+    CU_ASSERT_DOUBLE_EQUAL(xs_gpu_peak_flops(&h, XS_FP32), 66.9e12 * f / 1980, 1e6);
+    CU_ASSERT_DOUBLE_EQUAL(xs_gpu_peak_flops(&h, XS_BF16), 989.4e12 * f / 1830, 1e6);
 }
 
 /* Load a mutated copy of a good device and expect code and a message part. */
@@ -152,7 +153,7 @@ static void device_loader_should_reject_each_bad_field(void)
 
     doc = good();
     cJSON_ReplaceItemInObject(doc, "class", cJSON_CreateString("fpga"));
-    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "one of gpu|tpu|cpu");
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "one of gpu|cpu");
 
     doc = good();
     cJSON_ReplaceItemInObject(doc, "memory", cJSON_CreateNumber(5));
@@ -215,11 +216,11 @@ static void resident_threads_should_follow_the_compute_capability(void)
     CU_ASSERT_EQUAL(xs_sm_threads(100), 0);
     xs_device d;
     load_ok("a10", &d);
-    CU_ASSERT_EQUAL(xs_sm_threads(d.sm_version), 1536);
-    CU_ASSERT_DOUBLE_EQUAL(d.stream_latency_ns, 0, 0); /* no measurement: not modelled */
+    CU_ASSERT_EQUAL(xs_sm_threads(d.gpu.sm_version), 1536);
+    CU_ASSERT_DOUBLE_EQUAL(d.gpu.stream_latency_ns, 0, 0); /* no measurement: not modelled */
     load_ok("h200-sxm-141gb", &d);
-    CU_ASSERT_EQUAL(xs_sm_threads(d.sm_version), 2048);
-    CU_ASSERT(d.stream_latency_ns > d.mem_latency_ns);
+    CU_ASSERT_EQUAL(xs_sm_threads(d.gpu.sm_version), 2048);
+    CU_ASSERT(d.gpu.stream_latency_ns > d.gpu.mem_latency_ns);
 }
 
 static void device_loader_should_report_unreadable_and_malformed_files(void)

@@ -1,32 +1,43 @@
 /* test_gemm.c — the GEMM model's arithmetic: tile and wave counts at and
  * just past their boundaries, CTAs per SM, alignment, small K, split-K and
- * the DRAM bound. Uses an A100 reduced to one tile shape so each effect can
- * be seen alone. */
+ * the DRAM bound. Uses the A100's engine reduced to one tile shape so each
+ * effect can be seen alone. */
 #include <math.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
 
+#include "device.h"
 #include "gemm.h"
 #include "paths.h"
 #include "test_util.h"
 
-static xs_device one_tile(const char *tiles, int split_k_max)
+/* The engine of a shipped device; the device lives as long as the test run,
+ * since the engine names it. */
+static xs_gemm_engine engine_of(const char *id)
 {
-    char path[512];
+    static xs_device devs[4];
+    static int used;
+    xs_device *d = &devs[used++ % 4];
     xs_error err;
-    xs_device d;
-    CU_ASSERT_EQUAL(xs_resolve("devices", "a100-sxm4-80gb", path, sizeof path, &err), XS_OK);
-    CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_OK);
+    CU_ASSERT_EQUAL(xs_dev_open(id, d, &err), XS_OK);
+    xs_gemm_engine e;
+    xs_dev_gemm_engine(d, &e);
+    return e;
+}
+
+static xs_gemm_engine one_tile(const char *tiles, int split_k_max)
+{
+    xs_gemm_engine d = engine_of("a100-sxm4-80gb");
     int m, n, st;
     sscanf(tiles, "%dx%d/%d", &m, &n, &st);
-    d.tensor_tiles[0] = d.unaligned_tiles[0] = (xs_tile){m, n, st, 1};
-    d.n_tensor_tiles = d.n_unaligned_tiles = 1;
+    d.matrix.tiles[0] = d.unaligned.tiles[0] = (xs_tile){m, n, st, 1};
+    d.matrix.n = d.unaligned.n = 1;
     d.split_k_max = split_k_max;
     return d;
 }
 
-static xs_gemm_result run(const xs_device *d, int64_t m, int64_t n, int64_t k)
+static xs_gemm_result run(const xs_gemm_engine *d, int64_t m, int64_t n, int64_t k)
 {
     xs_gemm_shape g = {m, n, k, 1, 0, 0, XS_FP16, 2};
     xs_gemm_result r;
@@ -37,7 +48,7 @@ static xs_gemm_result run(const xs_device *d, int64_t m, int64_t n, int64_t k)
 
 static void tile_count_should_step_just_past_a_multiple_of_the_tile(void)
 {
-    xs_device d = one_tile("128x128/4", 1);
+    xs_gemm_engine d = one_tile("128x128/4", 1);
     xs_gemm_result r = run(&d, 1024, 1024, 1024);
     CU_ASSERT_EQUAL(r.tiles, 64);
     CU_ASSERT_DOUBLE_EQUAL(r.tile_eff, 1.0, 1e-12);
@@ -52,7 +63,7 @@ static void ctas_per_sm_should_follow_shared_memory_and_registers(void)
 {
     /* 4 stages x (128+128) x 32 halves x 2 B = 64 KB: 2 fit in 164 KB;
      * accumulators 128x128x4 B x 1.5 = 96 KB: 2 fit in 256 KB of registers */
-    xs_device d = one_tile("128x128/4", 1);
+    xs_gemm_engine d = one_tile("128x128/4", 1);
     CU_ASSERT_EQUAL(run(&d, 4096, 4096, 4096).ctas_per_sm, 2);
     d = one_tile("64x64/4", 1); /* 32 KB smem -> 5; 24 KB regs -> 10 */
     CU_ASSERT_EQUAL(run(&d, 4096, 4096, 4096).ctas_per_sm, 5);
@@ -66,7 +77,7 @@ static void ctas_per_sm_should_follow_shared_memory_and_registers(void)
 static void waves_should_step_one_tile_past_a_full_wave(void)
 {
     /* 108 SMs x 2 CTAs = 216 slots */
-    xs_device d = one_tile("128x128/4", 1);
+    xs_gemm_engine d = one_tile("128x128/4", 1);
     xs_gemm_result full = run(&d, 128 * 27, 128 * 8, 4096); /* 27 x 8 tiles */
     xs_gemm_result past = run(&d, 128 * 27 + 1, 128 * 8, 4096); /* 28 x 8 */
     CU_ASSERT_EQUAL(full.tiles, 216);
@@ -82,7 +93,7 @@ static void waves_should_step_one_tile_past_a_full_wave(void)
 
 static void odd_leading_dimensions_should_take_the_slower_path(void)
 {
-    xs_device d = one_tile("64x64/4", 1); /* a tile whose mainloop is load-limited */
+    xs_gemm_engine d = one_tile("64x64/4", 1); /* a tile whose mainloop is load-limited */
     xs_gemm_result al = run(&d, 4096, 4096, 1024);
     xs_gemm_result four = run(&d, 4096, 4096, 1022); /* rows of 2044 B: 4-byte aligned */
     xs_gemm_result odd = run(&d, 4096, 4096, 1023);  /* rows of 2046 B: 2-byte aligned */
@@ -103,11 +114,8 @@ static void odd_leading_dimensions_should_take_the_slower_path(void)
 
 static void hopper_should_leave_tma_kernels_for_unaligned_rows(void)
 {
-    char path[512];
     xs_error err;
-    xs_device h;
-    CU_ASSERT_EQUAL(xs_resolve("devices", "h100-sxm5-80gb", path, sizeof path, &err), XS_OK);
-    CU_ASSERT_EQUAL(xs_dev_load(path, &h, &err), XS_OK);
+    xs_gemm_engine h = engine_of("h100-sxm5-80gb");
     /* vocab 50304 rows are 16-byte aligned, 50257 rows only 2-byte */
     xs_gemm_shape g = {8192, 50304, 1024, 1, 0, 1, XS_FP16, 2};
     xs_gemm_result al, odd;
@@ -122,7 +130,7 @@ static void hopper_should_leave_tma_kernels_for_unaligned_rows(void)
 
 static void small_k_should_be_dominated_by_pipeline_fill(void)
 {
-    xs_device d = one_tile("128x128/4", 1);
+    xs_gemm_engine d = one_tile("128x128/4", 1);
     xs_gemm_result big = run(&d, 8192, 8192, 4096), small = run(&d, 8192, 8192, 64);
     double eff_big = big.flops / big.time_s, eff_small = small.flops / small.time_s;
     CU_ASSERT(eff_small < 0.6 * eff_big);
@@ -130,10 +138,10 @@ static void small_k_should_be_dominated_by_pipeline_fill(void)
 
 static void split_k_should_be_chosen_when_few_tiles_have_long_k(void)
 {
-    xs_device d = one_tile("64x64/4", 16);
+    xs_gemm_engine d = one_tile("64x64/4", 16);
     xs_gemm_result r = run(&d, 64, 64, 1 << 18);
     CU_ASSERT(r.split_k > 1);
-    xs_device nosplit = one_tile("64x64/4", 1);
+    xs_gemm_engine nosplit = one_tile("64x64/4", 1);
     xs_gemm_result one = run(&nosplit, 64, 64, 1 << 18);
     CU_ASSERT_EQUAL(one.split_k, 1);
     CU_ASSERT(r.time_s < 0.5 * one.time_s);
@@ -143,14 +151,10 @@ static void split_k_should_be_chosen_when_few_tiles_have_long_k(void)
 
 static void skinny_gemm_should_be_bound_by_dram(void)
 {
-    xs_device d;
-    char path[512];
-    xs_error err;
-    CU_ASSERT_EQUAL(xs_resolve("devices", "a100-sxm4-80gb", path, sizeof path, &err), XS_OK);
-    CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_OK);
+    xs_gemm_engine d = engine_of("a100-sxm4-80gb");
     xs_gemm_result r = run(&d, 8, 16384, 16384); /* reads a 512 MB operand once */
     CU_ASSERT_EQUAL(r.bound, XS_BOUND_MEMORY);
-    double floor_s = 16384.0 * 16384 * 2 / (d.mem_bw_gbs * 1e9 * d.mem_bw_efficiency);
+    double floor_s = 16384.0 * 16384 * 2 / (d.dram_bw_gbs * 1e9 * d.dram_efficiency);
     CU_ASSERT(r.time_s >= floor_s && r.time_s < 1.2 * floor_s);
 }
 

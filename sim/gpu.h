@@ -1,0 +1,24 @@
+/* gpu.h — the NVIDIA GPU device class: what its model file (gpu.c) and its
+ * schema file (gpu_device.c) share, and the facts tests check. */
+#ifndef XS_GPU_H
+#define XS_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+/* The schema of a class-gpu device file and the checks between its
+ * fields (which also parse the tile lists). */
+const xs_field *xs_gpu_fields(size_t *n);
+int xs_gpu_check_fields(xs_device *dev, const char *path, xs_error *err);
+
+/* Matrix-engine peak in FLOP/s for t at the sustained clock, or 0 if the
+ * engine lacks the format; fp32 returns the vector-unit peak. */
+double xs_gpu_peak_flops(const xs_device *dev, xs_dtype t);
+
+/* Resident threads per SM of a CUDA compute capability x 10 (70, 72, 75,
+ * 80, 86, 87, 89, 90), or 0 when the table does not know it. */
+int64_t xs_sm_threads(int64_t sm_version);
+
+#endif

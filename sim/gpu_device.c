@@ -1,0 +1,156 @@
+/* gpu_device.c — the schema of a class-gpu device file (an NVIDIA board
+ * described by its datasheet and the sourced parameters of the GPU model)
+ * and the relations between its fields that no single field can check. */
+#include <stdio.h>
+
+#include "device_fields.h"
+#include "gpu.h"
+
+static const xs_field GPU_FIELDS[] = {
+    STR("id", 1, id, "device id, equal to the file name without .json"),
+    STR("name", 1, name, "marketing name"),
+    CLASS_ROW,
+    {"arch", XS_F_ENUM, 1, 0, 0, 0, XS_ARCH_CHOICES, OFF(gpu.arch), 0, "micro-architecture"},
+    NOTE_OPT("note", "free text"),
+    INT("compute.sm_version", 10, 200, gpu.sm_version, "CUDA compute capability x 10 (sm_86 -> 86)"),
+    INT("compute.sm_count", 1, 100000, gpu.sm_count, "streaming multiprocessors (or cores)"),
+    POS("compute.clock_base_mhz", 0, gpu.clock_base_mhz, "base clock"),
+    POS("compute.clock_boost_mhz", 1, gpu.clock_boost_mhz, "boost clock the fp32 peak assumes"),
+    POS("compute.clock_tensor_mhz", 1, gpu.clock_tensor_mhz, "clock the tensor peaks assume"),
+    POS("compute.clock_sustained_mhz", 1, gpu.clock_sustained_mhz,
+        "clock held under sustained dense load at the power limit"),
+    POS("compute.clock_sustained_low_mhz", 1, gpu.clock_sustained_low_mhz,
+        "slow end of the sustained clock (uncertainty band)"),
+    POS("compute.peak_fp32_tflops", 1, peak_tflops[XS_FP32], "dense fp32 vector peak"),
+    POS("compute.peak_tf32_tflops", 0, peak_tflops[XS_TF32], "dense tf32 tensor peak"),
+    POS("compute.peak_fp16_tflops", 1, peak_tflops[XS_FP16], "dense fp16 tensor peak"),
+    POS("compute.peak_bf16_tflops", 0, peak_tflops[XS_BF16], "dense bf16 tensor peak"),
+    POS("compute.peak_int8_tops", 0, peak_tflops[XS_INT8], "dense int8 tensor peak"),
+    POS("compute.peak_fp8_tflops", 0, peak_tflops[XS_FP8], "dense fp8 tensor peak"),
+    STR("compute.tensor_mma_shape", 1, gpu.mma_shape, "fp16/bf16 tensor-core MMA instruction shape, e.g. m16n8k16"),
+    NOTE("compute.source", "where the compute figures come from"),
+    NOTE_OPT("compute.note", "free text"),
+    STR("memory.type", 1, gpu.mem_type, "HBM2, GDDR6, ..."),
+    POS("memory.capacity_gb", 1, mem_capacity_gb, "device memory"),
+    POS("memory.bandwidth_gbs", 1, mem_bw_gbs, "peak DRAM bandwidth, 1e9 B/s"),
+    POS("memory.l2_mb", 1, gpu.l2_mb, "L2 cache"),
+    POS("memory.smem_per_sm_kb", 1, gpu.smem_per_sm_kb, "max shared memory per SM"),
+    POS("memory.l2_bw_gbs", 1, gpu.l2_bw_gbs, "L2 to SM aggregate bandwidth"),
+    POS("memory.latency_ns", 1, gpu.mem_latency_ns, "global-memory load latency"),
+    POS("memory.stream_latency_ns", 0, gpu.stream_latency_ns,
+        "round trip of a streaming kernel's loads at full load (block turnover included); "
+        "bounds kernels whose threads hold few elements in flight (absent: not modelled)"),
+    NOTE("memory.source", "where the memory figures come from"),
+    NOTE_OPT("memory.note", "free text"),
+    POS("interconnect.nvlink_gbs_bidir", 0, nvlink_gbs_bidir, "NVLink total bidirectional"),
+    STR("interconnect.host_link", 1, host_link, "host link, e.g. PCIe 4.0 x16"),
+    POS("interconnect.host_gbs_bidir", 1, host_gbs_bidir, "host link bidirectional"),
+    NOTE("interconnect.source", "where the interconnect figures come from"),
+    NOTE_OPT("interconnect.note", "free text"),
+    POS("power.tdp_w", 1, tdp_w, "board power limit"),
+    POS("power.idle_w", 1, idle_w, "idle board power"),
+    FRAC("power.memory_frac", power_memory_frac,
+         "share of (tdp - idle) drawn by a kernel saturating memory bandwidth"),
+    NOTE("power.source", "where the power figures come from"),
+    NOTE_OPT("power.note", "free text"),
+    POS("price.usd_per_hour", 1, price_usd_per_hour, "on-demand price per device-hour"),
+    STR("price.provider", 1, price_provider, "who charges that price"),
+    STR("price.as_of", 1, price_as_of, "date of the price, YYYY, YYYY-MM or YYYY-MM-DD"),
+    NOTE("price.source", "where the price comes from"),
+    NOTE_OPT("price.note", "free text"),
+    STR("gemm.tensor_tiles", 1, gpu.tensor_tiles_text,
+        "matrix-engine GEMM tiles, space-separated MxN/S[cC] (S stages, C cluster)"),
+    INT("gemm.tensor_k_bytes", 1, 4096, gpu.tensor_tiles.k_bytes,
+        "bytes of K one pipeline stage holds (matrix engine)"),
+    STR("gemm.unaligned_tiles", 1, gpu.unaligned_tiles_text,
+        "matrix-engine tiles usable when operand rows are not 16-byte aligned"),
+    INT("gemm.unaligned_k_bytes", 1, 4096, gpu.unaligned_tiles.k_bytes,
+        "bytes of K one stage holds (unaligned kernels)"),
+    FRAC("gemm.unaligned_rate", gpu.unaligned_rate,
+         "tensor rate of the unaligned kernels as a fraction of the peak"),
+    STR("gemm.simt_tiles", 1, gpu.simt_tiles_text, "vector-unit GEMM tiles, as tensor_tiles"),
+    INT("gemm.simt_k_bytes", 1, 4096, gpu.simt_tiles.k_bytes,
+        "bytes of K one pipeline stage holds (vector units)"),
+    INT("gemm.split_k_max", 1, 256, gpu.split_k_max,
+        "largest split-K factor the library uses (1: none)"),
+    NOTE("gemm.source", "where the tile shapes come from"),
+    NOTE_OPT("gemm.note", "free text"),
+    FRAC("model.gemm_efficiency", gpu.gemm_efficiency,
+         "fraction of the MMA peak a GEMM mainloop issues when loads and latency do not limit it"),
+    FRAC("model.gemm_efficiency_low", gpu.gemm_efficiency_low, "slow end of gemm_efficiency"),
+    FRAC("model.gemm_efficiency_high", gpu.gemm_efficiency_high, "fast end of gemm_efficiency"),
+    FRAC("model.mem_bw_efficiency", gpu.mem_bw_efficiency,
+         "fraction of DRAM bandwidth streaming kernels reach"),
+    FRAC("model.mem_bw_efficiency_low", gpu.mem_bw_efficiency_low, "slow end of mem_bw_efficiency"),
+    FRAC("model.mem_bw_efficiency_high", gpu.mem_bw_efficiency_high,
+         "fast end of mem_bw_efficiency"),
+    POS("model.kernel_launch_us", 1, gpu.kernel_launch_us, "GPU-side cost of one kernel launch"),
+    NOTE("model.source", "where the model parameters come from"),
+    NOTE_OPT("model.note", "free text"),
+};
+
+const xs_field *xs_gpu_fields(size_t *n)
+{
+    *n = sizeof GPU_FIELDS / sizeof GPU_FIELDS[0];
+    return GPU_FIELDS;
+}
+
+/* Relations between the fields of a GPU file. */
+int xs_gpu_check_fields(xs_device *dev, const char *path, xs_error *err)
+{
+    xs_gpu_params *d = &dev->gpu;
+    int rc;
+    double top = fmax(d->clock_boost_mhz, d->clock_tensor_mhz);
+    if (d->clock_sustained_mhz > top)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'compute.clock_sustained_mhz' must not exceed the boost "
+                            "or tensor clock (%g MHz), got %g",
+                            path, top, d->clock_sustained_mhz);
+    if (d->clock_sustained_low_mhz > d->clock_sustained_mhz)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'compute.clock_sustained_low_mhz' must not exceed "
+                            "compute.clock_sustained_mhz (%g), got %g",
+                            path, d->clock_sustained_mhz, d->clock_sustained_low_mhz);
+    if (!(d->gemm_efficiency_low <= d->gemm_efficiency &&
+          d->gemm_efficiency <= d->gemm_efficiency_high))
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: fields 'model.gemm_efficiency_low' <= 'model.gemm_efficiency' "
+                            "<= 'model.gemm_efficiency_high' must hold, got %g, %g, %g",
+                            path, d->gemm_efficiency_low, d->gemm_efficiency,
+                            d->gemm_efficiency_high);
+    if (!(d->mem_bw_efficiency_low <= d->mem_bw_efficiency &&
+          d->mem_bw_efficiency <= d->mem_bw_efficiency_high))
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: fields 'model.mem_bw_efficiency_low' <= "
+                            "'model.mem_bw_efficiency' <= 'model.mem_bw_efficiency_high' must "
+                            "hold, got %g, %g, %g",
+                            path, d->mem_bw_efficiency_low, d->mem_bw_efficiency,
+                            d->mem_bw_efficiency_high);
+    if (d->clock_base_mhz > 0 && d->clock_base_mhz > d->clock_boost_mhz)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'compute.clock_base_mhz' must not exceed "
+                            "compute.clock_boost_mhz (%g), got %g",
+                            path, d->clock_boost_mhz, d->clock_base_mhz);
+    if (d->stream_latency_ns > 0 && xs_sm_threads(d->sm_version) == 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'memory.stream_latency_ns' needs resident threads per SM, "
+                            "unknown for compute.sm_version %lld (known: 70, 72, 75, 80, 86, 87, "
+                            "89, 90)",
+                            path, (long long)d->sm_version);
+    char tail;
+    if (sscanf(d->mma_shape, "m%dn%dk%d%c", &d->mma_m, &d->mma_n, &d->mma_k, &tail) != 3 ||
+        d->mma_m <= 0 || d->mma_n <= 0 || d->mma_k <= 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'compute.tensor_mma_shape' must look like m16n8k16, "
+                            "got \"%s\"",
+                            path, d->mma_shape);
+    rc = xs_gemm_parse_tiles(d->tensor_tiles_text, d->tensor_tiles.tiles, &d->tensor_tiles.n,
+                             path, "gemm.tensor_tiles", err);
+    if (!rc)
+        rc = xs_gemm_parse_tiles(d->unaligned_tiles_text, d->unaligned_tiles.tiles,
+                                 &d->unaligned_tiles.n, path, "gemm.unaligned_tiles", err);
+    if (!rc)
+        rc = xs_gemm_parse_tiles(d->simt_tiles_text, d->simt_tiles.tiles, &d->simt_tiles.n, path,
+                                 "gemm.simt_tiles", err);
+    return rc;
+}

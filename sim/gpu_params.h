@@ -1,0 +1,52 @@
+/* gpu_params.h — what the GPU cost model knows about one NVIDIA board,
+ * read from a device file of class "gpu" (its schema: gpu_device.c). The
+ * board's common facts (memory size and bandwidth, peaks, power, price,
+ * links) live in xs_device; these are the rest. */
+#ifndef XS_GPU_PARAMS_H
+#define XS_GPU_PARAMS_H
+
+#include <stdint.h>
+
+#include "gemm.h"
+
+#define XS_ARCH_CHOICES "volta|turing|ampere|ada|hopper"
+typedef enum { XS_ARCH_VOLTA, XS_ARCH_TURING, XS_ARCH_AMPERE, XS_ARCH_ADA, XS_ARCH_HOPPER } xs_arch;
+
+typedef struct {
+    int arch;           /* xs_arch */
+    int64_t sm_version; /* CUDA compute capability x 10: 70, 75, 80, 86, 89, 90 */
+    int64_t sm_count;
+    double clock_base_mhz;      /* 0 if the datasheet gives none */
+    double clock_boost_mhz;     /* the clock the fp32 vector peak assumes */
+    double clock_tensor_mhz;    /* the clock the tensor-core peaks assume */
+    double clock_sustained_mhz; /* held under sustained dense load at the power limit */
+    double clock_sustained_low_mhz; /* the uncertainty band's slow corner */
+    char mma_shape[24];
+    int mma_m, mma_n, mma_k;
+
+    char mem_type[24];
+    double l2_mb, smem_per_sm_kb;
+    double l2_bw_gbs;      /* L2 -> SM aggregate bandwidth */
+    double mem_latency_ns; /* global-memory load latency */
+    /* Round trip of a streaming kernel's loads at full load, block turnover
+     * included: a thread that holds few elements in flight waits this long
+     * for each batch of them. 0: not modelled (the file gives none). */
+    double stream_latency_ns;
+
+    /* GEMM kernels available on the matrix engine (tensor) and the vector
+     * units (simt), each with the K bytes one pipeline stage holds */
+    char tensor_tiles_text[256], unaligned_tiles_text[256], simt_tiles_text[256];
+    xs_tile_set tensor_tiles, unaligned_tiles, simt_tiles;
+    int64_t split_k_max;
+    /* matrix-engine rate of the kernels for operands whose rows are not
+     * 16-byte aligned, as a fraction of the tensor peak */
+    double unaligned_rate;
+
+    double gemm_efficiency;   /* fraction of peak large well-shaped GEMMs reach */
+    double mem_bw_efficiency; /* fraction of DRAM bandwidth streaming kernels reach */
+    double gemm_efficiency_low, gemm_efficiency_high; /* the uncertainty band */
+    double mem_bw_efficiency_low, mem_bw_efficiency_high;
+    double kernel_launch_us;  /* GPU-side cost of one kernel launch */
+} xs_gpu_params;
+
+#endif
