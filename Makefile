@@ -10,14 +10,22 @@ OPT     ?= -O2 -g
 HAVE_DNNL := $(shell test -f /usr/include/oneapi/dnnl/dnnl.h && echo 1)
 DNNL_CFLAGS := $(if $(HAVE_DNNL),-DXS_HAVE_DNNL)
 DNNL_LIBS := $(if $(HAVE_DNNL),-ldnnl)
-CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp -Isim -Ikernels/cpu -Icalibrate -Ibuild $(DNNL_CFLAGS)
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp $(DNNL_CFLAGS)
 LDLIBS  := -lcjson -lgsl -lgslcblas -lm -fopenmp $(DNNL_LIBS)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC  := $(filter-out sim/xpusim.c,$(wildcard sim/*.c)) $(wildcard kernels/cpu/*.c) \
-            $(filter-out calibrate/bench.c,$(wildcard calibrate/*.c))
+# Three layers, linked as two archives and the command: sim/ is the
+# predictor library (libxpusim.a), kernels/cpu and calibrate/ run and fit
+# real kernels (libxscal.a, on top of it), sim/cli/ is the command. The
+# library is compiled seeing only its own headers, so it cannot include
+# the CLI, calibrate/ or kernels/: the layering is checked by every build.
+SIM_SRC  := $(wildcard sim/*.c)
+CAL_SRC  := $(wildcard kernels/cpu/*.c) $(filter-out calibrate/bench.c,$(wildcard calibrate/*.c))
+CLI_SRC  := $(wildcard sim/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-HEADERS  := $(wildcard sim/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h)
+HEADERS  := $(wildcard sim/*.h sim/cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h)
+INC      := -Isim -Ikernels/cpu -Icalibrate -Isim/cli -Ibuild
+SIM_INC  := -Isim
 
 .DEFAULT_GOAL := all
 REL := build/rel
@@ -36,31 +44,36 @@ FORCE:
 all: xpusim
 
 # --- release -----------------------------------------------------------------
+$(SIM_SRC:%.c=$(REL)/%.o) $(SIM_SRC:%.c=$(ASN)/%.o): INC := $(SIM_INC)
 $(REL)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(INC) -c $< -o $@
 $(REL)/calibrate/cpu_calibrate.o $(ASN)/calibrate/cpu_calibrate.o: build/xs_version.h
-$(REL)/libxpusim.a: $(LIB_SRC:%.c=$(REL)/%.o)
+$(REL)/libxpusim.a: $(SIM_SRC:%.c=$(REL)/%.o)
 	ar rcs $@ $^
-xpusim: $(REL)/sim/xpusim.o $(REL)/libxpusim.a
+$(REL)/libxscal.a: $(CAL_SRC:%.c=$(REL)/%.o)
+	ar rcs $@ $^
+xpusim: $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxpusim.a
+$(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcunit
 
 # --- ASan + UBSan ------------------------------------------------------------
 $(ASN)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) -c $< -o $@
-$(ASN)/libxpusim.a: $(LIB_SRC:%.c=$(ASN)/%.o)
+	$(CC) $(CFLAGS) $(SAN) $(INC) -c $< -o $@
+$(ASN)/libxpusim.a: $(SIM_SRC:%.c=$(ASN)/%.o)
 	ar rcs $@ $^
-$(ASN)/xpusim: $(ASN)/sim/xpusim.o $(ASN)/libxpusim.a
+$(ASN)/libxscal.a: $(CAL_SRC:%.c=$(ASN)/%.o)
+	ar rcs $@ $^
+$(ASN)/xpusim: $(CLI_SRC:%.c=$(ASN)/%.o) $(ASN)/libxscal.a $(ASN)/libxpusim.a
 	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
-$(ASN)/xpusim_tests: $(TEST_SRC:%.c=$(ASN)/%.o) $(ASN)/libxpusim.a
+$(ASN)/xpusim_tests: $(TEST_SRC:%.c=$(ASN)/%.o) $(ASN)/libxscal.a $(ASN)/libxpusim.a
 	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS) -lcunit
 
 asan: $(ASN)/xpusim
 
-$(REL)/xpusim_bench: $(REL)/calibrate/bench.o $(REL)/libxpusim.a
+$(REL)/xpusim_bench: $(REL)/calibrate/bench.o $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Benchmarks print figures (and `bench: NAME VALUE` lines); they assert nothing.

@@ -35,7 +35,7 @@
 #define KSTEP_FLOPS (2.0 * 32 * 32 * 32)
 
 typedef struct {
-    const xs_cpu_cal_opts *o;
+    const xs_cal_run_opts *o;
     xs_cal_opts h;
     int N;               /* threads */
     double l2_core;      /* bytes of L2 per core */
@@ -829,7 +829,7 @@ static int run_all(cal *c, results *R)
     return XS_OK;
 }
 
-int xs_cpu_calibrate(const xs_cpu_cal_opts *o, xs_error *err)
+int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
 {
     cal c;
     memset(&c, 0, sizeof c);

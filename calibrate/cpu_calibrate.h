@@ -8,20 +8,10 @@
 #ifndef XS_CAL_CPU_CALIBRATE_H
 #define XS_CAL_CPU_CALIBRATE_H
 
-#include <stdio.h>
-
+#include "backends.h"
 #include "error.h"
 
-typedef struct {
-    int quick;                /* fewer sizes and shapes, shorter timing caps */
-    int threads;              /* cores to calibrate for; 0: all */
-    const char *out;          /* device file to write */
-    const char *measurements; /* CSV of every measurement; NULL: <out stem>.measurements.csv */
-    const char *command;      /* the command line, kept as provenance */
-    FILE *log;                /* progress lines; NULL: silent */
-} xs_cpu_cal_opts;
-
-int xs_cpu_calibrate(const xs_cpu_cal_opts *o, xs_error *err);
+int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err);
 
 /* 1 when (m, n, k) is one of the GEMM shapes the fits use, so the check
  * can show that its shapes are new to the model. */

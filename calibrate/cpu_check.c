@@ -26,7 +26,7 @@ static xs_bert_cfg bert_config(int quick, int bf16, int threads)
     return c;
 }
 
-const char *xs_cpu_check_model(int quick)
+static const char *model_text(int quick)
 {
     return quick ? "BERT 2 layers, hidden 256, 4 heads, FFN 1024, vocab 2048, batch 4 x 128"
                  : "BERT 4 layers, hidden 256, 4 heads, FFN 1024, vocab 2048, batch 8 x 128";
@@ -370,7 +370,7 @@ static int kernel_rows(rowset *s, const xs_device corners[2], int quick)
     return XS_OK;
 }
 
-int xs_cpu_check(const xs_device *dev, const xs_cpu_check_opts *o, xs_vrow **rows, size_t *n,
+int xs_cpu_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **rows, size_t *n,
                  xs_error *err)
 {
     *rows = NULL;
@@ -386,6 +386,9 @@ int xs_cpu_check(const xs_device *dev, const xs_cpu_check_opts *o, xs_vrow **row
                             "validate --backend cpu: device %s was calibrated for %lld cores, "
                             "this host has %d",
                             dev->id, (long long)dev->cpu.cores, f->cores);
+    if (o->log)
+        fprintf(o->log, "validate: running %s, fp32 then bf16, and single kernels on %lld cores\n",
+                model_text(o->quick), (long long)dev->cpu.cores);
     if (o->log && strcmp(dev->cpu.cpu_model, f->model) != 0)
         fprintf(o->log, "validate: warning: device %s was calibrated on \"%s\", this is \"%s\"\n",
                 dev->id, dev->cpu.cpu_model, f->model);

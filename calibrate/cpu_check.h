@@ -10,21 +10,13 @@
 #ifndef XS_CAL_CPU_CHECK_H
 #define XS_CAL_CPU_CHECK_H
 
-#include <stdio.h>
+#include <stddef.h>
 
+#include "backends.h"
 #include "device.h"
 #include "validate.h"
 
-typedef struct {
-    int quick; /* a smaller model, fewer steps and kernels */
-    FILE *log; /* progress lines; NULL: silent */
-} xs_cpu_check_opts;
-
-/* The BERT configurations the check trains, as text for the report. */
-const char *xs_cpu_check_model(int quick);
-
-/* Rows are allocated (caller frees); their file is "cpu-check". */
-int xs_cpu_check(const xs_device *dev, const xs_cpu_check_opts *o, xs_vrow **rows, size_t *n,
+int xs_cpu_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **rows, size_t *n,
                  xs_error *err);
 
 #endif

@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "predict.h"
+#include "job.h"
 #include "scenario.h"
-#include "workload.h"
 
 #define MAX_CANDIDATES 48
 /* "b.s a multiple of a large power of two" (training-math.md); 128 rows is
@@ -24,10 +23,10 @@ typedef struct {
     const char *path;
     const char *const *sets;
     int nsets;
-} job;
+} query;
 
 /* Predict the scenario with extra overrides; samples/s and parameters. */
-static int evaluate(const job *j, const char (*extra)[64], int nextra, double *sps,
+static int evaluate(const query *j, const char (*extra)[64], int nextra, double *sps,
                     double *params, xs_error *err)
 {
     const char *all[MAX_SETS + 2];
@@ -37,21 +36,17 @@ static int evaluate(const job *j, const char (*extra)[64], int nextra, double *s
         all[i] = j->sets[i];
     for (int i = 0; i < nextra; i++)
         all[j->nsets + i] = extra[i];
-    xs_scenario s;
-    xs_workload wl;
-    xs_prediction p;
-    int rc = xs_scn_load(j->path, all, j->nsets + nextra, &s, err);
+    xs_job one;
+    xs_job_init(&one);
+    one.dev = *j->dev;
+    int rc = xs_job_scenario(&one, j->path, all, j->nsets + nextra, err);
     if (!rc)
-        rc = xs_wl_build(&s, &wl, err);
-    if (rc)
-        return rc;
-    rc = xs_predict(j->dev, &s, &wl, &p, err);
+        rc = xs_job_predict(&one, 0, err);
     if (!rc) {
-        *sps = p.samples_per_s;
-        *params = wl.params;
-        xs_prediction_free(&p);
+        *sps = one.p.samples_per_s;
+        *params = one.wl.params;
     }
-    xs_wl_free(&wl);
+    xs_job_free(&one);
     return rc;
 }
 
@@ -178,7 +173,7 @@ static int by_speedup(const void *x, const void *y)
 int xs_advise(const xs_device *dev, const char *scn_path, const char *const *sets, int nsets,
               double tol_pct, xs_advice *base, xs_advice **out, size_t *n, xs_error *err)
 {
-    job j = {dev, scn_path, sets, nsets};
+    query j = {dev, scn_path, sets, nsets};
     xs_scenario s;
     int rc = xs_scn_load(scn_path, sets, nsets, &s, err);
     if (rc)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "paths.h"
 
 #define INT(path, req, lo, hi, member, help) \
     {path, XS_F_INT, req, lo, hi, 0, NULL, offsetof(xs_scenario, member), 0, help}
@@ -358,4 +359,12 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
     if (rc == XS_OK)
         *scn = s;
     return rc;
+}
+
+int xs_scn_open(const char *id_or_path, const char *const *overrides, int n, xs_scenario *scn,
+                xs_error *err)
+{
+    char path[PATH_MAX];
+    int rc = xs_resolve("scenarios", id_or_path, path, sizeof path, err);
+    return rc ? rc : xs_scn_load(path, overrides, n, scn, err);
 }

@@ -80,6 +80,10 @@ typedef struct {
 int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
                 xs_error *err);
 
+/* xs_resolve("scenarios", id_or_path) then xs_scn_load. */
+int xs_scn_open(const char *id_or_path, const char *const *overrides, int n, xs_scenario *scn,
+                xs_error *err);
+
 /* The schema table, for `--help` and documentation. */
 const xs_field *xs_scn_fields(size_t *n);
 

@@ -12,9 +12,7 @@
 #include "device.h"
 #include "fileio.h"
 #include "gemm.h"
-#include "paths.h"
-#include "predict.h"
-#include "scenario.h"
+#include "job.h"
 #include "workload.h"
 
 #define MEASURED_HEADER "device,scenario,set,metric,value,source"
@@ -314,7 +312,7 @@ static int predict_optimizer(const xs_device *dev, xs_vrow *r, double *t, double
 static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, double *lo,
                             double *hi, double *matmul_share)
 {
-    char path[PATH_MAX], sets_buf[512];
+    char sets_buf[512];
     const char *sets[64];
     int n = 0;
     xs_error err;
@@ -323,45 +321,38 @@ static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, doubl
          tok = strtok_r(NULL, ";", &save))
         if (!blank(tok))
             sets[n++] = tok;
-    xs_scenario s;
-    xs_workload wl;
-    xs_prediction p;
-    if (xs_resolve("scenarios", r->scenario, path, sizeof path, &err) ||
-        xs_scn_load(path, sets, n, &s, &err) || xs_wl_build(&s, &wl, &err)) {
+    xs_job j;
+    xs_job_init(&j);
+    j.dev = *dev;
+    if (xs_job_scenario(&j, r->scenario, sets, n, &err) || xs_job_predict(&j, 1, &err)) {
         snprintf(r->reason, sizeof r->reason, "%s", err.msg);
+        xs_job_free(&j);
         return -1;
     }
-    int rc = xs_predict(dev, &s, &wl, &p, &err);
-    if (!rc)
-        rc = xs_predict_band(dev, &s, &wl, &p, &err);
-    if (rc) {
-        snprintf(r->reason, sizeof r->reason, "%s", err.msg);
-        xs_wl_free(&wl);
-        return -1;
-    }
-    *matmul_share = p.step_time_s > 0 ? p.matmul_time_s / p.step_time_s : 0;
-    double tokens = (double)s.train.seq;
+    const xs_prediction *p = &j.p;
+    *matmul_share = p->step_time_s > 0 ? p->matmul_time_s / p->step_time_s : 0;
+    double tokens = (double)j.s.train.seq;
+    int rc = 0;
     if (strcmp(r->metric, "samples_per_s") == 0) {
-        *val = p.samples_per_s;
-        *lo = p.samples_per_s_low;
-        *hi = p.samples_per_s_high;
+        *val = p->samples_per_s;
+        *lo = p->samples_per_s_low;
+        *hi = p->samples_per_s_high;
     } else if (strcmp(r->metric, "tokens_per_s") == 0) {
-        *val = p.tokens_per_s;
-        *lo = p.samples_per_s_low * tokens;
-        *hi = p.samples_per_s_high * tokens;
+        *val = p->tokens_per_s;
+        *lo = p->samples_per_s_low * tokens;
+        *hi = p->samples_per_s_high * tokens;
     } else if (strcmp(r->metric, "step_time_s") == 0) {
-        *val = p.step_time_s;
-        *lo = p.step_time_low_s;
-        *hi = p.step_time_high_s;
+        *val = p->step_time_s;
+        *lo = p->step_time_low_s;
+        *hi = p->step_time_high_s;
     } else {
         snprintf(r->reason, sizeof r->reason,
                  "metric 'time_s' is for single kernels; a scenario row needs samples_per_s, "
                  "tokens_per_s or step_time_s");
         rc = -1;
     }
-    xs_prediction_free(&p);
-    xs_wl_free(&wl);
-    return rc ? -1 : 0;
+    xs_job_free(&j);
+    return rc;
 }
 
 /* measured step time = predicted (share + (1 - share) rest): solved for rest. */

@@ -1,0 +1,50 @@
+/* backends.h — the calibration backends, one const table: each runs real
+ * kernels on some hardware, fits a device class's cost model to them and
+ * writes a device file of that class (`xpusim calibrate --backend NAME`),
+ * and checks such a file against fresh runs of a training step and of
+ * kernels the fit never saw (`xpusim validate --backend NAME -d DEVICE`).
+ * Adding a backend (cuda next) adds a slot here, not a branch in the CLI. */
+#ifndef XS_CAL_BACKENDS_H
+#define XS_CAL_BACKENDS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "device.h"
+#include "error.h"
+#include "validate.h"
+
+typedef struct {
+    int quick;                /* fewer sizes and shapes, shorter timing caps */
+    int threads;              /* cores (or devices) to calibrate for; 0: all */
+    const char *out;          /* device file to write */
+    const char *measurements; /* CSV of every measurement; NULL: <out stem>.measurements.csv */
+    const char *command;      /* the command line, kept as provenance */
+    FILE *log;                /* progress lines; NULL: silent */
+} xs_cal_run_opts;
+
+typedef struct {
+    int quick; /* a smaller model, fewer steps and kernels */
+    FILE *log; /* progress lines; NULL: silent */
+} xs_cal_check_opts;
+
+typedef struct {
+    const char *name;         /* --backend NAME */
+    const char *device_class; /* the class of the device files it writes and checks */
+    const char *summary;      /* what it calibrates, a few words for --help */
+    const char *calibrate_doc; /* what `calibrate` measures and fits, for --help */
+    const char *check_doc;     /* what `validate --backend` runs, for --help */
+    int (*calibrate)(const xs_cal_run_opts *o, xs_error *err);
+    /* Rows are allocated (caller frees), one per kernel name per step, per
+     * step and per single kernel, each with its measurement's spread. */
+    int (*check)(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **rows, size_t *n,
+                 xs_error *err);
+} xs_cal_backend;
+
+/* The backend called name, or NULL. */
+const xs_cal_backend *xs_cal_backend_find(const char *name);
+
+/* The i-th backend, or NULL past the end. */
+const xs_cal_backend *xs_cal_backend_at(int i);
+
+#endif

@@ -1,0 +1,83 @@
+/* cli.h — what the `xpusim` sub-commands share: exit codes, error lines,
+ * the common options (-d -s --set --format -o --tolerance), writing a
+ * report, and the commands themselves (one file each, cmd_*.c). The CLI is
+ * the only place that decides exit codes and the only part of xpusim that
+ * reaches calibrate/; the library (sim/) never includes this folder. */
+#ifndef XS_CLI_H
+#define XS_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backends.h"
+#include "device.h"
+#include "error.h"
+#include "report.h"
+#include "schema.h"
+#include "strbuf.h"
+
+#define XPUSIM_VERSION "0.1.0"
+#define DEFAULT_DEVICE "a100-sxm4-80gb"
+#define DEFAULT_SCENARIO "bert-large-squad"
+#define MAX_SETS 64
+
+enum { EXIT_DATA = 1, EXIT_USAGE = 2 };
+
+/* Print "xpusim: error: msg" and return code. */
+int cli_fail(int code, const char *msg);
+/* The same for a library error: usage errors exit 2, data errors 1. */
+int cli_fail_err(const xs_error *err);
+/* getopt's report of a bad option of command cmd: c is ':' (a value is
+ * missing) or anything else (an unknown option). */
+int cli_bad_option(const char *cmd, int c, char **argv);
+/* A word left over after a command's options. */
+int cli_extra_argument(const char *cmd, const char *arg);
+
+/* The options most commands share; device and scenario stay NULL unless
+ * given (the command picks its default). */
+typedef struct {
+    const char *device, *scenario, *output;
+    const char *sets[MAX_SETS];
+    int nsets;
+    xs_format format;
+    double tolerance; /* advise: percent of the parameter count */
+    int help;
+} cli_options;
+
+/* Parse the shared options a command allows (getopt letters in allowed:
+ * d s S f o h T) and print its help if asked. Returns 1 when the command is
+ * done (help shown or bad usage), with *rc its exit code. */
+int cli_begin(int argc, char **argv, cli_options *o, const char *allowed,
+              void (*usage)(FILE *), int *rc);
+
+/* Write the report to output (atomically) or stdout; 0 or an exit code. */
+int cli_deliver(xs_strbuf *sb, const char *output);
+
+/* A positive integer option value in [1, max], or a usage error. */
+int cli_parse_dim(const char *name, const char *text, int64_t max, int64_t *out);
+
+/* Load every device named in list ("a,b,c"), or all when list is NULL;
+ * *out (count of them) is the caller's to free. */
+int cli_load_devices(const char *list, xs_device **out, size_t *count, xs_error *err);
+
+/* The calibration backend called name for command cmd, or NULL after a
+ * usage error (a missing or unknown name, listing the known) with *rc its
+ * exit code. */
+const xs_cal_backend *cli_cal_backend(const char *cmd, const char *name, int *rc);
+
+/* The scenario keys --set accepts, with what each expects. */
+void cli_print_set_keys(FILE *out);
+/* Schema rows as help lines. */
+void cli_print_fields(FILE *out, const xs_field *f, size_t n);
+
+int cli_predict(int argc, char **argv);
+int cli_workload(int argc, char **argv);
+int cli_compare(int argc, char **argv);
+int cli_gemm(int argc, char **argv);
+int cli_advise(int argc, char **argv);
+int cli_validate(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
+int cli_devices(int argc, char **argv);
+int cli_scenarios(int argc, char **argv);
+
+#endif

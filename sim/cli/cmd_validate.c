@@ -1,0 +1,229 @@
+/* cmd_validate.c — `xpusim validate`: predicted against measured, from
+ * measured-run CSV files, a profiler trace of one step, or a calibration
+ * backend's own runs of real kernels on this machine. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "backends.h"
+#include "job.h"
+#include "trace.h"
+#include "validate.h"
+
+#define MAX_MEASURED 16
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: xpusim validate --measured FILE.csv [--measured FILE.csv]...\n"
+            "                       [--format table|json|csv] [-o FILE]\n"
+            "       xpusim validate --trace TRACE.json -d DEVICE -s SCENARIO [--set K=V]...\n"
+            "                       [--format table|json|csv] [-o FILE]\n"
+            "       xpusim validate --backend NAME -d DEVICE [--quick]\n"
+            "                       [--format table|json|csv] [-o FILE]\n\n"
+            "Reads measured runs in the measured-run format (header\n"
+            "device,scenario,set,metric,value,source; `set` holds ';'-separated key=value\n"
+            "overrides) and predicts every row: whole fine-tuning scenarios (metric\n"
+            "samples_per_s, tokens_per_s or step_time_s) and single kernels (scenario '-',\n"
+            "metric time_s) with set op=gemm;m=..;n=..;k=..;ta=N|T;tb=N|T;dtype=..\n"
+            "[;batch=..][;layout=col|row] (col, the BLAS convention, by default) or\n"
+            "op=optimizer;optimizer=..;fused=0|1;params=N[;tensors=N][;state_bytes=4].\n"
+            "Prints per row predicted, measured, signed error and the uncertainty band, then\n"
+            "the count, MAPE, median and max absolute error overall, per file, per device\n"
+            "and per metric. A row that cannot be parsed or predicted is listed with its\n"
+            "reason and counted apart.\n\n"
+            "Where the error sits: a scenario row also gets matmul_share_pct, the share of\n"
+            "the predicted step spent in GEMM, batched-GEMM and fused-attention kernels, and\n"
+            "rest_factor, how many times longer than predicted the rest of the step (every\n"
+            "other kernel and the host wait) must have run to give the measurement if the\n"
+            "matmuls were predicted right (1: no error there; 1.3: the rest ran 30%% longer).\n"
+            "Zero or less: the predicted matmuls alone outlast the measured step, so they\n"
+            "are too slow. Summaries give its median. It assumes the matmul time is right:\n"
+            "compare rows with different matmul shares, or a trace (--trace), before\n"
+            "trusting it.\n\n"
+            "With --trace, TRACE.json is a PyTorch profiler Chrome trace (export_chrome_trace)\n"
+            "of one training step of SCENARIO on DEVICE: its GPU kernels are classified by\n"
+            "name (gemm, attention, softmax, norm, elementwise, copy, reduce, embed, loss,\n"
+            "optimizer), matched to the predicted launches of each class, and compared per\n"
+            "class (metric kernel_time_s:CLASS) and for the whole step (the kernels' span).\n\n");
+    const xs_cal_backend *b;
+    for (int i = 0; (b = xs_cal_backend_at(i)) != NULL; i++)
+        fprintf(out, "%s\n", b->check_doc);
+    fprintf(out,
+            "Exit status: 0 when every row was predicted, 1 when any row could not be\n"
+            "(the report is still written), 2 for bad usage.\n\n"
+            "JSON: rows[] {file, line, device, scenario, set, metric, measured,\n"
+            "[measured_iqr_pct,] predicted, low, high, error_pct, [matmul_share_pct,\n"
+            "rest_factor] | error}, summary {n, mape_pct, median_abs_pct, max_abs_pct,\n"
+            "mean_signed_pct, in_band_pct, [rest_factor_median,] failed}, by_device,\n"
+            "by_metric, by_file.\n");
+}
+
+/* Predict scenario on device and line the prediction up with a measured
+ * trace of one step: one row per kernel class and one for the step. */
+static int validate_trace(const char *trace, const char *device, const char *scenario,
+                          const char *const *sets, int nsets, xs_vrow **rows, size_t *n,
+                          xs_error *err)
+{
+    char setline[512] = "";
+    xs_trace t;
+    xs_job j;
+    xs_job_init(&j);
+    int rc = xs_trace_load(trace, &t, err);
+    if (!rc)
+        rc = xs_dev_open(device, &j.dev, err);
+    if (!rc)
+        rc = xs_job_scenario(&j, scenario, sets, nsets, err);
+    if (!rc)
+        rc = xs_job_predict(&j, 1, err);
+    for (int i = 0, used = 0; !rc && i < nsets && used < (int)sizeof setline; i++)
+        used += snprintf(setline + used, sizeof setline - (size_t)used, "%s%s", i ? ";" : "",
+                         sets[i]);
+    if (!rc)
+        rc = xs_trace_rows(&t, trace, &j.dev, j.s.id, setline, &j.wl, &j.p, rows, n, err);
+    xs_job_free(&j);
+    return rc;
+}
+
+/* Exit status of a finished validation: its report delivered, and every
+ * row predicted. */
+static int finish_validate(xs_vrow *rows, size_t n, xs_format fmt, const char *output)
+{
+    xs_strbuf sb = {0};
+    xs_report_validate(&sb, fmt, rows, n);
+    int rc = cli_deliver(&sb, output);
+    xs_sb_free(&sb);
+    size_t failed = 0;
+    for (size_t i = 0; i < n; i++)
+        failed += !rows[i].ok;
+    free(rows);
+    if (rc == 0 && failed) {
+        fprintf(stderr, "xpusim: error: %zu of %zu measured rows could not be predicted (listed "
+                        "in the report)\n", failed, n);
+        rc = EXIT_DATA;
+    }
+    return rc;
+}
+
+/* validate --backend NAME: run real kernels here and predict them. */
+static int validate_backend(const char *name, const char *device, int quick, int other,
+                            xs_format fmt, const char *output)
+{
+    int rc;
+    const xs_cal_backend *b = cli_cal_backend("validate", name, &rc);
+    if (!b)
+        return rc;
+    char msg[512];
+    if (other) {
+        snprintf(msg, sizeof msg,
+                 "validate: --backend %s runs its own training step and kernels; --measured, "
+                 "--trace, -s and --set do not go with it",
+                 b->name);
+        return cli_fail(EXIT_USAGE, msg);
+    }
+    if (!device) {
+        snprintf(msg, sizeof msg,
+                 "validate: --backend %s needs -d DEVICE, a device file written by `xpusim "
+                 "calibrate --backend %s`",
+                 b->name, b->name);
+        return cli_fail(EXIT_USAGE, msg);
+    }
+    xs_error err;
+    xs_device dev;
+    if (xs_dev_open(device, &dev, &err))
+        return cli_fail_err(&err);
+    if (strcmp(xs_backend_of(&dev)->name, b->device_class) != 0) {
+        snprintf(msg, sizeof msg,
+                 "validate --backend %s: device %s is not a %s device (make one with `xpusim "
+                 "calibrate --backend %s`)",
+                 b->name, dev.id, b->device_class, b->name);
+        return cli_fail(EXIT_USAGE, msg);
+    }
+    xs_cal_check_opts o = {quick, stderr};
+    xs_vrow *rows;
+    size_t n;
+    if (b->check(&dev, &o, &rows, &n, &err))
+        return cli_fail_err(&err);
+    return finish_validate(rows, n, fmt, output);
+}
+
+int cli_validate(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        {"measured", required_argument, 0, 'm'}, {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
+        {"trace", required_argument, 0, 't'},    {"device", required_argument, 0, 'd'},
+        {"scenario", required_argument, 0, 's'}, {"set", required_argument, 0, 'S'},
+        {"backend", required_argument, 0, 'b'},  {"quick", no_argument, 0, 'q'},
+        {0, 0, 0, 0}};
+    const char *files[MAX_MEASURED], *output = NULL, *trace = NULL, *device = NULL,
+                                     *scenario = NULL, *sets[MAX_SETS], *backend = NULL;
+    int nfiles = 0, nsets = 0, quick = 0;
+    xs_format fmt = XS_FMT_TABLE;
+    optind = 1;
+    opterr = 0;
+    int c;
+    char msg[256];
+    while ((c = getopt_long(argc, argv, ":f:o:hd:s:", longs, NULL)) != -1) {
+        switch (c) {
+        case 't': trace = optarg; break;
+        case 'b': backend = optarg; break;
+        case 'q': quick = 1; break;
+        case 'd': device = optarg; break;
+        case 's': scenario = optarg; break;
+        case 'S':
+            if (nsets == MAX_SETS)
+                return cli_fail(EXIT_USAGE, "too many --set options (at most 64)");
+            sets[nsets++] = optarg;
+            break;
+        case 'm':
+            if (nfiles == MAX_MEASURED)
+                return cli_fail(EXIT_USAGE, "validate: at most 16 --measured files");
+            files[nfiles++] = optarg;
+            break;
+        case 'o': output = optarg; break;
+        case 'f': {
+            int idx = xs_choice_index(XS_FORMAT_CHOICES, optarg);
+            if (idx < 0) {
+                snprintf(msg, sizeof msg, "--format must be one of table|json|csv, got '%s'",
+                         optarg);
+                return cli_fail(EXIT_USAGE, msg);
+            }
+            fmt = (xs_format)idx;
+            break;
+        }
+        case 'h': usage(stdout); return 0;
+        default: return cli_bad_option(argv[0], c, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_extra_argument(argv[0], argv[optind]);
+    if (backend)
+        return validate_backend(backend, device, quick, nfiles || trace || scenario || nsets,
+                                fmt, output);
+    if (quick)
+        return cli_fail(EXIT_USAGE, "validate: --quick goes with --backend cpu");
+    if (nfiles == 0 && !trace)
+        return cli_fail(EXIT_USAGE, "validate: give --measured FILE.csv, --trace TRACE.json or "
+                                "--backend cpu -d DEVICE (see --help)");
+    if (nfiles && trace)
+        return cli_fail(EXIT_USAGE, "validate: --measured and --trace are separate runs");
+    if ((device || scenario || nsets) && !trace)
+        return cli_fail(EXIT_USAGE, "validate: -d, -s and --set go with --trace (a measured-run "
+                                "CSV names its own devices and scenarios)");
+    if (trace && (!device || !scenario))
+        return cli_fail(EXIT_USAGE, "validate: --trace needs the -d DEVICE and -s SCENARIO it ran");
+    xs_error err;
+    xs_vrow *rows;
+    size_t n;
+    if (trace) {
+        if (validate_trace(trace, device, scenario, sets, nsets, &rows, &n, &err))
+            return cli_fail_err(&err);
+    } else if (xs_validate_files(files, nfiles, &rows, &n, &err)) {
+        return cli_fail_err(&err);
+    }
+    return finish_validate(rows, n, fmt, output);
+}

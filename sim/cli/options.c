@@ -1,0 +1,217 @@
+/* options.c — what the sub-commands share (cli.h). */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"
+#include "fileio.h"
+#include "paths.h"
+#include "scenario.h"
+
+int cli_fail(int code, const char *msg)
+{
+    fprintf(stderr, "xpusim: error: %s\n", msg);
+    return code;
+}
+
+int cli_fail_err(const xs_error *err)
+{
+    return cli_fail(err->code == XS_EARG ? EXIT_USAGE : EXIT_DATA, err->msg);
+}
+
+/* getopt's report of a bad option of command cmd: c is ':' (a value is
+ * missing) or anything else (an unknown option). */
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+    char msg[256];
+    if (c == ':')
+        snprintf(msg, sizeof msg, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
+    else
+        snprintf(msg, sizeof msg, "%s: unknown option '%s' (see --help)", cmd, argv[optind - 1]);
+    return cli_fail(EXIT_USAGE, msg);
+}
+
+int cli_extra_argument(const char *cmd, const char *arg)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s: unexpected argument '%s' (see --help)", cmd, arg);
+    return cli_fail(EXIT_USAGE, msg);
+}
+
+void cli_print_set_keys(FILE *out)
+{
+    size_t n;
+    const xs_field *f = xs_scn_fields(&n);
+    fprintf(out, "Scenario keys for --set (validated like the file):\n");
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(f[i].path, "id") == 0 || strcmp(f[i].path, "description") == 0 ||
+            strcmp(f[i].path, "source") == 0)
+            continue;
+        char want[160];
+        xs_schema_expect(&f[i], want, sizeof want);
+        fprintf(out, "  %-22s %s\n  %-22s   (%s)\n", f[i].path, f[i].help, "", want);
+    }
+}
+
+void cli_print_fields(FILE *out, const xs_field *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char want[160];
+        xs_schema_expect(&f[i], want, sizeof want);
+        fprintf(out, "  %-32s %s%s (%s)\n", f[i].path, f[i].required ? "" : "[optional] ",
+                f[i].help, want);
+    }
+}
+
+/* Parse the options shared by the sub-commands; returns 0 or an exit code. */
+static int parse_options(int argc, char **argv, cli_options *o, const char *allowed)
+{
+    static const struct option longs[] = {
+        {"device", required_argument, 0, 'd'}, {"scenario", required_argument, 0, 's'},
+        {"set", required_argument, 0, 'S'},    {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
+        {"tolerance", required_argument, 0, 'T'}, {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o); /* device and scenario stay NULL unless given */
+    o->tolerance = 5;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":d:s:f:o:h", longs, NULL)) != -1) {
+        char msg[256];
+        if (c != '?' && c != ':' && !strchr(allowed, c)) {
+            snprintf(msg, sizeof msg, "%s: option '%s' does not apply here (see --help)",
+                     argv[0], argv[optind - 1]);
+            return cli_fail(EXIT_USAGE, msg);
+        }
+        switch (c) {
+        case 'd': o->device = optarg; break;
+        case 's': o->scenario = optarg; break;
+        case 'o': o->output = optarg; break;
+        case 'h': o->help = 1; break;
+        case 'T': {
+            char *end;
+            o->tolerance = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || !(o->tolerance > 0 && o->tolerance <= 50)) {
+                snprintf(msg, sizeof msg, "--tolerance must be a percentage in (0, 50], got '%s'",
+                         optarg);
+                return cli_fail(EXIT_USAGE, msg);
+            }
+            break;
+        }
+        case 'S':
+            if (o->nsets == MAX_SETS)
+                return cli_fail(EXIT_USAGE, "too many --set options (at most 64)");
+            o->sets[o->nsets++] = optarg;
+            break;
+        case 'f': {
+            int idx = xs_choice_index(XS_FORMAT_CHOICES, optarg);
+            if (idx < 0) {
+                snprintf(msg, sizeof msg, "--format must be one of table|json|csv, got '%s'",
+                         optarg);
+                return cli_fail(EXIT_USAGE, msg);
+            }
+            o->format = (xs_format)idx;
+            break;
+        }
+        default: return cli_bad_option(argv[0], c, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_extra_argument(argv[0], argv[optind]);
+    return 0;
+}
+
+int cli_begin(int argc, char **argv, cli_options *o, const char *allowed,
+                 void (*usage)(FILE *), int *rc)
+{
+    *rc = parse_options(argc, argv, o, allowed);
+    if (*rc == 0 && o->help)
+        usage(stdout);
+    return *rc != 0 || o->help;
+}
+
+int cli_deliver(xs_strbuf *sb, const char *output)
+{
+    if (sb->failed)
+        return cli_fail(EXIT_DATA, "out of memory while formatting the report");
+    if (!output) {
+        fwrite(sb->data ? sb->data : "", 1, sb->len, stdout);
+        return fflush(stdout) == 0 ? 0 : cli_fail(EXIT_DATA, "cannot write to stdout");
+    }
+    xs_error err;
+    if (xs_write_atomic(output, sb->data ? sb->data : "", sb->len, &err))
+        return cli_fail_err(&err);
+    return 0;
+}
+
+int cli_parse_dim(const char *name, const char *text, int64_t max, int64_t *out)
+{
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || v < 1 || v > max) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "--%s must be an integer in [1, %lld], got '%s'", name,
+                 (long long)max, text);
+        return cli_fail(EXIT_USAGE, msg);
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_load_devices(const char *list, xs_device **out, size_t *count, xs_error *err)
+{
+    char **ids = NULL;
+    size_t n = 0;
+    int rc = XS_OK;
+    if (!list) {
+        rc = xs_list_ids("devices", &ids, &n, err);
+    } else {
+        char *copy = strdup(list);
+        ids = calloc(strlen(list) / 2 + 2, sizeof *ids);
+        if (!copy || !ids) {
+            free(copy);
+            free(ids);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
+        for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
+            ids[n++] = strdup(tok);
+        free(copy);
+    }
+    if (rc)
+        return rc;
+    xs_device *devs = calloc(n ? n : 1, sizeof *devs);
+    if (!devs)
+        rc = xs_error_set(err, XS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == XS_OK; i++)
+        rc = ids[i] ? xs_dev_open(ids[i], &devs[i], err)
+                    : xs_error_set(err, XS_ENOMEM, "out of memory");
+    xs_ids_free(ids, n);
+    if (rc) {
+        free(devs);
+        return rc;
+    }
+    *out = devs;
+    *count = n;
+    return XS_OK;
+}
+
+const xs_cal_backend *cli_cal_backend(const char *cmd, const char *name, int *rc)
+{
+    char names[128] = "", msg[512];
+    const xs_cal_backend *b;
+    for (int i = 0, used = 0; (b = xs_cal_backend_at(i)) != NULL && used < (int)sizeof names; i++)
+        used += snprintf(names + used, sizeof names - (size_t)used, "%s%s", i ? "|" : "", b->name);
+    b = name ? xs_cal_backend_find(name) : NULL;
+    if (b)
+        return b;
+    if (!name)
+        snprintf(msg, sizeof msg, "%s: give --backend %s (see --help)", cmd, names);
+    else
+        snprintf(msg, sizeof msg,
+                 "%s: --backend must be one of %s (the backends built on this machine), got '%s'",
+                 cmd, names, name);
+    *rc = cli_fail(EXIT_USAGE, msg);
+    return NULL;
+}

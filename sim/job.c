@@ -1,0 +1,30 @@
+/* job.c — see job.h. */
+#include "job.h"
+
+#include <string.h>
+
+void xs_job_init(xs_job *j)
+{
+    memset(j, 0, sizeof *j);
+}
+
+int xs_job_scenario(xs_job *j, const char *scenario, const char *const *sets, int nsets,
+                    xs_error *err)
+{
+    int rc = xs_scn_open(scenario, sets, nsets, &j->s, err);
+    return rc ? rc : xs_wl_build(&j->s, &j->wl, err);
+}
+
+int xs_job_predict(xs_job *j, int band, xs_error *err)
+{
+    int rc = xs_predict(&j->dev, &j->s, &j->wl, &j->p, err);
+    if (!rc && band)
+        rc = xs_predict_band(&j->dev, &j->s, &j->wl, &j->p, err);
+    return rc;
+}
+
+void xs_job_free(xs_job *j)
+{
+    xs_prediction_free(&j->p);
+    xs_wl_free(&j->wl);
+}
