@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "backend.h"
 #include "cpu.h"
 #include "cpu_features.h"
 #include "cpu_gemm.h"
@@ -588,8 +589,9 @@ static void stem_of(const char *path, char *dst, size_t size)
         *dot = '\0';
 }
 
-static cJSON *device_json(const cal *c, const results *R, const char *id,
-                          const char *meas_path)
+/* The fitted model as a device: every number the CPU schema stores, rounded
+ * to what the fits can tell apart. */
+static void fill_device(const cal *c, const results *R, const char *id, xs_device *d)
 {
     const xs_cpu_features *f = R->f;
     int N = c->N, ti_1 = 0, ti_n = R->bw.nthreads - 1;
@@ -612,117 +614,127 @@ static cJSON *device_json(const cal *c, const results *R, const char *id,
     double pack = g->coef[6] > 0 ? 1 / g->coef[6] / 1e9 : 1000;
     double pack_s = g->coef[7] > 0 ? 1 / g->coef[7] / 1e9 : 1000;
 
+    memset(d, 0, sizeof *d);
+    xs_backend_find("cpu", &d->cls);
+    snprintf(d->id, sizeof d->id, "%.63s", id); /* length checked before measuring */
+    snprintf(d->name, sizeof d->name, "%s, %d core%s", f->model[0] ? f->model : "CPU", N,
+             N > 1 ? "s" : "");
+    xs_cpu_params *p = &d->cpu;
+    p->cores = N;
+    p->clock_mhz = sig(clock_mhz, 4);
+    d->peak_tflops[XS_FP32] = sig(R->peak_fma / 1e12, 4);
+    d->peak_tflops[XS_BF16] = sig(peak_bf16 / 1e12, 4);
+    snprintf(p->isa, sizeof p->isa, "%s", isa_name(f));
+    snprintf(p->cpu_model, sizeof p->cpu_model, "%s", f->model[0] ? f->model : "unknown");
+    d->mem_capacity_gb = sig(phys_mem_bytes() / 1e9, 3);
+    p->l2_kb_per_core = c->l2_core / 1024;
+    p->llc_mb = sig(bw->llc_bytes / 1048576, 3);
+    p->bw_l2_core = sig(bw->l2[ti_1].bw / 1e9, 4);
+    p->bw_l2_core_sd = sig(bw->l2[ti_1].bw_sd / 1e9, 2);
+    p->bw_l2_read_core = sig(bw->l2_read.bw / 1e9, 4);
+    p->bw_llc_core = sig(bw->llc[ti_1].bw / 1e9, 4);
+    p->bw_llc_core_sd = sig(bw->llc[ti_1].bw_sd / 1e9, 2);
+    p->bw_dram_core = sig(bw->dram[ti_1].bw / 1e9, 4);
+    p->bw_dram_core_sd = sig(bw->dram[ti_1].bw_sd / 1e9, 2);
+    p->bw_dram_all = sig(bw->dram[ti_n].bw / 1e9, 4);
+    p->bw_dram_all_sd = sig(bw->dram[ti_n].bw_sd / 1e9, 2);
+    /* not measurable here: the cores' share of a Xeon Platinum 8480+ */
+    d->tdp_w = sig(350.0 / 56 * N, 3);
+    d->idle_w = sig(0.3 * 350.0 / 56 * N, 3);
+    d->power_memory_frac = 0.5;
+    d->price_usd_per_hour = sig(0.089 * N, 3);
+    snprintf(d->price_provider, sizeof d->price_provider,
+             "AWS c7i (1 physical core = 2 vCPU), us-east-1");
+    snprintf(d->price_as_of, sizeof d->price_as_of, "2026-09");
+    /* the blocking of kernels/cpu/gemm_bf16.c and gemm_f32.c */
+    snprintf(p->tiles_text, sizeof p->tiles_text, "32x32/2");
+    p->k_bytes_bf16 = 64;
+    p->k_bytes_fp32 = 4;
+    p->gemm_eff_bf16 = sig(eff[0], 4);
+    p->gemm_eff_bf16_sd = sig(eff_sd[0], 2);
+    p->gemm_eff_fp32 = sig(eff[1], 4);
+    p->gemm_eff_fp32_sd = sig(eff_sd[1], 2);
+    p->block_ns_bf16 = sig(block_ns[0], 4);
+    p->block_ns_fp32 = sig(block_ns[1], 4);
+    p->gemm_call_us_bf16 = sig(g->coef[0] * 1e6, 4);
+    p->gemm_call_us_fp32 = sig(g->coef[1] * 1e6, 4);
+    p->pack_gbs_core = sig(pack, 4);
+    p->pack_transposed_gbs_core = sig(pack_s, 4);
+    p->cold_gbs_core_bf16 = sig(g->coef[8] > 0 ? 1 / g->coef[8] / 1e9 : 1000, 4);
+    p->cold_gbs_core_fp32 = sig(g->coef[9] > 0 ? 1 / g->coef[9] / 1e9 : 1000, 4);
+    p->fork_us = sig(R->fork_s * 1e6, 3);
+    for (int fn = 0; fn < XS_FN_COUNT; fn++) {
+        const xs_fit *kf = &R->kern[fn];
+        p->k[fn].ns_per_elem = sig(fmax(kf->coef[1] * 1e9, 1e-4), 4);
+        p->k[fn].ns_per_elem_sd = sig(kf->sd[1] * 1e9, 2);
+        p->k[fn].ns_per_elem_hot = sig(fmax(kf->coef[2] * 1e9, 1e-4), 4);
+        p->k[fn].overhead_us = sig(kf->coef[0] * 1e6, 3);
+    }
+}
+
+/* Put a string at a dotted path of doc ("memory.source"). */
+static void note(cJSON *doc, const char *obj, const char *key, const char *text)
+{
+    cJSON *o = obj ? cJSON_GetObjectItemCaseSensitive(doc, obj) : doc;
+    if (obj && !o)
+        o = cJSON_AddObjectToObject(doc, obj);
+    cJSON_AddStringToObject(o, key, text);
+}
+
+/* The file's text: where each group of numbers comes from, and the
+ * calibration's provenance (host, date, command, kernel versions, fits). */
+static cJSON *notes_json(const cal *c, const results *R, const char *meas_path)
+{
+    const xs_cpu_features *f = R->f;
+    const bw_result *bw = &R->bw;
     char date[16], host[128] = "unknown";
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
     gethostname(host, sizeof host - 1);
 
     cJSON *d = cJSON_CreateObject();
-    cJSON_AddStringToObject(d, "id", id);
-    char name[160];
-    snprintf(name, sizeof name, "%s, %d core%s", f->model[0] ? f->model : "CPU", N,
-             N > 1 ? "s" : "");
-    cJSON_AddStringToObject(d, "name", name);
-    cJSON_AddStringToObject(d, "class", "cpu");
-    cJSON_AddStringToObject(d, "note", "written by xpusim calibrate --backend cpu; every model "
-                                       "number below was measured on this host and fitted by "
-                                       "least squares (see calibration)");
-    cJSON *co = cJSON_AddObjectToObject(d, "compute");
-    cJSON_AddNumberToObject(co, "cores", N);
-    cJSON_AddNumberToObject(co, "clock_mhz", sig(clock_mhz, 4));
-    cJSON_AddNumberToObject(co, "peak_fp32_tflops", sig(R->peak_fma / 1e12, 4));
-    cJSON_AddNumberToObject(co, "peak_bf16_tflops", sig(peak_bf16 / 1e12, 4));
-    cJSON_AddStringToObject(co, "isa", isa_name(f));
-    cJSON_AddStringToObject(co, "cpu_model", f->model[0] ? f->model : "unknown");
-    cJSON_AddStringToObject(co, "source",
-                            "measured: in-core peaks from chains of independent AVX-512 FMAs "
-                            "and AMX TDPBF16PS on registers (kernels/cpu/peak.c), all cores; "
-                            "clock_mhz = FMA peak per core / 64 FLOP/cycle (2 FMA ports x 16 "
-                            "lanes x 2, shared/reference/datasheets.md section 3)");
-    cJSON *me = cJSON_AddObjectToObject(d, "memory");
-    cJSON_AddNumberToObject(me, "capacity_gb", sig(phys_mem_bytes() / 1e9, 3));
-    cJSON_AddNumberToObject(me, "l2_kb_per_core", c->l2_core / 1024);
-    cJSON_AddNumberToObject(me, "llc_mb", sig(bw->llc_bytes / 1048576, 3));
-    cJSON_AddNumberToObject(me, "bw_l2_gbs_per_core", sig(bw->l2[ti_1].bw / 1e9, 4));
-    cJSON_AddNumberToObject(me, "bw_l2_gbs_per_core_sd", sig(bw->l2[ti_1].bw_sd / 1e9, 2));
-    cJSON_AddNumberToObject(me, "bw_l2_read_gbs_per_core", sig(bw->l2_read.bw / 1e9, 4));
-    cJSON_AddNumberToObject(me, "bw_llc_gbs_per_core", sig(bw->llc[ti_1].bw / 1e9, 4));
-    cJSON_AddNumberToObject(me, "bw_llc_gbs_per_core_sd", sig(bw->llc[ti_1].bw_sd / 1e9, 2));
-    cJSON_AddNumberToObject(me, "bw_dram_gbs_per_core", sig(bw->dram[ti_1].bw / 1e9, 4));
-    cJSON_AddNumberToObject(me, "bw_dram_gbs_per_core_sd", sig(bw->dram[ti_1].bw_sd / 1e9, 2));
-    cJSON_AddNumberToObject(me, "bw_dram_gbs", sig(bw->dram[ti_n].bw / 1e9, 4));
-    cJSON_AddNumberToObject(me, "bw_dram_gbs_sd", sig(bw->dram[ti_n].bw_sd / 1e9, 2));
-    cJSON_AddStringToObject(me, "source",
-                            "measured: STREAM triad (16 bytes an element with the write-"
-                            "allocate read of a; STREAM itself counts 12) swept over working "
-                            "sets from inside L2 to past the last-level cache at 1..N threads; "
-                            "each level's bandwidth is the inverse slope of time against bytes "
-                            "(GSL weighted least squares); llc_mb is where the curve falls "
-                            "halfway from the LLC plateau to the DRAM one; bw_l2_read from a read-only sum inside "
-                            "one core's L2; l2_kb_per_core from sysconf");
-    cJSON *po = cJSON_AddObjectToObject(d, "power");
-    cJSON_AddNumberToObject(po, "tdp_w", sig(350.0 / 56 * N, 3));
-    cJSON_AddNumberToObject(po, "idle_w", sig(0.3 * 350.0 / 56 * N, 3));
-    cJSON_AddNumberToObject(po, "memory_frac", 0.5);
-    cJSON_AddStringToObject(po, "source",
-                            "not measurable here: the cores' share of a Xeon Platinum 8480+ "
-                            "(350 W for 56 cores, shared/reference/datasheets.md section 3)");
-    cJSON_AddStringToObject(po, "note", "idle_w (30% of tdp_w) and memory_frac are stated "
-                                        "defaults; edit them for a metered host");
-    cJSON *pr = cJSON_AddObjectToObject(d, "price");
-    cJSON_AddNumberToObject(pr, "usd_per_hour", sig(0.089 * N, 3));
-    cJSON_AddStringToObject(pr, "provider", "AWS c7i (1 physical core = 2 vCPU), us-east-1");
-    cJSON_AddStringToObject(pr, "as_of", "2026-09");
-    cJSON_AddStringToObject(pr, "source",
-                            "shared/reference/datasheets.md section 3 [G1]: c7i.large about "
-                            "$0.089/h per physical core (marked unverified there), times cores");
-    cJSON *ge = cJSON_AddObjectToObject(d, "gemm");
-    cJSON_AddStringToObject(ge, "tiles", "32x32/2");
-    cJSON_AddNumberToObject(ge, "k_bytes_bf16", 64);
-    cJSON_AddNumberToObject(ge, "k_bytes_fp32", 4);
-    cJSON_AddStringToObject(ge, "source",
-                            "the blocking of kernels/cpu/gemm_bf16.c and gemm_f32.c: 32 x 32 C "
-                            "blocks (2 x 2 AMX 16 x 16 tiles, or 4 x 8-row AVX-512 strips) "
-                            "spread over the cores; the AMX kernel consumes K 32 elements (64 "
-                            "bytes) a step, padding K, the fp32 one K element by element");
-    cJSON *mo = cJSON_AddObjectToObject(d, "model");
-    cJSON_AddNumberToObject(mo, "gemm_efficiency_bf16", sig(eff[0], 4));
-    cJSON_AddNumberToObject(mo, "gemm_efficiency_bf16_sd", sig(eff_sd[0], 2));
-    cJSON_AddNumberToObject(mo, "gemm_efficiency_fp32", sig(eff[1], 4));
-    cJSON_AddNumberToObject(mo, "gemm_efficiency_fp32_sd", sig(eff_sd[1], 2));
-    cJSON_AddNumberToObject(mo, "block_ns_bf16", sig(block_ns[0], 4));
-    cJSON_AddNumberToObject(mo, "block_ns_fp32", sig(block_ns[1], 4));
-    cJSON_AddNumberToObject(mo, "gemm_call_us_bf16", sig(g->coef[0] * 1e6, 4));
-    cJSON_AddNumberToObject(mo, "gemm_call_us_fp32", sig(g->coef[1] * 1e6, 4));
-    cJSON_AddNumberToObject(mo, "pack_gbs_per_core", sig(pack, 4));
-    cJSON_AddNumberToObject(mo, "cold_gbs_per_core_bf16",
-                            sig(g->coef[8] > 0 ? 1 / g->coef[8] / 1e9 : 1000, 4));
-    cJSON_AddNumberToObject(mo, "cold_gbs_per_core_fp32",
-                            sig(g->coef[9] > 0 ? 1 / g->coef[9] / 1e9 : 1000, 4));
-    cJSON_AddNumberToObject(mo, "pack_transposed_gbs_per_core", sig(pack_s, 4));
-    cJSON_AddNumberToObject(mo, "fork_us", sig(R->fork_s * 1e6, 3));
-    cJSON_AddStringToObject(mo, "source",
-                            "fitted: one weighted least-squares fit (GSL, relative residuals, "
-                            "non-negative) of every fp32 and bf16 GEMM of the sweep: time = "
-                            "call + K steps per core x step + blocks per core x block + packed "
-                            "bytes per core / pack rate (contiguous and transposed); efficiency = "
-                            "32x32x32 step FLOPs / step time / per-core peak; block_ns is the "
-                            "block cost less the C store the GEMM model adds; fork_us measured");
-    cJSON *ke = cJSON_AddObjectToObject(d, "kernels");
-    for (int fn = 0; fn < XS_FN_COUNT; fn++) {
-        cJSON *k = cJSON_AddObjectToObject(ke, xs_cpu_fn_name(fn));
-        const xs_fit *kf = &R->kern[fn];
-        cJSON_AddNumberToObject(k, "ns_per_elem", sig(fmax(kf->coef[1] * 1e9, 1e-4), 4));
-        cJSON_AddNumberToObject(k, "ns_per_elem_sd", sig(kf->sd[1] * 1e9, 2));
-        cJSON_AddNumberToObject(k, "ns_per_elem_hot", sig(fmax(kf->coef[2] * 1e9, 1e-4), 4));
-        cJSON_AddNumberToObject(k, "overhead_us", sig(kf->coef[0] * 1e6, 3));
-    }
-    cJSON_AddStringToObject(ke, "source",
-                            "fitted per kernel: time = overhead + elements x ns_per_elem / "
-                            "threads, over three sizes beyond L2 (L2 swept and outputs flushed "
-                            "before each call: cold, ns_per_elem) and two small ones left in L2 "
-                            "(ns_per_elem_hot), one or two row lengths, weighted least squares "
-                            "(GSL)");
+    note(d, NULL, "note", "written by xpusim calibrate --backend cpu; every model "
+                          "number below was measured on this host and fitted by "
+                          "least squares (see calibration)");
+    note(d, "compute", "source",
+         "measured: in-core peaks from chains of independent AVX-512 FMAs "
+         "and AMX TDPBF16PS on registers (kernels/cpu/peak.c), all cores; "
+         "clock_mhz = FMA peak per core / 64 FLOP/cycle (2 FMA ports x 16 "
+         "lanes x 2, shared/reference/datasheets.md section 3)");
+    note(d, "memory", "source",
+         "measured: STREAM triad (16 bytes an element with the write-"
+         "allocate read of a; STREAM itself counts 12) swept over working "
+         "sets from inside L2 to past the last-level cache at 1..N threads; "
+         "each level's bandwidth is the inverse slope of time against bytes "
+         "(GSL weighted least squares); llc_mb is where the curve falls "
+         "halfway from the LLC plateau to the DRAM one; bw_l2_read from a read-only sum inside "
+         "one core's L2; l2_kb_per_core from sysconf");
+    note(d, "power", "source",
+         "not measurable here: the cores' share of a Xeon Platinum 8480+ "
+         "(350 W for 56 cores, shared/reference/datasheets.md section 3)");
+    note(d, "power", "note", "idle_w (30% of tdp_w) and memory_frac are stated "
+                             "defaults; edit them for a metered host");
+    note(d, "price", "source",
+         "shared/reference/datasheets.md section 3 [G1]: c7i.large about "
+         "$0.089/h per physical core (marked unverified there), times cores");
+    note(d, "gemm", "source",
+         "the blocking of kernels/cpu/gemm_bf16.c and gemm_f32.c: 32 x 32 C "
+         "blocks (2 x 2 AMX 16 x 16 tiles, or 4 x 8-row AVX-512 strips) "
+         "spread over the cores; the AMX kernel consumes K 32 elements (64 "
+         "bytes) a step, padding K, the fp32 one K element by element");
+    note(d, "model", "source",
+         "fitted: one weighted least-squares fit (GSL, relative residuals, "
+         "non-negative) of every fp32 and bf16 GEMM of the sweep: time = "
+         "call + K steps per core x step + blocks per core x block + packed "
+         "bytes per core / pack rate (contiguous and transposed); efficiency = "
+         "32x32x32 step FLOPs / step time / per-core peak; block_ns is the "
+         "block cost less the C store the GEMM model adds; fork_us measured");
+    note(d, "kernels", "source",
+         "fitted per kernel: time = overhead + elements x ns_per_elem / "
+         "threads, over three sizes beyond L2 (L2 swept and outputs flushed "
+         "before each call: cold, ns_per_elem) and two small ones left in L2 "
+         "(ns_per_elem_hot), one or two row lengths, weighted least squares "
+         "(GSL)");
     cJSON *ca = cJSON_AddObjectToObject(d, "calibration");
     cJSON_AddStringToObject(ca, "date", date);
     cJSON_AddStringToObject(ca, "host", host);
@@ -759,31 +771,13 @@ static cJSON *device_json(const cal *c, const results *R, const char *id,
         }
     }
     add_fit(fits, "read_l2_t1", &bw->l2_read.fit);
-    add_fit(fits, "gemm", g);
+    add_fit(fits, "gemm", &R->gemm);
     for (int fn = 0; fn < XS_FN_COUNT; fn++) {
         char key[48];
         snprintf(key, sizeof key, "kernel_%s", xs_cpu_fn_name(fn));
         add_fit(fits, key, &R->kern[fn]);
     }
     return d;
-}
-
-static int write_json(cJSON *d, const char *path, xs_error *err)
-{
-    char *text = cJSON_Print(d);
-    if (!text)
-        return xs_error_set(err, XS_ENOMEM, "%s: out of memory formatting the device", path);
-    size_t len = strlen(text);
-    char *with_nl = realloc(text, len + 2);
-    if (!with_nl) {
-        free(text);
-        return xs_error_set(err, XS_ENOMEM, "%s: out of memory formatting the device", path);
-    }
-    with_nl[len] = '\n';
-    with_nl[len + 1] = '\0';
-    int rc = xs_write_atomic(path, with_nl, len + 1, err);
-    free(with_nl);
-    return rc;
 }
 
 /* ---- the whole calibration -------------------------------------------------------- */
@@ -857,6 +851,11 @@ int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
         strncat(meas_path, ".measurements.csv", sizeof meas_path - strlen(meas_path) - 1);
     }
     stem_of(o->out, id, sizeof id);
+    if (strlen(id) >= sizeof ((xs_device *)0)->id)
+        return xs_error_set(err, XS_EARG,
+                            "calibrate: the device id (the file name without .json) must be at "
+                            "most %zu characters, got \"%s\"",
+                            sizeof ((xs_device *)0)->id - 1, id);
     say(&c, "%s, %d cores, %s kernels, %s run", f->model, c.N, isa_name(f),
         o->quick ? "quick" : "full");
     results R;
@@ -871,11 +870,13 @@ int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
         else if (!wrc && o->log)
             fprintf(o->log, "calibrate: measurements so far in %s\n", meas_path);
     }
-    if (!rc) {
-        cJSON *d = device_json(&c, &R, id, meas_path);
-        rc = d ? write_json(d, o->out, err)
-               : xs_error_set(err, XS_ENOMEM, "calibrate: out of memory building the device");
-        cJSON_Delete(d);
+    if (!rc) { /* written from the schema it is read with, checked as a load checks it */
+        xs_device dev;
+        fill_device(&c, &R, id, &dev);
+        cJSON *notes = notes_json(&c, &R, meas_path);
+        rc = notes ? xs_dev_write(&dev, notes, o->out, err)
+                   : xs_error_set(err, XS_ENOMEM, "calibrate: out of memory building the device");
+        cJSON_Delete(notes);
     }
     if (!rc)
         say(&c, "wrote %s and %s", o->out, meas_path);

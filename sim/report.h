@@ -1,12 +1,22 @@
 /* report.h — formats numbers it is handed: a table for people, JSON and CSV
- * for scripts. Computes nothing about the model itself. */
+ * for scripts. Computes nothing about the model itself: a prediction
+ * carries what its report shows (the engine the matmuls ran on, the band).
+ * One file per result: report.c (a step: predict, workload, compare),
+ * report_gemm.c, report_advice.c, report_validate.c, report_devices.c. */
 #ifndef XS_REPORT_H
 #define XS_REPORT_H
 
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "advise.h"
 #include "device.h"
+#include "gemm.h"
 #include "predict.h"
 #include "scenario.h"
 #include "strbuf.h"
+#include "validate.h"
 #include "workload.h"
 
 typedef enum { XS_FMT_TABLE, XS_FMT_JSON, XS_FMT_CSV } xs_format;
@@ -30,7 +40,6 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                        const xs_workload *wl, const xs_compare_row *rows, size_t n);
 
 /* One GEMM: time, throughput, chosen kernel and its quantization. */
-#include "gemm.h"
 void xs_report_gemm(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_gemm_shape *g,
                     const xs_gemm_result *r);
 
@@ -41,14 +50,15 @@ void xs_report_sweep_row(xs_strbuf *sb, xs_format fmt, const xs_gemm_result *r, 
                          int last);
 
 /* The advisor's ranked suggestions against the shape as given. */
-#include "advise.h"
 void xs_report_advice(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_scenario *s,
                       double tol_pct, const xs_advice *base, const xs_advice *a, size_t n);
 
 /* Measured against predicted: every row, then summaries overall, per file,
  * per device and per metric; rows that failed, with their reasons. */
-#include "validate.h"
 void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n);
+
+/* Print root into sb and free it (every JSON report ends here). */
+void xs_report_json(xs_strbuf *sb, cJSON *root);
 
 /* One row per device: peaks, memory, power, price. */
 void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size_t n);

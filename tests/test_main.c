@@ -9,7 +9,7 @@ int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 1;
-    int (*suites[])(void) = {tu_add_schema_suite,   tu_add_device_suite, tu_add_scenario_suite,
+    int (*suites[])(void) = {tu_add_schema_suite,   tu_add_device_suite,   tu_add_backend_suite, tu_add_scenario_suite,
                              tu_add_workload_suite, tu_add_gemm_suite,   tu_add_gpu_suite,
                              tu_add_advise_suite, tu_add_validate_suite, tu_add_trace_suite,
                              tu_add_kernels_optim_suite, tu_add_kernels_gemm_suite,

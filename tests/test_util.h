@@ -43,6 +43,7 @@ int tu_add_kernels_gemm_suite(void);
 int tu_add_kernels_layer_suite(void);
 int tu_add_kernels_bert_suite(void);
 int tu_add_cpu_model_suite(void);
+int tu_add_backend_suite(void);
 int tu_add_cli_suite(void);
 
 #endif
