@@ -39,7 +39,7 @@ build/xs_version.h: FORCE
 	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 FORCE:
 
-.PHONY: FORCE all asan test test-rel test-asan test-py golden plots validate bench clean deps
+.PHONY: FORCE all asan test test-rel test-asan test-py golden plots validate bench clean deps same-outputs
 
 all: xpusim
 
@@ -95,6 +95,12 @@ test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 # and traces it writes must be ones xpusim reads.
 test-py: xpusim
 	XPUSIM_BIN=./xpusim python3 -m unittest discover -s calibrate/gpu -p 'test_*.py'
+
+# A refactoring's proof: 171 fixed commands run with BASE's binary and this
+# tree's, stdout, stderr and exit status compared byte for byte.
+same-outputs:
+	@test -n "$(BASE)" || { echo "same-outputs: give BASE=<git revision>"; exit 2; }
+	tests/same_outputs.sh $(BASE)
 
 # Rewrite the golden op list after a deliberate workload change; review the diff.
 golden: xpusim

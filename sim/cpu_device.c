@@ -54,7 +54,7 @@ int xs_cpu_fn_index(const char *name)
                "fixed time per call: fork/join and set-up (fitted intercept)")
 
 static const xs_field CPU_FIELDS[] = {
-    STR("id", 1, id, "device id, equal to the file name without .json"),
+    ID_ROW,
     STR("name", 1, name, "what the host is"),
     CLASS_ROW,
     NOTE_OPT("note", "free text"),
@@ -83,17 +83,8 @@ static const xs_field CPU_FIELDS[] = {
     NONNEG("memory.bw_dram_gbs_sd", cpu.bw_dram_all_sd, "its standard deviation"),
     NOTE("memory.source", "where the memory figures come from"),
     NOTE_OPT("memory.note", "free text"),
-    POS("power.tdp_w", 1, tdp_w, "power limit of the cores used"),
-    POS("power.idle_w", 1, idle_w, "idle power of the cores used"),
-    FRAC("power.memory_frac", power_memory_frac,
-         "share of (tdp - idle) drawn by a kernel saturating memory bandwidth"),
-    NOTE("power.source", "where the power figures come from"),
-    NOTE_OPT("power.note", "free text"),
-    POS("price.usd_per_hour", 1, price_usd_per_hour, "on-demand price per host-hour"),
-    STR("price.provider", 1, price_provider, "who charges that price"),
-    STR("price.as_of", 1, price_as_of, "date of the price, YYYY, YYYY-MM or YYYY-MM-DD"),
-    NOTE("price.source", "where the price comes from"),
-    NOTE_OPT("price.note", "free text"),
+    POWER_ROWS("power limit of the cores used", "idle power of the cores used"),
+    PRICE_ROWS("host-hour"),
     STR("gemm.tiles", 1, cpu.tiles_text,
         "C block of the GEMM kernels, MxN/S (S, pipeline stages, is not used on CPUs: load latency is in the fitted per-block cost)"),
     INT("gemm.k_bytes_bf16", 1, 4096, cpu.k_bytes_bf16,

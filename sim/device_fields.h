@@ -27,4 +27,18 @@
     {"class", XS_F_ENUM, 1, 0, 0, 0, XS_CLASS_CHOICES, OFF(cls), 0, \
      "device class, selects the cost model"}
 
+/* The common facts every class's file states the same way. */
+#define ID_ROW STR("id", 1, id, "device id, equal to the file name without .json")
+#define POWER_ROWS(tdp_help, idle_help)                                               \
+    POS("power.tdp_w", 1, tdp_w, tdp_help), POS("power.idle_w", 1, idle_w, idle_help), \
+        FRAC("power.memory_frac", power_memory_frac,                                   \
+             "share of (tdp - idle) drawn by a kernel saturating memory bandwidth"),   \
+        NOTE("power.source", "where the power figures come from"),                     \
+        NOTE_OPT("power.note", "free text")
+#define PRICE_ROWS(per)                                                                  \
+    POS("price.usd_per_hour", 1, price_usd_per_hour, "on-demand price per " per),        \
+        STR("price.provider", 1, price_provider, "who charges that price"),              \
+        STR("price.as_of", 1, price_as_of, "date of the price, YYYY, YYYY-MM or YYYY-MM-DD"), \
+        NOTE("price.source", "where the price comes from"), NOTE_OPT("price.note", "free text")
+
 #endif

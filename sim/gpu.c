@@ -1,5 +1,8 @@
-/* gpu.c — NVIDIA GPU cost of one op. GEMMs go through the tile/wave model
- * (gemm.c). Any other kernel runs its math and its DRAM traffic
+/* gpu.c — the NVIDIA GPU device class (its file schema: gpu_device.c): the
+ * tensor cores and SIMT units as a tile/wave engine for gemm.c, the cost of
+ * one op, the band's corners, and the class's slot for backend.c.
+ *
+ * GEMMs go through the tile/wave model (gemm.c). Any other kernel runs its math and its DRAM traffic
  * concurrently (the SMs overlap loads with math), so its body takes the
  * longer of the two; each launch adds a fixed cost that the body cannot
  * hide, because kernels on one stream run back to back.

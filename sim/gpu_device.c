@@ -7,7 +7,7 @@
 #include "gpu.h"
 
 static const xs_field GPU_FIELDS[] = {
-    STR("id", 1, id, "device id, equal to the file name without .json"),
+    ID_ROW,
     STR("name", 1, name, "marketing name"),
     CLASS_ROW,
     {"arch", XS_F_ENUM, 1, 0, 0, 0, XS_ARCH_CHOICES, OFF(gpu.arch), 0, "micro-architecture"},
@@ -47,17 +47,8 @@ static const xs_field GPU_FIELDS[] = {
     POS("interconnect.host_gbs_bidir", 1, host_gbs_bidir, "host link bidirectional"),
     NOTE("interconnect.source", "where the interconnect figures come from"),
     NOTE_OPT("interconnect.note", "free text"),
-    POS("power.tdp_w", 1, tdp_w, "board power limit"),
-    POS("power.idle_w", 1, idle_w, "idle board power"),
-    FRAC("power.memory_frac", power_memory_frac,
-         "share of (tdp - idle) drawn by a kernel saturating memory bandwidth"),
-    NOTE("power.source", "where the power figures come from"),
-    NOTE_OPT("power.note", "free text"),
-    POS("price.usd_per_hour", 1, price_usd_per_hour, "on-demand price per device-hour"),
-    STR("price.provider", 1, price_provider, "who charges that price"),
-    STR("price.as_of", 1, price_as_of, "date of the price, YYYY, YYYY-MM or YYYY-MM-DD"),
-    NOTE("price.source", "where the price comes from"),
-    NOTE_OPT("price.note", "free text"),
+    POWER_ROWS("board power limit", "idle board power"),
+    PRICE_ROWS("device-hour"),
     STR("gemm.tensor_tiles", 1, gpu.tensor_tiles_text,
         "matrix-engine GEMM tiles, space-separated MxN/S[cC] (S stages, C cluster)"),
     INT("gemm.tensor_k_bytes", 1, 4096, gpu.tensor_tiles.k_bytes,

@@ -120,30 +120,20 @@ static void cpu_loader_should_reject_each_bad_field(void)
 
 static xs_op eltwise(int fn, double elems, double bytes_per_elem)
 {
-    xs_op op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.name, sizeof op.name, "%s", xs_cpu_fn_name(fn));
-    op.kind = XS_OP_ELTWISE;
+    xs_op op = xs_op_make(XS_OP_ELTWISE, XS_PH_FWD, XS_FP32, xs_cpu_fn_name(fn));
     op.hints.fn = fn;
     op.elems = elems;
     op.bytes = elems * bytes_per_elem;
-    op.count = 1;
     return op;
 }
 
 static xs_op gemm_op(xs_dtype t, int64_t m, int64_t n, int64_t k, int64_t batch)
 {
-    xs_op op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.name, sizeof op.name, "g");
-    op.kind = batch > 1 ? XS_OP_BGEMM : XS_OP_GEMM;
-    op.dtype = t;
+    xs_op op = xs_op_make(batch > 1 ? XS_OP_BGEMM : XS_OP_GEMM, XS_PH_FWD, t, "g");
     op.m = m;
     op.n = n;
     op.k = k;
     op.batch = batch;
-    op.hints.fn = -1;
-    op.count = 1;
     return op;
 }
 
@@ -218,12 +208,7 @@ static void cpu_band_should_bracket_the_estimate(void)
 
 static void workload_ops_should_map_to_cpu_kernels(void)
 {
-    xs_op op;
-    memset(&op, 0, sizeof op);
-    op.hints.fn = -1;
-    op.kind = XS_OP_ELTWISE;
-    op.phase = XS_PH_BWD;
-    snprintf(op.name, sizeof op.name, "ffn.gelu.bwd");
+    xs_op op = xs_op_make(XS_OP_ELTWISE, XS_PH_BWD, XS_FP32, "ffn.gelu.bwd");
     CU_ASSERT_EQUAL(xs_cpu_fn_for_op(&op), XS_FN_GELU_BWD);
     op.phase = XS_PH_FWD;
     snprintf(op.name, sizeof op.name, "attn.probs.dropout");

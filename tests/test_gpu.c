@@ -25,19 +25,13 @@ static xs_device dev(const char *id)
 
 static xs_op gemm_op(double m, double n, double k, xs_dtype t)
 {
-    xs_op op;
-    memset(&op, 0, sizeof op);
-    snprintf(op.name, sizeof op.name, "g");
-    op.kind = XS_OP_GEMM;
-    op.dtype = t;
+    xs_op op = xs_op_make(XS_OP_GEMM, XS_PH_FWD, t, "g");
     op.m = (int64_t)m;
     op.n = (int64_t)n;
     op.k = (int64_t)k;
     op.batch = 1;
     op.flops = 2 * m * n * k;
     op.bytes = (m * k + k * n + m * n) * xs_dtype_bytes(t);
-    op.launches = 1;
-    op.count = 1;
     return op;
 }
 
@@ -89,11 +83,7 @@ static void formats_without_tensor_cores_should_run_on_fp32_units(void)
 /* One launch of a non-GEMM kernel moving bytes, no math. */
 static xs_op stream_op(int kind, double bytes)
 {
-    xs_op op;
-    memset(&op, 0, sizeof op);
-    op.kind = kind;
-    op.launches = 1;
-    op.count = 1;
+    xs_op op = xs_op_make(kind, XS_PH_FWD, XS_FP32, "stream");
     op.bytes = bytes;
     return op;
 }

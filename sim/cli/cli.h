@@ -50,6 +50,11 @@ typedef struct {
 int cli_begin(int argc, char **argv, cli_options *o, const char *allowed,
               void (*usage)(FILE *), int *rc);
 
+/* Append a --set KEY=VALUE (sets holds MAX_SETS), or a usage error. */
+int cli_add_set(const char **sets, int *n, const char *kv);
+/* --format's value (table|json|csv), or a usage error. */
+int cli_parse_format(const char *text, xs_format *fmt);
+
 /* Write the report to output (atomically) or stdout; 0 or an exit code. */
 int cli_deliver(xs_strbuf *sb, const char *output);
 

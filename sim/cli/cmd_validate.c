@@ -166,7 +166,6 @@ int cli_validate(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    char msg[256];
     while ((c = getopt_long(argc, argv, ":f:o:hd:s:", longs, NULL)) != -1) {
         switch (c) {
         case 't': trace = optarg; break;
@@ -175,9 +174,8 @@ int cli_validate(int argc, char **argv)
         case 'd': device = optarg; break;
         case 's': scenario = optarg; break;
         case 'S':
-            if (nsets == MAX_SETS)
-                return cli_fail(EXIT_USAGE, "too many --set options (at most 64)");
-            sets[nsets++] = optarg;
+            if (cli_add_set(sets, &nsets, optarg))
+                return EXIT_USAGE;
             break;
         case 'm':
             if (nfiles == MAX_MEASURED)
@@ -185,16 +183,10 @@ int cli_validate(int argc, char **argv)
             files[nfiles++] = optarg;
             break;
         case 'o': output = optarg; break;
-        case 'f': {
-            int idx = xs_choice_index(XS_FORMAT_CHOICES, optarg);
-            if (idx < 0) {
-                snprintf(msg, sizeof msg, "--format must be one of table|json|csv, got '%s'",
-                         optarg);
-                return cli_fail(EXIT_USAGE, msg);
-            }
-            fmt = (xs_format)idx;
+        case 'f':
+            if (cli_parse_format(optarg, &fmt))
+                return EXIT_USAGE;
             break;
-        }
         case 'h': usage(stdout); return 0;
         default: return cli_bad_option(argv[0], c, argv);
         }

@@ -101,25 +101,38 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
             break;
         }
         case 'S':
-            if (o->nsets == MAX_SETS)
-                return cli_fail(EXIT_USAGE, "too many --set options (at most 64)");
-            o->sets[o->nsets++] = optarg;
+            if (cli_add_set(o->sets, &o->nsets, optarg))
+                return EXIT_USAGE;
             break;
-        case 'f': {
-            int idx = xs_choice_index(XS_FORMAT_CHOICES, optarg);
-            if (idx < 0) {
-                snprintf(msg, sizeof msg, "--format must be one of table|json|csv, got '%s'",
-                         optarg);
-                return cli_fail(EXIT_USAGE, msg);
-            }
-            o->format = (xs_format)idx;
+        case 'f':
+            if (cli_parse_format(optarg, &o->format))
+                return EXIT_USAGE;
             break;
-        }
         default: return cli_bad_option(argv[0], c, argv);
         }
     }
     if (optind < argc)
         return cli_extra_argument(argv[0], argv[optind]);
+    return 0;
+}
+
+int cli_add_set(const char **sets, int *n, const char *kv)
+{
+    if (*n == MAX_SETS)
+        return cli_fail(EXIT_USAGE, "too many --set options (at most 64)");
+    sets[(*n)++] = kv;
+    return 0;
+}
+
+int cli_parse_format(const char *text, xs_format *fmt)
+{
+    int idx = xs_choice_index(XS_FORMAT_CHOICES, text);
+    if (idx < 0) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "--format must be one of table|json|csv, got '%s'", text);
+        return cli_fail(EXIT_USAGE, msg);
+    }
+    *fmt = (xs_format)idx;
     return 0;
 }
 
