@@ -10,6 +10,7 @@ static const xs_cal_backend CPU = {
     .name = "cpu",
     .device_class = "cpu",
     .summary = "this host's CPU cores",
+    .default_out = "host-cpu.json",
     .calibrate_doc =
         "Runs real kernels on this host and fits the CPU cost model to them, writing a\n"
         "device file (class cpu) that predict, compare, gemm and validate accept like\n"
@@ -21,8 +22,8 @@ static const xs_cal_backend CPU = {
         "efficiency, per-block and per-call costs and packing rates, each kernel's time\n"
         "per element and per call; the file records each parameter's standard\n"
         "deviation and each fit's residuals, the host, date, command and kernel\n"
-        "versions. The default run takes a few minutes; the host should be otherwise\n"
-        "idle.\n",
+        "versions. The default run takes a few minutes (--quick: under two); the host\n"
+        "should be otherwise idle.\n",
     .check_doc =
         "With --backend cpu, DEVICE is a calibrated CPU (xpusim calibrate --backend cpu):\n"
         "a real fine-tuning step of a small BERT encoder runs here (fp32, then bf16\n"

@@ -32,6 +32,7 @@ typedef struct {
     const char *name;         /* --backend NAME */
     const char *device_class; /* the class of the device files it writes and checks */
     const char *summary;      /* what it calibrates, a few words for --help */
+    const char *default_out;  /* the device file calibrate writes without -o */
     const char *calibrate_doc; /* what `calibrate` measures and fits, for --help */
     const char *check_doc;     /* what `validate --backend` runs, for --help */
     int (*calibrate)(const xs_cal_run_opts *o, xs_error *err);

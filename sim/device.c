@@ -27,7 +27,9 @@ static int valid_date(const char *s)
     return 0;
 }
 
-int xs_dev_check_common(const xs_device *d, const char *path, xs_error *err)
+/* Relations every device file must satisfy: its id names the file, idle
+ * power is below the limit, the price has a date. */
+static int check_common(const xs_device *d, const char *path, xs_error *err)
 {
     char stem[256];
     const char *base = strrchr(path, '/');
@@ -51,15 +53,27 @@ int xs_dev_check_common(const xs_device *d, const char *path, xs_error *err)
     return XS_OK;
 }
 
-/* Apply the schema of the class root names to root, then every check. An
- * unknown or missing class goes through the first class's schema, whose
- * "class" row then says which classes there are. */
+/* The class's "class" row: the one every class's schema shares. */
+static const xs_field *class_row(void)
+{
+    size_t n;
+    const xs_field *f = xs_backend_at(0)->fields(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].path, "class") == 0)
+            return &f[i];
+    return NULL;
+}
+
+/* Apply the schema of the class root names to root, then every check. The
+ * class picks the schema, so a missing or unknown one is reported first,
+ * before fields that only some class knows. */
 static int from_json(const cJSON *root, const char *path, xs_device *out, xs_error *err)
 {
-    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(root, "class");
+    const cJSON *cls = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "class")
+                                            : NULL;
     int index = 0;
-    if (cJSON_IsString(cls))
-        xs_backend_find(cls->valuestring, &index);
+    if (cJSON_IsObject(root) && !(cJSON_IsString(cls) && xs_backend_find(cls->valuestring, &index)))
+        return xs_schema_check_field(class_row(), root, path, err);
     const xs_backend *be = xs_backend_at(index);
     size_t n;
     const xs_field *fields = be->fields(&n);
@@ -67,7 +81,7 @@ static int from_json(const cJSON *root, const char *path, xs_device *out, xs_err
     memset(&d, 0, sizeof d);
     int rc = xs_schema_apply(fields, n, root, path, &d, err);
     if (!rc)
-        rc = xs_dev_check_common(&d, path, err);
+        rc = check_common(&d, path, err);
     if (!rc)
         rc = be->check(&d, path, err);
     if (rc)

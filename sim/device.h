@@ -50,7 +50,9 @@ typedef struct {
 } xs_device;
 
 /* Load and validate path into dev. The file's stem must equal its "id".
- * The "class" field selects the schema and the checks between fields. */
+ * The "class" field selects the schema and the checks between fields;
+ * then the relations every class shares (idle below TDP, a dated price)
+ * and the class's own are checked. */
 int xs_dev_load(const char *path, xs_device *dev, xs_error *err);
 
 /* xs_resolve("devices", id_or_path) then xs_dev_load. */
@@ -61,10 +63,6 @@ int xs_dev_open(const char *id_or_path, xs_device *dev, xs_error *err);
  * calibration object) from notes at the same paths. The document is
  * checked as a load would check it before anything is written. */
 int xs_dev_write(const xs_device *dev, const cJSON *notes, const char *path, xs_error *err);
-
-/* Relations every device file must satisfy: its id names the file, idle
- * power is below the limit, the price has a date. For the class checks. */
-int xs_dev_check_common(const xs_device *dev, const char *path, xs_error *err);
 
 /* The band's corners: dev with every uncertain parameter of its model at
  * its slow (which < 0) or fast (which > 0) end; which == 0 copies. */

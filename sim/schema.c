@@ -239,6 +239,20 @@ static int walk(const xs_field *fields, size_t n, const cJSON *obj, const char *
     return XS_OK;
 }
 
+int xs_schema_check_field(const xs_field *f, const cJSON *root, const char *where,
+                          xs_error *err)
+{
+    const cJSON *v = xs_json_path(root, f->path);
+    if (v)
+        return xs_schema_check(f, v, where, err);
+    if (!f->required)
+        return XS_OK;
+    char want[160];
+    xs_schema_expect(f, want, sizeof want);
+    return xs_error_set(err, XS_EFIELD, "%s: missing required field '%s' (%s: %s)", where,
+                        f->path, want, f->help);
+}
+
 int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const char *where,
                     void *dest, xs_error *err)
 {
@@ -250,18 +264,11 @@ int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const c
     for (size_t i = 0; i < n; i++) {
         const xs_field *f = &fields[i];
         const cJSON *v = xs_json_path(root, f->path);
-        if (!v) {
-            if (!f->required)
-                continue;
-            char want[160];
-            xs_schema_expect(f, want, sizeof want);
-            return xs_error_set(err, XS_EFIELD, "%s: missing required field '%s' (%s: %s)",
-                                where, f->path, want, f->help);
-        }
-        rc = xs_schema_check(f, v, where, err);
+        rc = xs_schema_check_field(f, root, where, err);
         if (rc)
             return rc;
-        store(f, v, dest);
+        if (v)
+            store(f, v, dest);
     }
     return XS_OK;
 }

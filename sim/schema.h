@@ -49,6 +49,11 @@ int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const c
 int xs_schema_write(const xs_field *fields, size_t n, const void *src, const cJSON *extra,
                     const char *where, cJSON **out, xs_error *err);
 
+/* Check field f of the document root alone: present if required, and a
+ * value it accepts; the same message xs_schema_apply would give. */
+int xs_schema_check_field(const xs_field *f, const cJSON *root, const char *where,
+                          xs_error *err);
+
 /* Check one value against one field; used for command-line overrides too. */
 int xs_schema_check(const xs_field *f, const cJSON *v, const char *where, xs_error *err);
 

@@ -11,7 +11,6 @@
  * GEMMs, activations kept in the matmul format. */
 #include "workload.h"
 
-#include "grow.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

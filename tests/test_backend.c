@@ -147,6 +147,31 @@ static void device_write_should_check_before_it_writes(void)
     cJSON_Delete(orig);
 }
 
+/* The class picks the schema, so it is checked before any field that only
+ * one class knows: a CPU file relabelled is refused for its class. */
+static void a_bad_class_should_be_reported_before_other_fields(void)
+{
+    static const struct {
+        const char *cls, *part;
+    } cases[] = {{"tpu", "field 'class' must be one of gpu|cpu, got \"tpu\""},
+                 {NULL, "missing required field 'class' (one of gpu|cpu"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *doc = tu_load_json("devices/xeon-amx-2c.json");
+        if (cases[i].cls)
+            cJSON_ReplaceItemInObject(doc, "class", cJSON_CreateString(cases[i].cls));
+        else
+            cJSON_DeleteItemFromObject(doc, "class");
+        const char *path = tu_write_json("xeon-amx-2c.json", doc);
+        cJSON_Delete(doc);
+        xs_device d;
+        xs_error err;
+        CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_EFIELD);
+        if (!strstr(err.msg, cases[i].part))
+            fprintf(stderr, "\nmessage '%s' lacks '%s'\n", err.msg, cases[i].part);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].part));
+    }
+}
+
 static void calibration_backends_should_name_a_device_class(void)
 {
     const xs_cal_backend *b;
@@ -155,6 +180,8 @@ static void calibration_backends_should_name_a_device_class(void)
         CU_ASSERT_PTR_EQUAL(xs_cal_backend_find(b->name), b);
         CU_ASSERT_PTR_NOT_NULL(xs_backend_find(b->device_class, NULL));
         CU_ASSERT(b->calibrate && b->check && b->summary && b->calibrate_doc && b->check_doc);
+        size_t len = strlen(b->default_out);
+        CU_ASSERT(len > 5 && strcmp(b->default_out + len - 5, ".json") == 0);
     }
     CU_ASSERT(n >= 1);
     CU_ASSERT_PTR_NOT_NULL(xs_cal_backend_find("cpu"));
@@ -202,6 +229,8 @@ int tu_add_backend_suite(void)
                         every_device_file_should_be_written_back_from_its_schema) ||
            !CU_add_test(s, "device_write_should_check_before_it_writes",
                         device_write_should_check_before_it_writes) ||
+           !CU_add_test(s, "a_bad_class_should_be_reported_before_other_fields",
+                        a_bad_class_should_be_reported_before_other_fields) ||
            !CU_add_test(s, "calibration_backends_should_name_a_device_class",
                         calibration_backends_should_name_a_device_class) ||
            !CU_add_test(s, "job_should_predict_what_the_steps_predict",

@@ -22,9 +22,9 @@ static void usage(FILE *out)
         fprintf(out, "                             %-6s %s, device class %s\n", b->name,
                 b->summary, b->device_class);
     fprintf(out,
-            "  --quick                  fewer sizes and shapes, shorter timing (< 2 min)\n"
-            "  -o, --output FILE        device file (default host-cpu.json; its id is the\n"
-            "                           file name without .json)\n"
+            "  --quick                  fewer sizes and shapes, shorter timing\n"
+            "  -o, --output FILE        device file (its id is the file name without .json;\n"
+            "                           default: the backend's, below)\n"
             "      --threads N          cores to calibrate for (default: all)\n"
             "      --measurements FILE  every measurement as CSV (default: next to the\n"
             "                           device file, FILE.measurements.csv)\n"
@@ -32,7 +32,8 @@ static void usage(FILE *out)
             "Then: xpusim validate --backend NAME -d FILE  (runs real kernels and a training\n"
             "step at shapes the fit never saw, predicted vs measured).\n");
     for (int i = 0; (b = xs_cal_backend_at(i)) != NULL; i++)
-        fprintf(out, "\n--backend %s:\n%s", b->name, b->calibrate_doc);
+        fprintf(out, "\n--backend %s (default -o %s):\n%s", b->name, b->default_out,
+                b->calibrate_doc);
 }
 
 /* The command line, space-separated, for provenance. */
@@ -51,7 +52,7 @@ int cli_calibrate(int argc, char **argv)
         {"measurements", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const char *backend = NULL;
-    xs_cal_run_opts o = {0, 0, "host-cpu.json", NULL, NULL, stderr};
+    xs_cal_run_opts o = {0, 0, NULL, NULL, NULL, stderr};
     optind = 1;
     opterr = 0;
     int c;
@@ -79,6 +80,8 @@ int cli_calibrate(int argc, char **argv)
     const xs_cal_backend *b = cli_cal_backend("calibrate", backend, &rc);
     if (!b)
         return rc;
+    if (!o.out)
+        o.out = b->default_out;
     size_t len = strlen(o.out);
     if (len < 6 || strcmp(o.out + len - 5, ".json") != 0) {
         snprintf(msg, sizeof msg, "calibrate: -o must name a .json device file, got '%s'",

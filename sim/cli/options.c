@@ -81,8 +81,13 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
     while ((c = getopt_long(argc, argv, ":d:s:f:o:h", longs, NULL)) != -1) {
         char msg[256];
         if (c != '?' && c != ':' && !strchr(allowed, c)) {
-            snprintf(msg, sizeof msg, "%s: option '%s' does not apply here (see --help)",
-                     argv[0], argv[optind - 1]);
+            /* argv[optind - 1] is the option's value when it takes one: name it by c */
+            const char *name = "?";
+            for (const struct option *l = longs; l->name; l++)
+                if (l->val == c)
+                    name = l->name;
+            snprintf(msg, sizeof msg, "%s: option '--%s' does not apply here (see --help)",
+                     argv[0], name);
             return cli_fail(EXIT_USAGE, msg);
         }
         switch (c) {
