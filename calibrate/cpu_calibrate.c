@@ -648,8 +648,8 @@ static void fill_device(const cal *c, const results *R, const char *id, xs_devic
     snprintf(d->price_as_of, sizeof d->price_as_of, "2026-09");
     /* the blocking of kernels/cpu/gemm_bf16.c and gemm_f32.c */
     snprintf(p->tiles_text, sizeof p->tiles_text, "32x32/2");
-    p->k_bytes_bf16 = 64;
-    p->k_bytes_fp32 = 4;
+    p->bf16_blocks.k_bytes = 64;
+    p->fp32_blocks.k_bytes = 4;
     p->gemm_eff_bf16 = sig(eff[0], 4);
     p->gemm_eff_bf16_sd = sig(eff_sd[0], 2);
     p->gemm_eff_fp32 = sig(eff[1], 4);

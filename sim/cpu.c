@@ -99,12 +99,8 @@ static void cpu_engine(const xs_device *dev, xs_gemm_engine *e)
     e->efficiency[XS_BF16] = c->gemm_eff_bf16;
     e->tile_overhead_ns[XS_FP32] = c->block_ns_fp32;
     e->tile_overhead_ns[XS_BF16] = c->block_ns_bf16;
-    memcpy(e->matrix.tiles, c->tiles, sizeof c->tiles);
-    e->matrix.n = c->n_tiles;
-    e->matrix.k_bytes = c->k_bytes_bf16;
-    e->unaligned = e->matrix;
-    e->vector = e->matrix;
-    e->vector.k_bytes = c->k_bytes_fp32;
+    e->matrix = e->unaligned = &c->bf16_blocks;
+    e->vector = &c->fp32_blocks;
     e->unaligned_rate = 1;
     e->packs_operands = 1;
     e->max_tiles_per_unit = 1;

@@ -87,9 +87,9 @@ static const xs_field CPU_FIELDS[] = {
     PRICE_ROWS("host-hour"),
     STR("gemm.tiles", 1, cpu.tiles_text,
         "C block of the GEMM kernels, MxN/S (S, pipeline stages, is not used on CPUs: load latency is in the fitted per-block cost)"),
-    INT("gemm.k_bytes_bf16", 1, 4096, cpu.k_bytes_bf16,
+    INT("gemm.k_bytes_bf16", 1, 4096, cpu.bf16_blocks.k_bytes,
         "bytes of K one mainloop step of the bf16 kernel consumes"),
-    INT("gemm.k_bytes_fp32", 1, 4096, cpu.k_bytes_fp32,
+    INT("gemm.k_bytes_fp32", 1, 4096, cpu.fp32_blocks.k_bytes,
         "bytes of K one mainloop step of the fp32 kernel consumes"),
     NOTE("gemm.source", "where the blocking comes from"),
     NOTE_OPT("gemm.note", "free text"),
@@ -146,7 +146,8 @@ const xs_field *xs_cpu_fields(size_t *n)
     return CPU_FIELDS;
 }
 
-/* Relations between the fields of a CPU file; then its tile list. The
+/* Relations between the fields of a CPU file; then its tile list, for both
+ * kernels. The
  * common facts a listing shows come from the calibrated ones. */
 int xs_cpu_check_fields(xs_device *d, const char *path, xs_error *err)
 {
@@ -157,5 +158,9 @@ int xs_cpu_check_fields(xs_device *d, const char *path, xs_error *err)
                             "memory.bw_dram_gbs_per_core (%g GB/s) by more than half, got %g",
                             path, c->bw_dram_core * (double)c->cores, c->bw_dram_all);
     d->mem_bw_gbs = c->bw_dram_all;
-    return xs_gemm_parse_tiles(c->tiles_text, c->tiles, &c->n_tiles, path, "gemm.tiles", err);
+    int rc = xs_gemm_parse_tiles(c->tiles_text, c->bf16_blocks.tiles, &c->bf16_blocks.n, path,
+                                 "gemm.tiles", err);
+    memcpy(c->fp32_blocks.tiles, c->bf16_blocks.tiles, sizeof c->bf16_blocks.tiles);
+    c->fp32_blocks.n = c->bf16_blocks.n;
+    return rc;
 }

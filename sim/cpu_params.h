@@ -70,12 +70,11 @@ typedef struct {
      * those bytes (A + B + C) arrive at this rate per core */
     double cold_gbs_core_bf16, cold_gbs_core_fp32;
     double fork_us; /* one OpenMP parallel region, all cores (reported, not used) */
-    /* the GEMM kernels' C block, and the K bytes one mainloop step of the
-     * bf16 (AMX) and fp32 kernels consumes */
+    /* the GEMM kernels' C block as the file lists it, and the tile sets of
+     * the bf16 (AMX) and fp32 kernels: the same blocks, each with the K
+     * bytes one mainloop step of that kernel consumes */
     char tiles_text[256];
-    xs_tile tiles[XS_MAX_TILES];
-    int n_tiles;
-    int64_t k_bytes_bf16, k_bytes_fp32;
+    xs_tile_set bf16_blocks, fp32_blocks;
     xs_cpu_kcost k[XS_FN_COUNT];
 } xs_cpu_params;
 

@@ -152,7 +152,7 @@ int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_resul
     c.l2_bytes = e->l2_mb * 1024 * 1024;
     c.dram_bw = e->dram_bw_gbs * 1e9 * e->dram_efficiency;
 
-    const xs_tile_set *set = !tensor ? &e->vector : unaligned ? &e->unaligned : &e->matrix;
+    const xs_tile_set *set = !tensor ? e->vector : unaligned ? e->unaligned : e->matrix;
     const xs_tile *tiles = set->tiles;
     int ntiles = set->n;
     int64_t kbytes = set->k_bytes;

@@ -54,8 +54,9 @@ typedef struct {
     double efficiency[XS_DTYPE_COUNT];
     double tile_overhead_ns[XS_DTYPE_COUNT];
     /* kernels on the matrix engine, those usable when operand rows are not
-     * 16-byte aligned, and those on the vector units */
-    xs_tile_set matrix, unaligned, vector;
+     * 16-byte aligned, and those on the vector units: views of the device's
+     * own lists, as device_id is, valid while the device is */
+    const xs_tile_set *matrix, *unaligned, *vector;
     double unaligned_rate;   /* matrix rate of the unaligned kernels, share of peak */
     int packs_operands;      /* operands copied into aligned panels first */
     int64_t max_tiles_per_unit; /* 0: as shared memory and registers allow */

@@ -61,9 +61,9 @@ static void gpu_engine(const xs_device *dev, xs_gemm_engine *e)
         e->peak_flops[t] = xs_gpu_peak_flops(dev, (xs_dtype)t);
         e->efficiency[t] = g->gemm_efficiency;
     }
-    e->matrix = g->tensor_tiles;
-    e->unaligned = g->unaligned_tiles;
-    e->vector = g->simt_tiles;
+    e->matrix = &g->tensor_tiles;
+    e->unaligned = &g->unaligned_tiles;
+    e->vector = &g->simt_tiles;
     e->unaligned_rate = g->unaligned_rate;
     e->split_k_max = g->split_k_max;
     e->l2_bw_gbs = g->l2_bw_gbs;

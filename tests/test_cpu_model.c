@@ -44,10 +44,12 @@ static void calibrated_cpu_should_load_into_the_gemm_model(void)
     xs_dev_gemm_engine(&d, &e);
     CU_ASSERT_EQUAL(e.units, d.cpu.cores);
     CU_ASSERT_EQUAL(e.max_tiles_per_unit, 1);
-    CU_ASSERT_EQUAL(e.matrix.n, 1);
-    CU_ASSERT_EQUAL(e.matrix.tiles[0].m, 32);
-    CU_ASSERT_EQUAL(e.matrix.k_bytes, d.cpu.k_bytes_bf16);
-    CU_ASSERT_EQUAL(e.vector.k_bytes, d.cpu.k_bytes_fp32);
+    CU_ASSERT_EQUAL(e.matrix->n, 1);
+    CU_ASSERT_EQUAL(e.matrix->tiles[0].m, 32);
+    CU_ASSERT_EQUAL(e.vector->n, 1);
+    CU_ASSERT_EQUAL(e.vector->tiles[0].m, 32);
+    CU_ASSERT_EQUAL(e.matrix->k_bytes, 64); /* the AMX kernel: 32 bf16 of K a step */
+    CU_ASSERT_EQUAL(e.vector->k_bytes, 4);  /* the fp32 kernel: one element a step */
     CU_ASSERT(e.packs_operands);
     /* the peaks are measured at the held clock: no scaling */
     CU_ASSERT_DOUBLE_EQUAL(e.peak_flops[XS_FP32], d.peak_tflops[XS_FP32] * 1e12, 1);

@@ -26,13 +26,25 @@ static xs_gemm_engine engine_of(const char *id)
     return e;
 }
 
+/* The A100's engine with one tile in its aligned and unaligned sets (each
+ * keeps its K bytes); the sets live in a small ring, since the engine only
+ * points at them. */
 static xs_gemm_engine one_tile(const char *tiles, int split_k_max)
 {
+    static xs_tile_set sets[4][2];
+    static int used;
     xs_gemm_engine d = engine_of("a100-sxm4-80gb");
+    xs_tile_set *two = sets[used++ % 4];
     int m, n, st;
     sscanf(tiles, "%dx%d/%d", &m, &n, &st);
-    d.matrix.tiles[0] = d.unaligned.tiles[0] = (xs_tile){m, n, st, 1};
-    d.matrix.n = d.unaligned.n = 1;
+    two[0] = *d.matrix;
+    two[1] = *d.unaligned;
+    for (int i = 0; i < 2; i++) {
+        two[i].tiles[0] = (xs_tile){m, n, st, 1};
+        two[i].n = 1;
+    }
+    d.matrix = &two[0];
+    d.unaligned = &two[1];
     d.split_k_max = split_k_max;
     return d;
 }
