@@ -636,7 +636,7 @@ static void fill_device(const cal *c, const results *R, const char *id, xs_devic
     p->bw_llc_core_sd = sig(bw->llc[ti_1].bw_sd / 1e9, 2);
     p->bw_dram_core = sig(bw->dram[ti_1].bw / 1e9, 4);
     p->bw_dram_core_sd = sig(bw->dram[ti_1].bw_sd / 1e9, 2);
-    p->bw_dram_all = sig(bw->dram[ti_n].bw / 1e9, 4);
+    d->mem_bw_gbs = sig(bw->dram[ti_n].bw / 1e9, 4);
     p->bw_dram_all_sd = sig(bw->dram[ti_n].bw_sd / 1e9, 2);
     /* not measurable here: the cores' share of a Xeon Platinum 8480+ */
     d->tdp_w = sig(350.0 / 56 * N, 3);

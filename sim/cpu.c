@@ -44,14 +44,15 @@ int xs_cpu_fn_for_op(const xs_op *op)
     }
 }
 
-double xs_cpu_level_bw(const xs_cpu_params *c, double footprint, int threads)
+double xs_cpu_level_bw(const xs_device *dev, double footprint, int threads)
 {
+    const xs_cpu_params *c = &dev->cpu;
     double t = threads;
     if (footprint <= c->l2_kb_per_core * 1024 * t)
         return c->bw_l2_core * 1e9 * t;
     if (footprint <= c->llc_mb * 1024 * 1024)
         return c->bw_llc_core * 1e9 * t;
-    return fmin(c->bw_dram_core * t, c->bw_dram_all) * 1e9;
+    return fmin(c->bw_dram_core * t, dev->mem_bw_gbs) * 1e9;
 }
 
 void xs_cpu_gemm_pack_bytes(int bf16, int amx, long long m, long long n, long long k, int ta,
@@ -109,7 +110,7 @@ static void cpu_engine(const xs_device *dev, xs_gemm_engine *e)
     e->l2_mb = c->llc_mb;
     e->smem_per_unit_kb = 1e6; /* packed panels live in cache, not a scratchpad */
     e->latency_ns = 0;         /* folded into the fitted per-block cost */
-    e->dram_bw_gbs = c->bw_dram_all;
+    e->dram_bw_gbs = dev->mem_bw_gbs;
     e->dram_efficiency = 1;
 }
 
@@ -130,7 +131,7 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, int threads, xs_
     double es = xs_dtype_bytes(engine);
     double footprint = es * ((double)op->m * op->k + (double)op->k * op->n) +
                        4.0 * (double)op->m * op->n;
-    e.dram_bw_gbs = xs_cpu_level_bw(c, footprint, threads) / 1e9;
+    e.dram_bw_gbs = xs_cpu_level_bw(dev, footprint, threads) / 1e9;
     xs_gemm_shape g = {op->m, op->n, op->k, 1, op->ta, op->tb, op->dtype, 4};
     xs_gemm_result r;
     int rc = xs_gemm_model(&e, &g, &r, err);
@@ -181,7 +182,7 @@ int xs_cpu_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estim
     est->engine = XS_FP32;
     est->tensor = 0;
     est->compute_s = elems * ns * 1e-9 / threads;
-    est->memory_s = op->bytes / xs_cpu_level_bw(&dev->cpu, op->bytes, threads);
+    est->memory_s = op->bytes / xs_cpu_level_bw(dev, op->bytes, threads);
     est->overhead_s = k->overhead_us * 1e-6;
     double body = fmax(est->compute_s, est->memory_s);
     est->time_s = body + est->overhead_s;
@@ -216,13 +217,12 @@ void xs_cpu_corner(const xs_device *dev, int which, xs_device *out)
     c->bw_l2_core = shift(o->bw_l2_core, o->bw_l2_core_sd, s);
     c->bw_llc_core = shift(o->bw_llc_core, o->bw_llc_core_sd, s);
     c->bw_dram_core = shift(o->bw_dram_core, o->bw_dram_core_sd, s);
-    c->bw_dram_all = shift(o->bw_dram_all, o->bw_dram_all_sd, s);
+    out->mem_bw_gbs = shift(dev->mem_bw_gbs, o->bw_dram_all_sd, s);
     for (int f = 0; f < XS_FN_COUNT; f++) {
         c->k[f].ns_per_elem = shift(o->k[f].ns_per_elem, o->k[f].ns_per_elem_sd, -s);
         c->k[f].ns_per_elem_hot =
             o->k[f].ns_per_elem_hot * c->k[f].ns_per_elem / o->k[f].ns_per_elem;
     }
-    out->mem_bw_gbs = c->bw_dram_all;
 }
 
 static const char *cpu_arch_name(const xs_device *dev)

@@ -28,7 +28,7 @@ int xs_cpu_check_fields(xs_device *dev, const char *path, xs_error *err);
 int xs_cpu_fn_for_op(const xs_op *op);
 
 /* Bytes/s a kernel streaming footprint bytes reaches on threads cores. */
-double xs_cpu_level_bw(const xs_cpu_params *c, double footprint, int threads);
+double xs_cpu_level_bw(const xs_device *dev, double footprint, int threads);
 
 /* Bytes the GEMM kernels of kernels/cpu/ copy into packed panels, split
  * into straight copies and transposing ones (in 32 x 32 squares), and

@@ -79,7 +79,7 @@ static const xs_field CPU_FIELDS[] = {
     NONNEG("memory.bw_llc_gbs_per_core_sd", cpu.bw_llc_core_sd, "its standard deviation"),
     POS("memory.bw_dram_gbs_per_core", 1, cpu.bw_dram_core, "triad bandwidth, one core, DRAM"),
     NONNEG("memory.bw_dram_gbs_per_core_sd", cpu.bw_dram_core_sd, "its standard deviation"),
-    POS("memory.bw_dram_gbs", 1, cpu.bw_dram_all, "triad bandwidth, all cores, DRAM"),
+    POS("memory.bw_dram_gbs", 1, mem_bw_gbs, "triad bandwidth, all cores, DRAM"),
     NONNEG("memory.bw_dram_gbs_sd", cpu.bw_dram_all_sd, "its standard deviation"),
     NOTE("memory.source", "where the memory figures come from"),
     NOTE_OPT("memory.note", "free text"),
@@ -147,17 +147,15 @@ const xs_field *xs_cpu_fields(size_t *n)
 }
 
 /* Relations between the fields of a CPU file; then its tile list, for both
- * kernels. The
- * common facts a listing shows come from the calibrated ones. */
+ * kernels. */
 int xs_cpu_check_fields(xs_device *d, const char *path, xs_error *err)
 {
     xs_cpu_params *c = &d->cpu;
-    if (c->bw_dram_all > c->bw_dram_core * (double)c->cores * 1.5)
+    if (d->mem_bw_gbs > c->bw_dram_core * (double)c->cores * 1.5)
         return xs_error_set(err, XS_ERANGE,
                             "%s: field 'memory.bw_dram_gbs' must not exceed cores x "
                             "memory.bw_dram_gbs_per_core (%g GB/s) by more than half, got %g",
-                            path, c->bw_dram_core * (double)c->cores, c->bw_dram_all);
-    d->mem_bw_gbs = c->bw_dram_all;
+                            path, c->bw_dram_core * (double)c->cores, d->mem_bw_gbs);
     int rc = xs_gemm_parse_tiles(c->tiles_text, c->bf16_blocks.tiles, &c->bf16_blocks.n, path,
                                  "gemm.tiles", err);
     memcpy(c->fp32_blocks.tiles, c->bf16_blocks.tiles, sizeof c->bf16_blocks.tiles);

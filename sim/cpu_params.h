@@ -54,9 +54,10 @@ typedef struct {
     char cpu_model[96];
     double l2_kb_per_core;     /* private cache whose bandwidth bw_l2 is */
     double llc_mb;             /* effective shared last-level cache (measured) */
-    /* STREAM-triad bandwidths, GB/s: per core at each level, and DRAM with
-     * every core streaming (it saturates below cores x per-core) */
-    double bw_l2_core, bw_llc_core, bw_dram_core, bw_dram_all;
+    /* STREAM-triad bandwidths, GB/s, per core at each level (DRAM with
+     * every core streaming, which saturates below cores x per-core, is the
+     * device's mem_bw_gbs; bw_dram_all_sd is its standard deviation) */
+    double bw_l2_core, bw_llc_core, bw_dram_core;
     double bw_l2_read_core; /* read-only: what feeds a GEMM's inner loop */
     double bw_l2_core_sd, bw_llc_core_sd, bw_dram_core_sd, bw_dram_all_sd;
     /* GEMM: mainloop efficiency against the in-core peak, fixed cost of a

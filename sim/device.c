@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "device_fields.h"
 #include "fileio.h"
 #include "paths.h"
 
@@ -53,27 +54,19 @@ static int check_common(const xs_device *d, const char *path, xs_error *err)
     return XS_OK;
 }
 
-/* The class's "class" row: the one every class's schema shares. */
-static const xs_field *class_row(void)
-{
-    size_t n;
-    const xs_field *f = xs_backend_at(0)->fields(&n);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(f[i].path, "class") == 0)
-            return &f[i];
-    return NULL;
-}
+/* The "class" row every class's schema starts with, checked on its own
+ * before the class's table is chosen. */
+static const xs_field CLASS_FIELD = CLASS_ROW;
 
 /* Apply the schema of the class root names to root, then every check. The
  * class picks the schema, so a missing or unknown one is reported first,
  * before fields that only some class knows. */
 static int from_json(const cJSON *root, const char *path, xs_device *out, xs_error *err)
 {
-    const cJSON *cls = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "class")
-                                            : NULL;
+    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(root, "class");
     int index = 0;
     if (cJSON_IsObject(root) && !(cJSON_IsString(cls) && xs_backend_find(cls->valuestring, &index)))
-        return xs_schema_check_field(class_row(), root, path, err);
+        return xs_schema_check_field(&CLASS_FIELD, root, path, err);
     const xs_backend *be = xs_backend_at(index);
     size_t n;
     const xs_field *fields = be->fields(&n);

@@ -1,6 +1,7 @@
 /* device_fields.h — shorthand for the rows of device-file schemas, for the
- * class schema files (gpu_device.c, cpu_device.c) only: each row stores
- * into a member of xs_device, common or the class's own ("gpu.sm_count"). */
+ * class schema files (gpu_device.c, cpu_device.c) and the loader only: each
+ * row stores into a member of xs_device, common or the class's own
+ * ("gpu.sm_count"). */
 #ifndef XS_DEVICE_FIELDS_H
 #define XS_DEVICE_FIELDS_H
 
