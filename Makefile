@@ -39,7 +39,7 @@ build/xs_version.h: FORCE
 	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 FORCE:
 
-.PHONY: FORCE all asan test test-rel test-asan test-py golden plots validate bench clean deps same-outputs
+.PHONY: FORCE all asan test test-rel test-asan test-py golden plots validate bench clean deps same-outputs measured-refresh
 
 all: xpusim
 
@@ -122,9 +122,9 @@ plots: xpusim
 	@echo "plots: plots/out/compare-$(PLOT_SCENARIO) and gemm-sweep-$(SWEEP_DEVICE) (.png and .svg)"
 
 # Run the published development sets through `xpusim validate` (the dev sets
-# live in ../shared/reference/measured; MEASURED= to use others), print the
-# summary and draw predicted vs measured to plots/out/validate.png and .svg.
-MEASURED ?= $(wildcard ../shared/reference/measured/*.csv) $(wildcard calibrate/measured/*.csv)
+# in the measured-run format live in data/measured; MEASURED= to use others),
+# print the summary and draw predicted vs measured to plots/out/validate.png.
+MEASURED ?= $(wildcard data/measured/dev-*.csv) $(wildcard calibrate/measured/*.csv)
 validate: xpusim
 	@mkdir -p plots/out
 	@test -n "$(strip $(MEASURED))" || { echo "validate: no measured-run CSV found (set MEASURED=...)"; exit 2; }
@@ -132,6 +132,16 @@ validate: xpusim
 	./xpusim validate $(foreach f,$(MEASURED),--measured $(f)) | sed -n '/^summary/,$$p'
 	gnuplot -e "in='plots/out/validate.csv'; out='plots/out/validate'; devices='$$(tail -n +2 plots/out/validate.csv | cut -d, -f3 | sort -u | tr '\n' ' ')'" plots/validate.gp
 	@echo "validate: plots/out/validate.png and .svg, rows in plots/out/validate.csv"
+
+# data/measured is the repository's copy of the team's shared development
+# sets (../shared/reference/measured), so a clone validates on its own; the
+# validate suite fails when the two differ. This refreshes the copy.
+SHARED_MEASURED ?= ../shared/reference/measured
+measured-refresh:
+	@test -d $(SHARED_MEASURED) || { echo "measured-refresh: $(SHARED_MEASURED) not found (SHARED_MEASURED=DIR)"; exit 2; }
+	@for f in data/measured/*; do [ -e "$(SHARED_MEASURED)/$${f##*/}" ] || { echo "measured-refresh: removing $$f (gone from $(SHARED_MEASURED))"; rm -f "$$f"; }; done
+	cp -p $(SHARED_MEASURED)/* data/measured/
+	@echo "measured-refresh: data/measured now equals $(SHARED_MEASURED)"
 
 # Install the Debian packages the build needs; idempotent, uses sudo when
 # not root. The build has no CUDA sources yet, so it needs no nvcc (this

@@ -10,7 +10,7 @@
 # The set: predict (JSON, CSV, table) and workload CSV of every shipped
 # scenario on h100-sxm5-80gb, a100-sxm4-80gb, t4 and the CPU device, under
 # several recipes; compare; validate of the measured-run files (the dev sets
-# in ../shared/reference/measured when present, the test file always) and
+# in data/measured and the test file) and
 # of a trace; gemm shapes and sweeps; advise; devices, scenarios, every
 # --help, and a few bad inputs. Both binaries read this tree's devices/ and
 # scenarios/ (XPUSIM_DATA), so only the code differs.
@@ -65,7 +65,7 @@ train.batch=7 train.seq=129 model.hidden=1000 model.heads=10
 EOF
     case_ predict-default predict
     case_ compare-devs compare -d t4,l4,a10 -s bert-base-squad --format csv
-    for f in ../shared/reference/measured/*.csv tests/data/measured/*.csv; do
+    for f in data/measured/dev-*.csv tests/data/measured/*.csv; do
         [ -f "$f" ] || continue
         local b
         b=$(basename "$f" .csv)

@@ -1,5 +1,6 @@
 /* test_validate.c — the measured-run reader and `xpusim validate`: every
  * kind of row, every way a row can fail, the summaries and the exit status. */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,15 +210,8 @@ static void validate_csv_should_quote_fields_holding_commas_and_quotes(void)
  * parsed and predicted (their accuracy is reported by `make validate`). */
 static void dev_sets_should_be_predicted_row_by_row(void)
 {
-    const char *lambda = "../shared/reference/measured/dev-bert-finetune-lambda.csv";
-    const char *deepbench = "../shared/reference/measured/dev-gemm-deepbench-v100.csv";
-    FILE *f = fopen(lambda, "r");
-    if (!f) {
-        fprintf(stderr, "\n(skipped: %s not found beside the repository)\n", lambda);
-        return;
-    }
-    fclose(f);
-    const char *files[] = {lambda, deepbench};
+    const char *files[] = {"data/measured/dev-bert-finetune-lambda.csv",
+                           "data/measured/dev-gemm-deepbench-v100.csv"};
     xs_vrow *rows;
     size_t n;
     xs_error err;
@@ -233,6 +227,58 @@ static void dev_sets_should_be_predicted_row_by_row(void)
     free(rows);
 }
 
+/* data/measured is a copy of the team's shared development sets (so a
+ * clone can validate); a stale copy must be noticed, not silently used. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (n + 4096 > cap) {
+            cap = 2 * cap + 4096;
+            buf = realloc(buf, cap);
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static void measured_copy_should_equal_the_shared_sets(void)
+{
+    const char *shared = "../shared/reference/measured";
+    DIR *d = opendir(shared);
+    if (!d) {
+        fprintf(stderr, "\n(skipped: %s is not beside this clone; nothing to compare the copy with)\n",
+                shared);
+        return;
+    }
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char a[512], b[512];
+        snprintf(a, sizeof a, "%s/%s", shared, e->d_name);
+        snprintf(b, sizeof b, "data/measured/%s", e->d_name);
+        size_t la = 0, lb = 0;
+        char *ta = slurp(a, &la), *tb = slurp(b, &lb);
+        if (!tb || la != lb || memcmp(ta, tb, la) != 0)
+            fprintf(stderr, "\n%s differs from %s: run `make measured-refresh`\n", b, a);
+        CU_ASSERT_PTR_NOT_NULL(tb);
+        CU_ASSERT(tb && la == lb && memcmp(ta, tb, la) == 0);
+        free(ta);
+        free(tb);
+        files++;
+    }
+    closedir(d);
+    CU_ASSERT(files > 0);
+}
+
 int tu_add_validate_suite(void)
 {
     CU_pSuite s = CU_add_suite("validate", NULL, NULL);
@@ -246,6 +292,8 @@ int tu_add_validate_suite(void)
                         rest_factor_should_place_the_error_outside_the_matmuls) ||
            !CU_add_test(s, "dev_sets_should_be_predicted_row_by_row",
                         dev_sets_should_be_predicted_row_by_row) ||
+           !CU_add_test(s, "measured_copy_should_equal_the_shared_sets",
+                        measured_copy_should_equal_the_shared_sets) ||
            !CU_add_test(s, "validate_cli_should_report_and_exit_on_failed_rows",
                         validate_cli_should_report_and_exit_on_failed_rows) ||
            !CU_add_test(s, "validate_csv_should_quote_fields_holding_commas_and_quotes",
