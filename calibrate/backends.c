@@ -22,8 +22,9 @@ static const xs_cal_backend CPU = {
         "efficiency, per-block and per-call costs and packing rates, each kernel's time\n"
         "per element and per call; the file records each parameter's standard\n"
         "deviation and each fit's residuals, the host, date, command and kernel\n"
-        "versions. The default run takes a few minutes (--quick: under two); the host\n"
-        "should be otherwise idle.\n",
+        "versions. The full run takes about 30 s on a 2-core host (--quick: about 8 s),\n"
+        "longer with more cores and larger caches; the host should be otherwise idle.\n"
+        "Needs x86-64 with AVX-512 (checked by CPUID before anything runs).\n",
     .check_doc =
         "With --backend cpu, DEVICE is a calibrated CPU (xpusim calibrate --backend cpu):\n"
         "a real fine-tuning step of a small BERT encoder runs here (fp32, then bf16\n"
@@ -33,6 +34,8 @@ static const xs_cal_backend CPU = {
         "per single kernel at shapes and sizes the calibration never used (scenario '-').\n"
         "Measured values are medians over steps or repetitions; measured_iqr_pct is\n"
         "their inter-quartile range. --quick: a smaller model and fewer kernels.\n",
+    .host_check = xs_cpu_host_check,
+    .same_host = xs_cpu_same_host,
     .calibrate = xs_cpu_calibrate,
     .check = xs_cpu_check,
 };

@@ -18,7 +18,7 @@ typedef struct {
     int quick;                /* fewer sizes and shapes, shorter timing caps */
     int threads;              /* cores (or devices) to calibrate for; 0: all */
     const char *out;          /* device file to write */
-    const char *measurements; /* CSV of every measurement; NULL: <out stem>.measurements.csv */
+    const char *measurements; /* CSV of every measurement (xs_cal_measurements_path) */
     const char *command;      /* the command line, kept as provenance */
     FILE *log;                /* progress lines; NULL: silent */
 } xs_cal_run_opts;
@@ -35,6 +35,12 @@ typedef struct {
     const char *default_out;  /* the device file calibrate writes without -o */
     const char *calibrate_doc; /* what `calibrate` measures and fits, for --help */
     const char *check_doc;     /* what `validate --backend` runs, for --help */
+    /* XS_OK when this host can run the backend's kernels (CPUID and the
+     * like; it opens, measures and writes nothing), else why not. */
+    int (*host_check)(xs_error *err);
+    /* 1 when dev was calibrated on a machine like this one; else 0 with
+     * both machines named in why. */
+    int (*same_host)(const xs_device *dev, char *why, size_t size);
     int (*calibrate)(const xs_cal_run_opts *o, xs_error *err);
     /* Rows are allocated (caller frees), one per kernel name per step, per
      * step and per single kernel, each with its measurement's spread. */

@@ -26,6 +26,7 @@
 #include "measure.h"
 #include "peak.h"
 #include "stream.h"
+#include "targets.h"
 
 #include "xs_version.h"
 
@@ -794,9 +795,8 @@ static int run_all(cal *c, results *R)
     R->fork_s = m.r.median_s;
     R->peak_fma = peak(c, 0);
     if (R->peak_fma <= 0)
-        return xs_error_set(c->err, XS_EUNSUPPORTED,
-                            "calibrate: this CPU has no AVX-512; the CPU model is calibrated "
-                            "for AVX-512 hosts only");
+        return xs_error_set(c->err, XS_EUNSUPPORTED, "calibrate: the AVX-512 FMA peak "
+                                                     "measured %.3g FLOP/s", R->peak_fma);
     say(c, "fork/join %.2f us, FMA peak %.0f GFLOP/s on %d cores", R->fork_s * 1e6,
         R->peak_fma / 1e9, c->N);
     if ((rc = bandwidth(c, &R->bw)) || (rc = fit_bandwidths(c, &R->bw)))
@@ -823,8 +823,32 @@ static int run_all(cal *c, results *R)
     return XS_OK;
 }
 
+int xs_cpu_host_check(xs_error *err)
+{
+    const xs_cpu_features *f = xs_cpu_features_get();
+    if (!f->avx512)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "calibrate --backend cpu: this CPU (%s) has no AVX-512 (CPUID); the "
+                            "CPU backend needs an x86-64 host with AVX-512 today",
+                            f->model);
+    return XS_OK;
+}
+
+int xs_cpu_same_host(const xs_device *dev, char *why, size_t size)
+{
+    const xs_cpu_features *f = xs_cpu_features_get();
+    if (strcmp(dev->cpu.cpu_model, f->model) == 0)
+        return 1;
+    snprintf(why, size, "device %s was calibrated on \"%s\", this host is \"%s\"", dev->id,
+             dev->cpu.cpu_model, f->model);
+    return 0;
+}
+
 int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
 {
+    int hrc = xs_cpu_host_check(err);
+    if (hrc)
+        return hrc;
     cal c;
     memset(&c, 0, sizeof c);
     c.o = o;
@@ -843,13 +867,8 @@ int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
     char meas_path[4096], id[256];
     if (o->measurements)
         snprintf(meas_path, sizeof meas_path, "%s", o->measurements);
-    else {
-        snprintf(meas_path, sizeof meas_path, "%s", o->out);
-        char *dot = strrchr(meas_path, '.');
-        if (dot && !strcmp(dot, ".json"))
-            *dot = '\0';
-        strncat(meas_path, ".measurements.csv", sizeof meas_path - strlen(meas_path) - 1);
-    }
+    else
+        xs_cal_measurements_path(o->out, meas_path, sizeof meas_path);
     stem_of(o->out, id, sizeof id);
     if (strlen(id) >= sizeof ((xs_device *)0)->id)
         return xs_error_set(err, XS_EARG,

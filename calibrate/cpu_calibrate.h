@@ -13,6 +13,11 @@
 
 int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err);
 
+/* The CPU backend's host checks (backends.h): AVX-512 by CPUID; the same
+ * CPU model (brand string) as the one dev was calibrated on. */
+int xs_cpu_host_check(xs_error *err);
+int xs_cpu_same_host(const xs_device *dev, char *why, size_t size);
+
 /* 1 when (m, n, k) is one of the GEMM shapes the fits use, so the check
  * can show that its shapes are new to the model. */
 int xs_cpu_cal_gemm_shape_used(long long m, long long n, long long k);

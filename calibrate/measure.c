@@ -27,8 +27,7 @@ void xs_meas_free(xs_meas_list *l)
 int xs_meas_write_csv(const xs_meas_list *l, const char *path, xs_error *err)
 {
     xs_strbuf sb = {0};
-    xs_sb_printf(&sb, "bench,name,threads,m,n,k,ta,tb,elems,bytes,flops,median_s,q1_s,q3_s,"
-                      "rel_iqr,reps,gbs,gflops\n");
+    xs_sb_printf(&sb, "%s\n", XS_MEAS_CSV_HEADER);
     for (size_t i = 0; i < l->n; i++) {
         const xs_meas *m = &l->v[i];
         xs_sb_printf(&sb, "%s,%s,%d,%lld,%lld,%lld,%d,%d,%.17g,%.17g,%.17g,%.6e,%.6e,%.6e,%.4f,%d,"

@@ -30,6 +30,11 @@ typedef struct {
 int xs_meas_add(xs_meas_list *l, const xs_meas *m);
 void xs_meas_free(xs_meas_list *l);
 
+/* The CSV's first line: how a file written by calibrate is recognised. */
+#define XS_MEAS_CSV_HEADER                                                                \
+    "bench,name,threads,m,n,k,ta,tb,elems,bytes,flops,median_s,q1_s,q3_s,rel_iqr,reps,gbs," \
+    "gflops"
+
 /* All rows as CSV, written atomically to path. */
 int xs_meas_write_csv(const xs_meas_list *l, const char *path, xs_error *err);
 

@@ -297,6 +297,7 @@ static void calibrate_then_check_should_close_the_loop(void)
     snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s'", dev);
     tu_result r = tu_run(cmd);
     if (r.status == 1 && strstr(r.err, "no AVX-512")) { /* a host the model does not cover */
+        fprintf(stderr, "\n(skipped: %s)\n", r.err);
         tu_run_free(&r);
         return;
     }
@@ -350,6 +351,105 @@ static void calibrate_then_check_should_close_the_loop(void)
     tu_run_free(&r);
 }
 
+
+/* 1 when the file at path holds exactly text (NULL: the file is absent). */
+static int file_is(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return text == NULL;
+    char buf[256];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return text && strcmp(buf, text) == 0;
+}
+
+static long file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+/* An audit found the README's calibrate command truncating the committed
+ * measurements before refusing the host: calibrate judges the host and
+ * every target before it opens anything. */
+static void calibrate_should_damage_no_file_it_did_not_create(void)
+{
+    long dev0 = file_size("devices/" CPU_ID ".json");
+    long meas0 = file_size("calibrate/runs/" CPU_ID ".measurements.csv");
+    CU_ASSERT_FATAL(dev0 > 0 && meas0 > 0);
+    /* the shipped files, as the README once wrote them */
+    tu_result r = tu_run("calibrate --backend cpu --quick -o devices/" CPU_ID ".json "
+                         "--measurements calibrate/runs/" CPU_ID ".measurements.csv");
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT(strstr(r.err, "shipped with xpusim") || strstr(r.err, "no AVX-512"));
+    tu_run_free(&r);
+    CU_ASSERT_EQUAL(file_size("devices/" CPU_ID ".json"), dev0);
+    CU_ASSERT_EQUAL(file_size("calibrate/runs/" CPU_ID ".measurements.csv"), meas0);
+
+    /* files of another kind, or not made by calibrate */
+    const char *json = tu_write("mine.json", "{\"id\": \"mine\"}\n");
+    const char *csv = tu_write("notes.csv", "a,b\n1,2\n");
+    char cmd[1400], other[600];
+    snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s'", json);
+    r = tu_run(cmd);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT(strstr(r.err, "was not written by xpusim calibrate") || strstr(r.err, "no AVX-512"));
+    tu_run_free(&r);
+    CU_ASSERT(file_is(json, "{\"id\": \"mine\"}\n"));
+    snprintf(other, sizeof other, "%s/fresh.json", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s' --measurements '%s'", other,
+             csv);
+    r = tu_run(cmd);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT(strstr(r.err, "was not written by xpusim calibrate") || strstr(r.err, "no AVX-512"));
+    tu_run_free(&r);
+    CU_ASSERT(file_is(csv, "a,b\n1,2\n"));
+    CU_ASSERT(file_is(other, NULL));
+
+    /* a host without AVX-512 (forced here): refused before any file exists */
+    setenv("XS_CPU_DISABLE", "avx512", 1);
+    snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s'", other);
+    r = tu_run(cmd);
+    unsetenv("XS_CPU_DISABLE");
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "has no AVX-512 (CPUID)"));
+    tu_run_free(&r);
+    char meas[700];
+    snprintf(meas, sizeof meas, "%s/fresh.measurements.csv", tu_tmpdir());
+    CU_ASSERT(file_is(other, NULL));
+    CU_ASSERT(file_is(meas, NULL));
+}
+
+/* A device calibrated on another CPU model is refused by the check unless
+ * asked for, and then the report ends saying two machines were compared. */
+static void check_should_refuse_another_hosts_device(void)
+{
+    cJSON *doc = tu_load_json("devices/" CPU_ID ".json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON_ReplaceItemInObject(doc, "id", cJSON_CreateString("elsewhere"));
+    cJSON *compute = cJSON_GetObjectItem(doc, "compute");
+    cJSON_ReplaceItemInObject(compute, "cpu_model", cJSON_CreateString("Some Other CPU 9000"));
+    const char *path = tu_write_json("elsewhere.json", doc);
+    cJSON_Delete(doc);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "validate --backend cpu --quick -d '%s'", path);
+    tu_result r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "calibrated on \"Some Other CPU 9000\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--allow-other-host"));
+    CU_ASSERT_EQUAL(r.out[0], '\0');
+    tu_run_free(&r);
+}
+
 static void calibrate_and_check_should_refuse_bad_usage(void)
 {
     static const struct {
@@ -364,7 +464,8 @@ static void calibrate_and_check_should_refuse_bad_usage(void)
         {"validate --backend cpu -d a100-sxm4-80gb", "is not a cpu device", 2},
         {"validate --backend cpu -d nonexistent-cpu", "unknown device 'nonexistent-cpu'", 2},
         {"validate --backend cpu -d " CPU_ID " -s bert-base-squad", "do not go with it", 2},
-        {"validate --quick --measured x.csv", "--quick goes with --backend cpu", 2},
+        {"validate --quick --measured x.csv", "--quick and --allow-other-host go with --backend", 2},
+        {"validate --allow-other-host --measured x.csv", "go with --backend cpu", 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tu_result r = tu_run(cases[i].args);
@@ -397,6 +498,10 @@ int tu_add_cpu_model_suite(void)
                         fit_should_recover_known_parameters) ||
            !CU_add_test(s, "calibrate_and_check_should_refuse_bad_usage",
                         calibrate_and_check_should_refuse_bad_usage) ||
+           !CU_add_test(s, "calibrate_should_damage_no_file_it_did_not_create",
+                        calibrate_should_damage_no_file_it_did_not_create) ||
+           !CU_add_test(s, "check_should_refuse_another_hosts_device",
+                        check_should_refuse_another_hosts_device) ||
            !CU_add_test(s, "calibrate_then_check_should_close_the_loop",
                         calibrate_then_check_should_close_the_loop);
 }

@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "backends.h"
+#include "targets.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: xpusim calibrate --backend NAME [--quick] [-o FILE] [--threads N]\n"
-            "                        [--measurements FILE.csv]\n\n"
+            "                        [--measurements FILE.csv] [--force]\n\n"
             "Runs real kernels on this machine and fits a device class's cost model to\n"
             "them, writing a device file that predict, compare, gemm and validate accept\n"
             "like the datasheet devices. The device file and the measurements are written\n"
@@ -28,6 +29,9 @@ static void usage(FILE *out)
             "      --threads N          cores to calibrate for (default: all)\n"
             "      --measurements FILE  every measurement as CSV (default: next to the\n"
             "                           device file, FILE.measurements.csv)\n"
+            "      --force              replace a device or measurements file shipped with\n"
+            "                           xpusim or not written by calibrate (without it such\n"
+            "                           files are refused before anything is measured)\n"
             "  -h, --help               this text\n\n"
             "Then: xpusim validate --backend NAME -d FILE  (runs real kernels and a training\n"
             "step at shapes the fit never saw, predicted vs measured).\n");
@@ -50,12 +54,12 @@ int cli_calibrate(int argc, char **argv)
         {"backend", required_argument, 0, 'b'}, {"quick", no_argument, 0, 'q'},
         {"output", required_argument, 0, 'o'},  {"threads", required_argument, 0, 't'},
         {"measurements", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"force", no_argument, 0, 'F'},              {0, 0, 0, 0}};
     const char *backend = NULL;
     xs_cal_run_opts o = {0, 0, NULL, NULL, NULL, stderr};
     optind = 1;
     opterr = 0;
-    int c;
+    int c, force = 0;
     char msg[512];
     while ((c = getopt_long(argc, argv, ":o:h", longs, NULL)) != -1) {
         switch (c) {
@@ -63,6 +67,7 @@ int cli_calibrate(int argc, char **argv)
         case 'q': o.quick = 1; break;
         case 'o': o.out = optarg; break;
         case 'm': o.measurements = optarg; break;
+        case 'F': force = 1; break;
         case 't': {
             int64_t t;
             if (cli_parse_dim("threads", optarg, 4096, &t))
@@ -88,11 +93,18 @@ int cli_calibrate(int argc, char **argv)
                  o.out);
         return cli_fail(EXIT_USAGE, msg);
     }
+    char meas[4096];
+    if (!o.measurements) {
+        xs_cal_measurements_path(o.out, meas, sizeof meas);
+        o.measurements = meas;
+    }
     char command[1024];
     join_args(argc, argv, command, sizeof command);
     o.command = command;
+    /* the host, then the files: nothing is opened before both pass */
     xs_error err;
-    if (b->calibrate(&o, &err))
+    if (b->host_check(&err) || xs_cal_targets_check(o.out, o.measurements, force, &err) ||
+        b->calibrate(&o, &err))
         return cli_fail_err(&err);
     return 0;
 }

@@ -22,7 +22,7 @@ static void usage(FILE *out)
             "                       [--format table|json|csv] [-o FILE]\n"
             "       xpusim validate --trace TRACE.json -d DEVICE -s SCENARIO [--set K=V]...\n"
             "                       [--format table|json|csv] [-o FILE]\n"
-            "       xpusim validate --backend NAME -d DEVICE [--quick]\n"
+            "       xpusim validate --backend NAME -d DEVICE [--quick] [--allow-other-host]\n"
             "                       [--format table|json|csv] [-o FILE]\n\n"
             "Reads measured runs in the measured-run format (header\n"
             "device,scenario,set,metric,value,source; `set` holds ';'-separated key=value\n"
@@ -52,6 +52,10 @@ static void usage(FILE *out)
     const xs_cal_backend *b;
     for (int i = 0; (b = xs_cal_backend_at(i)) != NULL; i++)
         fprintf(out, "%s\n", b->check_doc);
+    fprintf(out,
+            "A device calibrated on another machine is refused (exit 2): the check would\n"
+            "measure the difference between the machines, not the model's error.\n"
+            "--allow-other-host runs it anyway and says so on the report's last line.\n\n");
     fprintf(out,
             "Exit status: 0 when every row was predicted, 1 when any row could not be\n"
             "(the report is still written), 2 for bad usage.\n\n"
@@ -110,13 +114,13 @@ static int finish_validate(xs_vrow *rows, size_t n, xs_format fmt, const char *o
 
 /* validate --backend NAME: run real kernels here and predict them. */
 static int validate_backend(const char *name, const char *device, int quick, int other,
-                            xs_format fmt, const char *output)
+                            int allow_other_host, xs_format fmt, const char *output)
 {
     int rc;
     const xs_cal_backend *b = cli_cal_backend("validate", name, &rc);
     if (!b)
         return rc;
-    char msg[512];
+    char msg[640];
     if (other) {
         snprintf(msg, sizeof msg,
                  "validate: --backend %s runs its own training step and kernels; --measured, "
@@ -142,12 +146,26 @@ static int validate_backend(const char *name, const char *device, int quick, int
                  b->name, dev.id, b->device_class, b->name);
         return cli_fail(EXIT_USAGE, msg);
     }
+    /* a model checked on another machine measures the machines' difference */
+    char why[320];
+    int same = b->same_host(&dev, why, sizeof why);
+    if (!same && !allow_other_host) {
+        snprintf(msg, sizeof msg,
+                 "validate --backend %s: %s; calibrate this host first, or give "
+                 "--allow-other-host to compare the two machines",
+                 b->name, why);
+        return cli_fail(EXIT_USAGE, msg);
+    }
     xs_cal_check_opts o = {quick, stderr};
     xs_vrow *rows;
     size_t n;
     if (b->check(&dev, &o, &rows, &n, &err))
         return cli_fail_err(&err);
-    return finish_validate(rows, n, fmt, output);
+    rc = finish_validate(rows, n, fmt, output);
+    if (!same)
+        fprintf(fmt == XS_FMT_TABLE && !output ? stdout : stderr,
+                "note: this compares two machines (--allow-other-host): %s\n", why);
+    return rc;
 }
 
 int cli_validate(int argc, char **argv)
@@ -158,10 +176,10 @@ int cli_validate(int argc, char **argv)
         {"trace", required_argument, 0, 't'},    {"device", required_argument, 0, 'd'},
         {"scenario", required_argument, 0, 's'}, {"set", required_argument, 0, 'S'},
         {"backend", required_argument, 0, 'b'},  {"quick", no_argument, 0, 'q'},
-        {0, 0, 0, 0}};
+        {"allow-other-host", no_argument, 0, 'A'}, {0, 0, 0, 0}};
     const char *files[MAX_MEASURED], *output = NULL, *trace = NULL, *device = NULL,
                                      *scenario = NULL, *sets[MAX_SETS], *backend = NULL;
-    int nfiles = 0, nsets = 0, quick = 0;
+    int nfiles = 0, nsets = 0, quick = 0, allow_other_host = 0;
     xs_format fmt = XS_FMT_TABLE;
     optind = 1;
     opterr = 0;
@@ -171,6 +189,7 @@ int cli_validate(int argc, char **argv)
         case 't': trace = optarg; break;
         case 'b': backend = optarg; break;
         case 'q': quick = 1; break;
+        case 'A': allow_other_host = 1; break;
         case 'd': device = optarg; break;
         case 's': scenario = optarg; break;
         case 'S':
@@ -195,9 +214,10 @@ int cli_validate(int argc, char **argv)
         return cli_extra_argument(argv[0], argv[optind]);
     if (backend)
         return validate_backend(backend, device, quick, nfiles || trace || scenario || nsets,
-                                fmt, output);
-    if (quick)
-        return cli_fail(EXIT_USAGE, "validate: --quick goes with --backend cpu");
+                                allow_other_host, fmt, output);
+    if (quick || allow_other_host)
+        return cli_fail(EXIT_USAGE,
+                        "validate: --quick and --allow-other-host go with --backend cpu");
     if (nfiles == 0 && !trace)
         return cli_fail(EXIT_USAGE, "validate: give --measured FILE.csv, --trace TRACE.json or "
                                 "--backend cpu -d DEVICE (see --help)");
