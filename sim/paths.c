@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
+#include "suggest.h"
 
 static char exe_dir[PATH_MAX];
 
@@ -138,13 +140,24 @@ int xs_resolve(const char *folder, const char *id_or_path, char *dst, size_t siz
     char **ids = NULL;
     size_t n = 0;
     char known[768] = "";
-    if (xs_list_ids(folder, &ids, &n, NULL) == XS_OK) {
-        size_t used = 0;
-        for (size_t i = 0; i < n && used + strlen(ids[i]) + 3 < sizeof known; i++)
-            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                                     ids[i]);
-        xs_ids_free(ids, n);
-    }
-    return xs_error_set(err, XS_EARG, "unknown %.*s '%s' (known: %s)",
-                        (int)strlen(folder) - 1, folder, id_or_path, known);
+    if (xs_list_ids(folder, &ids, &n, NULL) != XS_OK)
+        n = 0;
+    /* ids fold case: "A10" is a10 (file names are lower-case) */
+    for (size_t i = 0; i < n; i++)
+        if (strcasecmp(ids[i], id_or_path) == 0) {
+            snprintf(dst, size, "%s/%s/%s.json", root, folder, ids[i]);
+            xs_ids_free(ids, n);
+            return XS_OK;
+        }
+    size_t used = 0;
+    for (size_t i = 0; i < n && used + strlen(ids[i]) + 3 < sizeof known; i++)
+        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", ids[i]);
+    const char *near = xs_suggest(id_or_path, (const char *const *)ids, n);
+    char hint[128] = "";
+    if (near)
+        snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+    rc = xs_error_set(err, XS_EARG, "unknown %.*s '%s'%s (known: %s)", (int)strlen(folder) - 1,
+                      folder, id_or_path, hint, known);
+    xs_ids_free(ids, n);
+    return rc;
 }

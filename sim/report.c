@@ -105,17 +105,47 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
                  (long long)s->devices, s->devices > 1 ? "s" : "");
 }
 
-static void predict_table(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
+/* What was predicted: device, scenario, and where the matmuls ran. */
+static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
                            const xs_workload *wl, const xs_prediction *p)
 {
     xs_sb_printf(sb, "xpusim predict: %s on %s (%s)\n", s->id, dev->id, dev->name);
     scenario_lines(sb, s, wl);
-    xs_sb_printf(sb, "matmuls   asked in %s, run in %s on %s at %.0f MHz sustained%s\n\n",
+    xs_sb_printf(sb, "matmuls   asked in %s, run in %s on %s at %.0f MHz sustained%s\n",
                  xs_dtype_name(p->matmul_asked), xs_dtype_name(p->matmul_engine),
                  p->matmul_tensor ? "tensor cores" : "fp32 vector units", p->matmul_clock_mhz,
                  p->matmul_engine != p->matmul_asked
                      ? " (the device has no tensor-core path for it)"
                      : "");
+}
+
+/* The answer: the step, its band, and the whole run's time, energy, cost. */
+static void predict_answer(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
+                           const xs_workload *wl, const xs_prediction *p)
+{
+    xs_sb_printf(sb,
+                 "step      %.4f s   %.1f samples/s   %.0f tokens/s   MFU %.1f%%   "
+                 "%.0f W avg   %.1f J\n",
+                 p->step_time_s, p->samples_per_s, p->tokens_per_s, 100 * p->mfu,
+                 p->avg_power_w, p->step_energy_j);
+    if (p->step_time_high_s > 0)
+        xs_sb_printf(sb, "band      %.1f to %.1f samples/s, $%.2f to $%.2f a run (the device's "
+                         "sustained-clock and efficiency ranges)\n",
+                     p->samples_per_s_low, p->samples_per_s_high, p->run_cost_low_usd,
+                     p->run_cost_high_usd);
+    xs_sb_printf(sb,
+                 "run       %lld steps (%lld/epoch x %lld epochs)   %.2f h   %.3f kWh   "
+                 "$%.2f at $%.3f/device-hour (%s, %s)\n",
+                 (long long)p->steps, (long long)wl->steps_per_epoch, (long long)s->epochs,
+                 p->run_time_s / 3600, p->run_energy_kwh, p->run_cost_usd,
+                 dev->price_usd_per_hour, dev->price_provider, dev->price_as_of);
+}
+
+static void predict_table(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
+                           const xs_workload *wl, const xs_prediction *p)
+{
+    predict_header(sb, dev, s, wl, p);
+    xs_sb_printf(sb, "\n");
     size_t nrows;
     row *rows = group_rows(wl, p, &nrows);
     if (!rows) {
@@ -149,22 +179,8 @@ static void predict_table(xs_strbuf *sb, const xs_device *dev, const xs_scenario
     for (int b = 0; b < XS_BOUND_COUNT; b++)
         xs_sb_printf(sb, "%s %.1f ms (%.0f%%)   ", xs_bound_name(b), p->bound_time_s[b] * 1e3,
                      100 * p->bound_time_s[b] / p->step_time_s);
-    xs_sb_printf(sb,
-                 "\n\nstep      %.4f s   %.1f samples/s   %.0f tokens/s   MFU %.1f%%   "
-                 "%.0f W avg   %.1f J\n",
-                 p->step_time_s, p->samples_per_s, p->tokens_per_s, 100 * p->mfu,
-                 p->avg_power_w, p->step_energy_j);
-    if (p->step_time_high_s > 0)
-        xs_sb_printf(sb, "band      %.1f to %.1f samples/s, $%.2f to $%.2f a run (the device's "
-                         "sustained-clock and efficiency ranges)\n",
-                     p->samples_per_s_low, p->samples_per_s_high, p->run_cost_low_usd,
-                     p->run_cost_high_usd);
-    xs_sb_printf(sb,
-                 "run       %lld steps (%lld/epoch x %lld epochs)   %.2f h   %.3f kWh   "
-                 "$%.2f at $%.3f/device-hour (%s, %s)\n",
-                 (long long)p->steps, (long long)wl->steps_per_epoch, (long long)s->epochs,
-                 p->run_time_s / 3600, p->run_energy_kwh, p->run_cost_usd,
-                 dev->price_usd_per_hour, dev->price_provider, dev->price_as_of);
+    xs_sb_printf(sb, "\n\n");
+    predict_answer(sb, dev, s, wl, p);
 }
 
 static cJSON *op_json(const xs_op *op, const xs_estimate *e)
@@ -299,13 +315,13 @@ static cJSON *device_json(const xs_device *dev)
 }
 
 static void predict_json(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
-                         const xs_workload *wl, const xs_prediction *p)
+                         const xs_workload *wl, const xs_prediction *p, int with_ops)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddItemToObject(root, "device", device_json(dev));
     cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
-    cJSON *ops = cJSON_AddArrayToObject(root, "ops");
-    for (size_t i = 0; i < wl->n; i++)
+    cJSON *ops = with_ops ? cJSON_AddArrayToObject(root, "ops") : NULL;
+    for (size_t i = 0; ops && i < wl->n; i++)
         cJSON_AddItemToArray(ops, op_json(&wl->ops[i], &p->est[i]));
     cJSON_AddItemToObject(root, "step", step_json(wl, p));
     cJSON_AddItemToObject(root, "run", run_json(wl, p));
@@ -338,7 +354,7 @@ void xs_report_predict(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
                        const xs_scenario *s, const xs_workload *wl, const xs_prediction *p)
 {
     if (fmt == XS_FMT_JSON) {
-        predict_json(sb, dev, s, wl, p);
+        predict_json(sb, dev, s, wl, p, 1);
     } else if (fmt == XS_FMT_CSV) {
         csv_header(sb, 1);
         for (size_t i = 0; i < wl->n; i++)
@@ -346,6 +362,17 @@ void xs_report_predict(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
     } else {
         predict_table(sb, dev, s, wl, p);
     }
+}
+
+void xs_report_summary(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
+                       const xs_scenario *s, const xs_workload *wl, const xs_prediction *p)
+{
+    if (fmt == XS_FMT_JSON) {
+        predict_json(sb, dev, s, wl, p, 0);
+        return;
+    }
+    predict_header(sb, dev, s, wl, p);
+    predict_answer(sb, dev, s, wl, p);
 }
 
 void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
@@ -396,51 +423,105 @@ void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                  wl->params / 1e6, (long long)wl->tensors);
 }
 
+/* "$0.82-1.08": the run's cost on the device's cheap and dear corners. */
+static void cost_band(char *dst, size_t size, const xs_prediction *p)
+{
+    if (p->step_time_high_s > 0)
+        snprintf(dst, size, "%.2f-%.2f", p->run_cost_low_usd, p->run_cost_high_usd);
+    else
+        snprintf(dst, size, "-");
+}
+
+static void compare_json(xs_strbuf *sb, const xs_scenario *s, const xs_workload *wl,
+                         const xs_compare_row *rows, size_t n)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
+    cJSON *arr = cJSON_AddArrayToObject(root, "devices");
+    cJSON *out = cJSON_AddArrayToObject(root, "unavailable");
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToObject(o, "device", device_json(rows[i].dev));
+        if (!rows[i].p) {
+            cJSON_AddStringToObject(o, "reason", rows[i].unavailable);
+            cJSON_AddItemToArray(out, o);
+            continue;
+        }
+        cJSON_AddStringToObject(o, "matmul_engine", xs_dtype_name(rows[i].p->matmul_engine));
+        cJSON_AddItemToObject(o, "step", step_json(wl, rows[i].p));
+        cJSON_AddItemToObject(o, "run", run_json(wl, rows[i].p));
+        cJSON_AddItemToArray(arr, o);
+    }
+    xs_report_json(sb, root);
+}
+
 void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                        const xs_workload *wl, const xs_compare_row *rows, size_t n)
 {
     if (fmt == XS_FMT_JSON) {
-        cJSON *root = cJSON_CreateObject();
-        cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
-        cJSON *arr = cJSON_AddArrayToObject(root, "devices");
-        for (size_t i = 0; i < n; i++) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddItemToObject(o, "device", device_json(rows[i].dev));
-            cJSON_AddStringToObject(o, "matmul_engine", xs_dtype_name(rows[i].p->matmul_engine));
-            cJSON_AddItemToObject(o, "step", step_json(wl, rows[i].p));
-            cJSON_AddItemToObject(o, "run", run_json(wl, rows[i].p));
-            cJSON_AddItemToArray(arr, o);
-        }
-        xs_report_json(sb, root);
+        compare_json(sb, s, wl, rows, n);
         return;
     }
+    /* new columns go at the end, so scripts reading the old ones keep working */
     if (fmt == XS_FMT_CSV)
         xs_sb_printf(sb, "device,matmul_engine,step_time_s,samples_per_s,tokens_per_s,mfu,"
                          "avg_power_w,run_time_s,run_energy_kwh,run_cost_usd,"
-                         "price_usd_per_hour,price_as_of\n");
+                         "price_usd_per_hour,price_as_of,price_provider,run_cost_low_usd,"
+                         "run_cost_high_usd,samples_per_s_low,samples_per_s_high,"
+                         "unavailable\n");
     else {
         xs_sb_printf(sb, "xpusim compare: %s, %lld steps of %lld samples\n", s->id,
                      (long long)wl->steps, (long long)wl->samples_per_step);
         scenario_lines(sb, s, wl);
-        xs_sb_printf(sb, "\n%-16s %-6s %10s %11s %6s %6s %8s %9s %9s %8s\n", "device", "matmul",
-                     "step s", "samples/s", "MFU", "W", "run h", "run kWh", "run $", "$/h");
+        xs_sb_printf(sb, "\n%-16s %-6s %10s %11s %6s %6s %8s %9s %9s %11s %8s  %s\n", "device",
+                     "matmul", "step s", "samples/s", "MFU", "W", "run h", "run kWh", "run $",
+                     "$ band", "$/h", "price from");
     }
+    size_t unavailable = 0;
     for (size_t i = 0; i < n; i++) {
         const xs_prediction *p = rows[i].p;
         const xs_device *d = rows[i].dev;
-        if (fmt == XS_FMT_CSV)
-            xs_sb_printf(sb, "%s,%s,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%g,%s\n", d->id,
-                         xs_dtype_name(rows[i].p->matmul_engine), p->step_time_s, p->samples_per_s,
+        if (!p) {
+            unavailable++;
+            if (fmt == XS_FMT_CSV) {
+                xs_sb_printf(sb, "%s,,,,,,,,,,%g,%s,", d->id, d->price_usd_per_hour,
+                             d->price_as_of);
+                xs_sb_csv(sb, d->price_provider);
+                xs_sb_printf(sb, ",,,,,");
+                xs_sb_csv(sb, rows[i].unavailable);
+                xs_sb_printf(sb, "\n");
+            }
+            continue;
+        }
+        if (fmt == XS_FMT_CSV) {
+            xs_sb_printf(sb, "%s,%s,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%g,%s,", d->id,
+                         xs_dtype_name(p->matmul_engine), p->step_time_s, p->samples_per_s,
                          p->tokens_per_s, p->mfu, p->avg_power_w, p->run_time_s,
                          p->run_energy_kwh, p->run_cost_usd, d->price_usd_per_hour,
                          d->price_as_of);
-        else
-            xs_sb_printf(sb, "%-16s %-6s %10.4f %11.1f %5.1f%% %6.0f %8.2f %9.3f %9.2f %8.3f\n",
-                         d->id, xs_dtype_name(rows[i].p->matmul_engine), p->step_time_s, p->samples_per_s,
-                         100 * p->mfu, p->avg_power_w, p->run_time_s / 3600, p->run_energy_kwh,
-                         p->run_cost_usd, d->price_usd_per_hour);
+            xs_sb_csv(sb, d->price_provider);
+            xs_sb_printf(sb, ",%.9g,%.9g,%.9g,%.9g,\n", p->run_cost_low_usd,
+                         p->run_cost_high_usd, p->samples_per_s_low, p->samples_per_s_high);
+        } else {
+            char band[48];
+            cost_band(band, sizeof band, p);
+            xs_sb_printf(sb,
+                         "%-16s %-6s %10.4f %11.1f %5.1f%% %6.0f %8.2f %9.3f %9.2f %11s %8.3f  "
+                         "%s, %s\n",
+                         d->id, xs_dtype_name(p->matmul_engine), p->step_time_s,
+                         p->samples_per_s, 100 * p->mfu, p->avg_power_w, p->run_time_s / 3600,
+                         p->run_energy_kwh, p->run_cost_usd, band, d->price_usd_per_hour,
+                         d->price_provider, d->price_as_of);
+        }
     }
-    if (fmt == XS_FMT_TABLE)
-        xs_sb_printf(sb, "\nsorted by run cost; prices are on-demand list prices with the dates "
-                         "and providers in devices/*.json (`xpusim devices`)\n");
+    if (fmt != XS_FMT_TABLE)
+        return;
+    xs_sb_printf(sb, "\nsorted by run cost; '$ band' is the run's cost on the device's slow and "
+                     "fast corners; prices are on-demand list prices unless --price gave yours "
+                     "(`xpusim devices`)\n");
+    if (unavailable)
+        xs_sb_printf(sb, "\ncannot run this scenario:\n");
+    for (size_t i = 0; i < n; i++)
+        if (!rows[i].p)
+            xs_sb_printf(sb, "  %-16s %s\n", rows[i].dev->id, rows[i].unavailable);
 }

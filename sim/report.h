@@ -26,15 +26,22 @@ typedef enum { XS_FMT_TABLE, XS_FMT_JSON, XS_FMT_CSV } xs_format;
 void xs_report_predict(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
                        const xs_scenario *s, const xs_workload *wl, const xs_prediction *p);
 
+/* Only the answer (table or JSON): what ran where, the step, its band, the
+ * run's time, energy and cost; no per-op rows. */
+void xs_report_summary(xs_strbuf *sb, xs_format fmt, const xs_device *dev,
+                       const xs_scenario *s, const xs_workload *wl, const xs_prediction *p);
+
 /* The op list alone (no device): shapes, FLOPs, bytes, launches. */
 void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                         const xs_workload *wl);
 
 /* One scenario on several devices: one row each (predictions without their
- * per-op estimates are enough). */
+ * per-op estimates, with their band, are enough). A device that cannot run
+ * the scenario has no prediction and says why; such rows come last. */
 typedef struct {
     const xs_device *dev;
-    const xs_prediction *p;
+    const xs_prediction *p; /* NULL when unavailable */
+    const char *unavailable; /* why not, or NULL */
 } xs_compare_row;
 void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                        const xs_workload *wl, const xs_compare_row *rows, size_t n);

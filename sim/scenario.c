@@ -11,6 +11,7 @@
 
 #include "fileio.h"
 #include "paths.h"
+#include "suggest.h"
 
 #define INT(path, req, lo, hi, member, help) \
     {path, XS_F_INT, req, lo, hi, 0, NULL, offsetof(xs_scenario, member), 0, help}
@@ -159,6 +160,43 @@ static int set_path(cJSON *root, const char *path, cJSON *value)
     return cJSON_AddItemToObject(cur, part, value) ? 0 : -1;
 }
 
+/* An unknown --set key, with the nearest known key when one is close. */
+static int unknown_key(const char *kv, const char *key, xs_error *err)
+{
+    size_t n;
+    const xs_field *f = xs_scn_fields(&n);
+    const char **paths = malloc(n * sizeof *paths);
+    const char *near = NULL;
+    if (paths) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(f[i].path, "id") != 0)
+                paths[k++] = f[i].path;
+        near = xs_suggest(key, paths, k);
+    }
+    free(paths);
+    if (near)
+        return xs_error_set(err, XS_EARG,
+                            "--set %s: unknown key '%s'; did you mean '%s'? (see `xpusim "
+                            "predict --help` for the keys)",
+                            kv, key, near);
+    return xs_error_set(err, XS_EARG,
+                        "--set %s: unknown key '%s' (see `xpusim predict --help` for the keys)",
+                        kv, key);
+}
+
+/* [-]digits and nothing else: no blanks, exponent, point or hex. */
+static int is_decimal_integer(const char *text)
+{
+    const char *p = text + (*text == '-');
+    if (!*p)
+        return 0;
+    for (; *p; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
+}
+
 static int apply_override(cJSON *root, const char *kv, xs_error *err)
 {
     const char *eq = strchr(kv, '=');
@@ -173,16 +211,26 @@ static int apply_override(cJSON *root, const char *kv, xs_error *err)
     key[klen] = '\0';
     const xs_field *f = find_field(key);
     if (!f || strcmp(key, "id") == 0)
-        return xs_error_set(err, XS_EARG,
-                            "--set %s: unknown key '%s' (see `xpusim predict --help` for the "
-                            "keys)", kv, key);
-    /* A value is JSON when it parses as JSON (32, true, 0.1); otherwise it
-     * is a bare string (amp_fp16), so users need no quotes. */
+        return unknown_key(kv, key, err);
+    /* A value is JSON when all of it parses as JSON (32, true, 0.1);
+     * otherwise it is a bare string (amp_fp16), so users need no quotes,
+     * and a number with anything after it ("64abc", "64,128") stays text
+     * that the schema refuses. */
     const char *text = eq + 1;
-    cJSON *value = cJSON_Parse(text);
+    const char *end = NULL;
+    cJSON *value = cJSON_ParseWithOpts(text, &end, 1);
     if (!value || cJSON_IsObject(value) || cJSON_IsArray(value)) {
         cJSON_Delete(value);
         value = cJSON_CreateString(text);
+    }
+    if (value && f->type == XS_F_INT && !is_decimal_integer(text)) {
+        /* 6.4e1 or 64.0 for a count is a slip, not a way to write 64 */
+        cJSON_Delete(value);
+        char want[160];
+        xs_schema_expect(f, want, sizeof want);
+        return xs_error_set(err, XS_EFIELD, "--set %s: '%s' expects %s written in decimal digits, "
+                                          "got '%s'",
+                            kv, key, want, text);
     }
     if (!value)
         return xs_error_set(err, XS_ENOMEM, "--set %s: out of memory", kv);
@@ -330,6 +378,34 @@ static int check_id(const xs_scenario *s, const char *path, xs_error *err)
     return XS_OK;
 }
 
+/* An error found after the overrides were applied (a relation between
+ * fields, a Hugging Face import) is about the file as changed: name each
+ * --set whose key the message mentions, so the user looks at the right
+ * place. */
+static void name_the_sets(const char *const *overrides, int n, xs_error *err)
+{
+    if (!err || strncmp(err->msg, "--set ", 6) == 0)
+        return; /* the override's own error already names it */
+    char prefix[sizeof err->msg] = "";
+    size_t used = 0;
+    for (int i = 0; i < n && used < sizeof prefix; i++) {
+        const char *eq = strchr(overrides[i], '=');
+        if (!eq)
+            continue;
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - overrides[i]), overrides[i]);
+        const char *leaf = strrchr(key, '.');
+        if (strstr(err->msg, key) || (leaf && strstr(err->msg, leaf + 1)))
+            used += (size_t)snprintf(prefix + used, sizeof prefix - used, "--set %s: ",
+                                     overrides[i]);
+    }
+    if (used == 0 || used >= sizeof prefix)
+        return;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s%s", prefix, err->msg);
+    memcpy(err->msg, msg, sizeof msg);
+}
+
 int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
                 xs_error *err)
 {
@@ -356,6 +432,8 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
         rc = check_id(&s, path, err);
     if (rc == XS_OK)
         rc = check_relations(&s, path, err);
+    if (rc != XS_OK)
+        name_the_sets(overrides, n, err);
     if (rc == XS_OK)
         *scn = s;
     return rc;

@@ -2,10 +2,12 @@
  * codes and one-line errors. */
 #include <dirent.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
+#include <cjson/cJSON.h>
 
 #include "fileio.h"
 #include "test_util.h"
@@ -123,7 +125,16 @@ static void bad_input_should_give_one_clear_line_and_nonzero_exit(void)
         int status;
         const char *part;
     } cases[] = {
-        {"predict -d a100", 2, "unknown device 'a100' (known: a10,"},
+        {"predict -d a100", 2, "unknown device 'a100'; did you mean 'a10'? (known: a10,"},
+        {"predict -d a100-sxm-80gb", 2, "did you mean 'a100-sxm4-80gb'?"},
+        {"predict -s bert-larg-squad", 2, "did you mean 'bert-large-squad'?"},
+        {"predict --set train.bacth=4", 2, "unknown key 'train.bacth'; did you mean 'train.batch'?"},
+        {"predict --set batch=4", 2, "did you mean 'train.batch'?"},
+        {"predict --summary --format csv", 2, "--summary goes with --format table or json"},
+        {"predict --price a10=1", 2, "'a10' is not among the devices of this run"},
+        {"predict --price a100-sxm4-80gb=-1", 2, "expected DEVICE=USD_PER_HOUR"},
+        {"compare -d a10,,l4", 2, "has an empty device id"},
+        {"compare -d a10 --all", 2, "-d and --all are alternatives"},
         {"predict -s squad", 2, "unknown scenario 'squad'"},
         {"predict --set train.batch=-4", 1, "'train.batch' must be an integer in [1, 1048576], got -4"},
         {"predict --set train.bach=4", 2, "unknown key 'train.bach'"},
@@ -136,6 +147,8 @@ static void bad_input_should_give_one_clear_line_and_nonzero_exit(void)
         {"scenarios --format json", 2, "option '--format' does not apply here"},
         {"frobnicate", 2, "unknown command 'frobnicate'"},
         {"predict -d tests/data/none.json", 1, "tests/data/none.json: no such file"},
+        {"predict -s tests/data/scenarios/tiny.json --set train.seq=4096", 1,
+         "error: --set train.seq=4096: "},
         {"predict -s tests/data/scenarios/tiny.json --set train.seq=4096", 1,
          "train.seq (4096) must not exceed model.max_positions (128)"},
     };
@@ -208,11 +221,160 @@ static void compare_should_rank_devices_by_run_cost(void)
     tu_run_free(&r);
     r = tu_run("compare");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_EQUAL(tu_lines(r.out), 5 + 14 + 2); /* header, every device, footer */
+    CU_ASSERT_EQUAL(tu_lines(r.out), 5 + 13 + 2); /* header, every accelerator, footer */
+    CU_ASSERT_PTR_NULL(strstr(r.out, "xeon-amx-2c"));
     tu_run_free(&r);
     r = tu_run("compare -d t4,nope");
     CU_ASSERT_EQUAL(r.status, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown device 'nope'"));
+    tu_run_free(&r);
+}
+
+
+/* The columns of CSV line `row` (0: the header) of text, split at commas
+ * (the fields tested here hold none). */
+static int csv_field(const char *text, int row, int col, char *dst, size_t size)
+{
+    const char *line = text;
+    for (int i = 0; i < row && line; i++)
+        line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+    if (!line || !*line)
+        return -1;
+    for (int c = 0; c < col && line; c++) {
+        const char *comma = strchr(line, ','), *nl = strchr(line, '\n');
+        line = comma && (!nl || comma < nl) ? comma + 1 : NULL;
+    }
+    if (!line)
+        return -1;
+    size_t len = strcspn(line, ",\n");
+    snprintf(dst, size, "%.*s", (int)len, line);
+    return 0;
+}
+
+/* A device that cannot run the scenario (the CPU has no fused-attention
+ * kernel) is listed last with the reason; the others are still ranked. */
+static void compare_should_rank_the_rest_when_one_device_cannot_run(void)
+{
+    tu_result r = tu_run("compare -s gpt2-medium-finetune --all --format csv");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 14);
+    char dev[64] = "", cost[64] = "";
+    CU_ASSERT_EQUAL(csv_field(r.out, 14, 0, dev, sizeof dev), 0);
+    CU_ASSERT_STRING_EQUAL(dev, "xeon-amx-2c");
+    CU_ASSERT_EQUAL(csv_field(r.out, 14, 9, cost, sizeof cost), 0);
+    CU_ASSERT_STRING_EQUAL(cost, ""); /* no prediction, no cost */
+    const char *last = strstr(r.out, "\nxeon-amx-2c,");
+    CU_ASSERT(last && strstr(last, "no kernel for op 'attn.flash'"));
+    const char *eol = strchr(strchr(r.out, '\n') + 1, '\n');
+    CU_ASSERT(eol && eol[-1] == ','); /* ranked rows have no reason */
+    tu_run_free(&r);
+    r = tu_run("compare -s gpt2-medium-finetune -d t4,xeon-amx-2c");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "cannot run this scenario:\n  xeon-amx-2c"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nt4 "));
+    tu_run_free(&r);
+    r = tu_run("compare -s gpt2-medium-finetune -d xeon-amx-2c --format json");
+    CU_ASSERT_EQUAL(r.status, 1); /* nothing could run: the report, then the error */
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "devices")), 0);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "unavailable")), 1);
+    cJSON_Delete(doc);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no device could run this scenario"));
+    tu_run_free(&r);
+}
+
+/* -d ids are trimmed, fold case, and a device named twice is one row; the
+ * CPU is compared when named. */
+static void compare_device_list_should_be_trimmed_and_merged(void)
+{
+    tu_result r = tu_run("compare -s bert-base-squad -d ' a10, L4 ,a10,devices/l4.json,xeon-amx-2c' "
+                         "--format csv");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\na10,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nl4,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nxeon-amx-2c,"));
+    tu_run_free(&r);
+}
+
+/* --price replaces the list price: the run costs scale with it, and the
+ * row says whose price it is. */
+static void price_override_should_scale_the_cost_and_say_so(void)
+{
+    char list[64], mine[64], provider[128];
+    tu_result r = tu_run("compare -s bert-base-squad -d a10 --format csv");
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    CU_ASSERT_EQUAL(csv_field(r.out, 1, 9, list, sizeof list), 0);
+    CU_ASSERT_EQUAL(csv_field(r.out, 1, 12, provider, sizeof provider), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(provider, "Lambda"));
+    tu_run_free(&r);
+    r = tu_run("compare -s bert-base-squad -d a10 --price A10=2.58 --format csv");
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    CU_ASSERT_EQUAL(csv_field(r.out, 1, 9, mine, sizeof mine), 0);
+    CU_ASSERT_EQUAL(csv_field(r.out, 1, 12, provider, sizeof provider), 0);
+    CU_ASSERT_STRING_EQUAL(provider, "your quote (--price)");
+    CU_ASSERT_DOUBLE_EQUAL(atof(mine) / atof(list), 2.58 / 1.29, 1e-6);
+    tu_run_free(&r);
+    r = tu_run("compare -s bert-base-squad -d a10 --price t4=1");
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "'t4' is not among the devices of this run"));
+    tu_run_free(&r);
+}
+
+/* --set values are read whole: a number with anything after it, hex, or a
+ * float for a count is refused naming the --set, the key and the text. */
+static void set_values_should_be_parsed_strictly(void)
+{
+    static const char *bad[] = {"train.batch=64abc", "train.batch=64,128", "train.batch=6.4e1",
+                                "train.batch=0x40",  "train.batch=64.0",   "train.batch= 64",
+                                "train.grad_clip=false,", "train.batch="};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "predict --summary --set '%s'", bad[i]);
+        tu_result r = tu_run(cmd);
+        char want[128];
+        snprintf(want, sizeof want, "xpusim: error: --set %s: ", bad[i]);
+        int ok = r.status != 0 && tu_lines(r.err) == 1 && strncmp(r.err, want, strlen(want)) == 0 &&
+                 r.out[0] == '\0';
+        if (!ok)
+            fprintf(stderr, "\n`%s` -> %d, %s", cmd, r.status, r.err);
+        CU_ASSERT(ok);
+        tu_run_free(&r);
+    }
+    tu_result r = tu_run("predict --summary --set train.batch=64 --set train.grad_clip=false");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "batch 64 x seq"));
+    tu_run_free(&r);
+    /* the measured-run CSV's set column goes through the same parser */
+    const char *csv = tu_write("strict.csv", "device,scenario,set,metric,value,source\n"
+                                             "a10,bert-base-squad,train.batch=64abc,samples_per_s,"
+                                             "100,test\n");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "validate --measured '%s' --format csv", csv);
+    r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "written in decimal digits, got '64abc'"));
+    tu_run_free(&r);
+}
+
+/* --summary prints the answer alone. */
+static void predict_summary_should_print_only_the_answer(void)
+{
+    tu_result r = tu_run("predict --summary");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 7);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nstep      "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nband      "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nrun       "));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "attn.q"));
+    tu_run_free(&r);
+    r = tu_run("predict --summary --format json");
+    CU_ASSERT_EQUAL(r.status, 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(doc, "step"));
+    CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(doc, "run"));
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(doc, "ops"));
+    cJSON_Delete(doc);
     tu_run_free(&r);
 }
 
@@ -231,6 +393,15 @@ int tu_add_cli_suite(void)
            !CU_add_test(s, "bad_input_should_give_one_clear_line_and_nonzero_exit",
                         bad_input_should_give_one_clear_line_and_nonzero_exit) ||
            !CU_add_test(s, "every_command_should_have_help", every_command_should_have_help) ||
+           !CU_add_test(s, "compare_should_rank_the_rest_when_one_device_cannot_run",
+                        compare_should_rank_the_rest_when_one_device_cannot_run) ||
+           !CU_add_test(s, "compare_device_list_should_be_trimmed_and_merged",
+                        compare_device_list_should_be_trimmed_and_merged) ||
+           !CU_add_test(s, "price_override_should_scale_the_cost_and_say_so",
+                        price_override_should_scale_the_cost_and_say_so) ||
+           !CU_add_test(s, "set_values_should_be_parsed_strictly", set_values_should_be_parsed_strictly) ||
+           !CU_add_test(s, "predict_summary_should_print_only_the_answer",
+                        predict_summary_should_print_only_the_answer) ||
            !CU_add_test(s, "compare_should_rank_devices_by_run_cost",
                         compare_should_rank_devices_by_run_cost) ||
            !CU_add_test(s, "devices_and_scenarios_should_list_everything_shipped",

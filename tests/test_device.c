@@ -239,7 +239,11 @@ static void resolve_should_list_known_ids_for_an_unknown_one(void)
     char path[512];
     xs_error err;
     CU_ASSERT_EQUAL(xs_resolve("devices", "a100", path, sizeof path, &err), XS_EARG);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown device 'a100' (known: a10, a100-pcie-40gb"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown device 'a100'; did you mean 'a10'? (known: a10, a100-pcie-40gb"));
+    CU_ASSERT_EQUAL(xs_resolve("devices", "T4", path, sizeof path, &err), XS_OK); /* folds case */
+    CU_ASSERT_PTR_NOT_NULL(strstr(path, "/devices/t4.json"));
+    CU_ASSERT_EQUAL(xs_resolve("devices", "quux", path, sizeof path, &err), XS_EARG);
+    CU_ASSERT_PTR_NULL(strstr(err.msg, "did you mean")); /* nothing near: the list only */
     CU_ASSERT_EQUAL(xs_resolve("devices", "", path, sizeof path, &err), XS_EARG);
     CU_ASSERT_EQUAL(xs_resolve("devices", "./nope.json", path, sizeof path, &err), XS_EIO);
 }

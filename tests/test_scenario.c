@@ -6,6 +6,7 @@
 
 #include "paths.h"
 #include "scenario.h"
+#include "suggest.h"
 #include "test_util.h"
 
 static int load(const char *id, const char *const *sets, int n, xs_scenario *s, xs_error *err)
@@ -165,10 +166,27 @@ static void scenario_loader_should_reject_bad_documents(void)
     CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EFIELD);
 }
 
+/* "did you mean": edit distance without case, a leaf name finds its key,
+ * nothing far away is offered. */
+static void suggestions_should_find_the_near_name_only(void)
+{
+    CU_ASSERT_EQUAL(xs_edit_distance("kitten", "sitting"), 3);
+    CU_ASSERT_EQUAL(xs_edit_distance("A10", "a10"), 0);
+    CU_ASSERT_EQUAL(xs_edit_distance("", "abc"), 3);
+    const char *keys[] = {"train.batch", "train.seq", "data.epochs", "model.hidden"};
+    CU_ASSERT_STRING_EQUAL(xs_suggest("train.bacth", keys, 4), "train.batch");
+    CU_ASSERT_STRING_EQUAL(xs_suggest("epochs", keys, 4), "data.epochs");
+    CU_ASSERT_STRING_EQUAL(xs_suggest("TRAIN.SEQ", keys, 4), "train.seq");
+    CU_ASSERT_PTR_NULL(xs_suggest("learning_rate", keys, 4));
+    CU_ASSERT_PTR_NULL(xs_suggest("x", keys, 0));
+}
+
 int tu_add_scenario_suite(void)
 {
     CU_pSuite s = CU_add_suite("scenario", NULL, NULL);
     return !s ||
+           !CU_add_test(s, "suggestions_should_find_the_near_name_only",
+                        suggestions_should_find_the_near_name_only) ||
            !CU_add_test(s, "shipped_scenarios_should_load_with_their_hf_configs",
                         shipped_scenarios_should_load_with_their_hf_configs) ||
            !CU_add_test(s, "overrides_should_change_values_and_be_validated",

@@ -41,11 +41,16 @@ typedef struct {
     int nsets;
     xs_format format;
     double tolerance; /* advise: percent of the parameter count */
+    const char *prices[MAX_SETS]; /* --price DEV=USD_PER_HOUR */
+    int nprices;
+    int all;     /* --all: the host CPUs too */
+    int summary; /* --summary: only the answer */
     int help;
 } cli_options;
 
 /* Parse the shared options a command allows (getopt letters in allowed:
- * d s S f o h T) and print its help if asked. Returns 1 when the command is
+ * d s S f o h T, P for --price, A for --all, U for --summary) and print its
+ * help if asked. Returns 1 when the command is
  * done (help shown or bad usage), with *rc its exit code. */
 int cli_begin(int argc, char **argv, cli_options *o, const char *allowed,
               void (*usage)(FILE *), int *rc);
@@ -61,9 +66,14 @@ int cli_deliver(xs_strbuf *sb, const char *output);
 /* A positive integer option value in [1, max], or a usage error. */
 int cli_parse_dim(const char *name, const char *text, int64_t max, int64_t *out);
 
-/* Load every device named in list ("a,b,c"), or all when list is NULL;
- * *out (count of them) is the caller's to free. */
-int cli_load_devices(const char *list, xs_device **out, size_t *count, xs_error *err);
+/* Load every device named in list ("a, b,c": trimmed, a device named twice
+ * kept once), or when list is NULL every shipped device — accelerators only
+ * unless all. *out (count of them) is the caller's to free. */
+int cli_load_devices(const char *list, int all, xs_device **out, size_t *count, xs_error *err);
+
+/* Apply the --price DEV=USD_PER_HOUR overrides to the devices (each must
+ * name one of them); 0 or an exit code after one error line. */
+int cli_apply_prices(const cli_options *o, xs_device *devs, size_t n);
 
 /* The calibration backend called name for command cmd, or NULL after a
  * usage error (a missing or unknown name, listing the known) with *rc its

@@ -1,5 +1,6 @@
 /* cmd_compare.c — `xpusim compare`: one scenario on many devices, one row
- * each, cheapest run first. */
+ * each, cheapest run first; a device that cannot run it is listed last with
+ * the reason instead of stopping the others. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -10,56 +11,85 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: xpusim compare [-s SCENARIO] [-d DEV1,DEV2,...] [--set KEY=VALUE]...\n"
+            "Usage: xpusim compare [-s SCENARIO] [-d DEV1,DEV2,... | --all]\n"
+            "                      [--set KEY=VALUE]... [--price DEV=USD_PER_HOUR]...\n"
             "                      [--format table|json|csv] [-o FILE]\n\n"
-            "Predicts SCENARIO on several devices (default: every file in devices/) and\n"
-            "prints one row each, cheapest run first: step time, samples/s, MFU, average\n"
-            "power, and the whole run's hours, kWh and dollars at each device's dated\n"
-            "price. The 'matmul' column says which format the GEMMs really ran in (fp32\n"
-            "where a device lacks tensor cores for the requested one).\n"
-            "Options as for `xpusim predict` (see its --help for the --set keys).\n");
+            "Predicts SCENARIO on several devices and prints one row each, cheapest run\n"
+            "first: step time, samples/s, MFU, average power, and the whole run's hours,\n"
+            "kWh and dollars at each device's dated price, with the cost band (the run on\n"
+            "the device's slow and fast corners) and where the price comes from. The\n"
+            "'matmul' column says which format the GEMMs really ran in (fp32 where a device\n"
+            "lacks tensor cores for the requested one). A device that cannot run the\n"
+            "scenario (a CPU has no fused-attention kernel) is listed after the others\n"
+            "with the reason; the exit status is 1 only when no device can run it.\n\n"
+            "  -d, --device LIST        device ids or paths, separated by commas (blanks\n"
+            "                           around them ignored; a device named twice is one\n"
+            "                           row). Default: every accelerator in devices/\n"
+            "      --all                every device in devices/, the host CPUs too\n"
+            "      --price DEV=USD      your price per device-hour for DEV instead of the\n"
+            "                           list price in its file; repeatable\n"
+            "Other options as for `xpusim predict` (see its --help for the --set keys).\n\n"
+            "Examples:\n"
+            "  xpusim compare -s bert-base-squad\n"
+            "  xpusim compare -s gpt2-medium-finetune -d \"a10, l4, t4\" --price l4=0.70\n"
+            "  xpusim compare --all --set train.batch=16 --format csv -o compare.csv\n");
 }
 
 static int by_cost(const void *a, const void *b)
 {
-    double x = ((const xs_compare_row *)a)->p->run_cost_usd;
-    double y = ((const xs_compare_row *)b)->p->run_cost_usd;
-    return (x > y) - (x < y);
+    const xs_compare_row *x = a, *y = b;
+    if (!x->p || !y->p) /* the unavailable last, in the order given */
+        return (x->p == NULL) - (y->p == NULL);
+    double cx = x->p->run_cost_usd, cy = y->p->run_cost_usd;
+    return (cx > cy) - (cx < cy);
 }
 
 int cli_compare(int argc, char **argv)
 {
     cli_options o;
     int rc;
-    if (cli_begin(argc, argv, &o, "dsSfoh", usage, &rc))
+    if (cli_begin(argc, argv, &o, "dsSfohPA", usage, &rc))
         return rc;
+    if (o.all && o.device)
+        return cli_fail(EXIT_USAGE, "compare: -d and --all are alternatives (--all: every "
+                                    "device in devices/)");
     xs_error err;
     xs_job j;
     xs_job_init(&j);
     xs_device *devs = NULL;
     size_t n = 0;
-    if (cli_load_devices(o.device, &devs, &n, &err)) /* NULL: every device */
+    if (cli_load_devices(o.device, o.all, &devs, &n, &err)) /* NULL: every accelerator */
         return cli_fail_err(&err);
     if (n == 0) {
         free(devs);
-        return cli_fail(EXIT_USAGE, "compare: -d names no device (give ids separated by commas)");
+        return cli_fail(EXIT_USAGE, "compare: no device to compare (devices/ holds none)");
+    }
+    if ((rc = cli_apply_prices(&o, devs, n))) {
+        free(devs);
+        return rc;
     }
     if (xs_job_scenario(&j, o.scenario ? o.scenario : DEFAULT_SCENARIO, o.sets, o.nsets, &err)) {
         free(devs);
         return cli_fail_err(&err);
     }
-    xs_prediction *preds = calloc(n ? n : 1, sizeof *preds);
-    xs_compare_row *rows = calloc(n ? n : 1, sizeof *rows);
-    if (!preds || !rows)
+    xs_prediction *preds = calloc(n, sizeof *preds);
+    xs_compare_row *rows = calloc(n, sizeof *rows);
+    char (*why)[sizeof err.msg] = calloc(n, sizeof *why);
+    size_t ran = 0;
+    if (!preds || !rows || !why)
         rc = cli_fail(EXIT_DATA, "out of memory");
     for (size_t i = 0; i < n && rc == 0; i++) {
-        if (xs_predict(&devs[i], &j.s, &j.wl, &preds[i], &err)) {
-            rc = cli_fail_err(&err);
-            break;
+        rows[i].dev = &devs[i];
+        if (xs_predict(&devs[i], &j.s, &j.wl, &preds[i], &err) ||
+            xs_predict_band(&devs[i], &j.s, &j.wl, &preds[i], &err)) {
+            xs_prediction_free(&preds[i]);
+            snprintf(why[i], sizeof why[i], "%s", err.msg);
+            rows[i].unavailable = why[i];
+            continue;
         }
         xs_prediction_free(&preds[i]); /* the totals are all a row needs */
-        rows[i].dev = &devs[i];
         rows[i].p = &preds[i];
+        ran++;
     }
     if (rc == 0) {
         qsort(rows, n, sizeof *rows, by_cost);
@@ -67,7 +97,11 @@ int cli_compare(int argc, char **argv)
         xs_report_compare(&sb, o.format, &j.s, &j.wl, rows, n);
         rc = cli_deliver(&sb, o.output);
         xs_sb_free(&sb);
+        if (rc == 0 && ran == 0)
+            rc = cli_fail(EXIT_DATA, "compare: no device could run this scenario (reasons "
+                                     "listed in the report)");
     }
+    free(why);
     free(rows);
     free(preds);
     free(devs);

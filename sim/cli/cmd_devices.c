@@ -32,7 +32,7 @@ int cli_devices(int argc, char **argv)
     xs_error err;
     xs_device *devs;
     size_t n;
-    if (cli_load_devices(NULL, &devs, &n, &err))
+    if (cli_load_devices(NULL, 1, &devs, &n, &err))
         return cli_fail_err(&err);
     xs_strbuf sb = {0};
     xs_report_devices(&sb, o.format, devs, n);

@@ -8,6 +8,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: xpusim predict [-d DEVICE] [-s SCENARIO] [--set KEY=VALUE]...\n"
+            "                      [--price USD_PER_HOUR] [--summary]\n"
             "                      [--format table|json|csv] [-o FILE]\n\n"
             "Predicts one optimizer step op by op (forward, backward, optimizer) on DEVICE,\n"
             "then the whole run of SCENARIO: time, energy (kWh) and cost (USD).\n\n"
@@ -17,6 +18,9 @@ static void usage(FILE *out)
             "  -f, --format FORMAT      table (people; identical layers summed into one row),\n"
             "                           json or csv (scripts; every op)\n"
             "  -o, --output FILE        write there (atomically) instead of stdout\n"
+            "      --summary            only the answer: what ran where, the step, its band\n"
+            "                           and the run's time, kWh and $ (table or json)\n"
+            "      --price DEV=USD      your price per device-hour instead of the list price\n"
             "  -h, --help               this text\n\n"
             "Each op's time is max(compute, memory) + launches x launch cost, where compute\n"
             "runs at the device's peak for the format (tensor cores where they support it)\n"
@@ -33,25 +37,37 @@ static void usage(FILE *out)
             "step.host_wait_s.\n\n",
             DEFAULT_DEVICE, DEFAULT_SCENARIO);
     cli_print_set_keys(out);
+    fprintf(out, "\nExamples:\n"
+                 "  xpusim predict --summary\n"
+                 "  xpusim predict -d l4 -s bert-base-squad --set train.batch=16 "
+                 "--set train.precision=amp_bf16\n"
+                 "  xpusim predict -d h100-sxm5-80gb -s gpt2-medium-finetune --price "
+                 "h100-sxm5-80gb=2.49 --format json -o run.json\n");
 }
 
 int cli_predict(int argc, char **argv)
 {
     cli_options o;
     int rc;
-    if (cli_begin(argc, argv, &o, "dsSfoh", usage, &rc))
+    if (cli_begin(argc, argv, &o, "dsSfohPU", usage, &rc))
         return rc;
+    if (o.summary && o.format == XS_FMT_CSV)
+        return cli_fail(EXIT_USAGE, "predict: --summary goes with --format table or json (csv "
+                                    "is the op list)");
     xs_error err;
     xs_job j;
     xs_job_init(&j);
     if (xs_dev_open(o.device ? o.device : DEFAULT_DEVICE, &j.dev, &err) ||
         xs_job_scenario(&j, o.scenario ? o.scenario : DEFAULT_SCENARIO, o.sets, o.nsets, &err) ||
-        xs_job_predict(&j, 1, &err)) {
+        (rc = cli_apply_prices(&o, &j.dev, 1)) || xs_job_predict(&j, 1, &err)) {
         xs_job_free(&j);
-        return cli_fail_err(&err);
+        return rc ? rc : cli_fail_err(&err);
     }
     xs_strbuf sb = {0};
-    xs_report_predict(&sb, o.format, &j.dev, &j.s, &j.wl, &j.p);
+    if (o.summary)
+        xs_report_summary(&sb, o.format, &j.dev, &j.s, &j.wl, &j.p);
+    else
+        xs_report_predict(&sb, o.format, &j.dev, &j.s, &j.wl, &j.p);
     rc = cli_deliver(&sb, o.output);
     xs_sb_free(&sb);
     xs_job_free(&j);

@@ -1,10 +1,14 @@
 /* options.c — what the sub-commands share (cli.h). */
 #include "cli.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
+#include "backend.h"
 #include "backends.h"
 #include "fileio.h"
 #include "paths.h"
@@ -72,7 +76,9 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
         {"device", required_argument, 0, 'd'}, {"scenario", required_argument, 0, 's'},
         {"set", required_argument, 0, 'S'},    {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        {"tolerance", required_argument, 0, 'T'}, {0, 0, 0, 0}};
+        {"tolerance", required_argument, 0, 'T'}, {"price", required_argument, 0, 'P'},
+        {"all", no_argument, 0, 'A'},          {"summary", no_argument, 0, 'U'},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o); /* device and scenario stay NULL unless given */
     o->tolerance = 5;
     optind = 1;
@@ -95,6 +101,13 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
         case 's': o->scenario = optarg; break;
         case 'o': o->output = optarg; break;
         case 'h': o->help = 1; break;
+        case 'A': o->all = 1; break;
+        case 'U': o->summary = 1; break;
+        case 'P':
+            if (o->nprices == MAX_SETS)
+                return cli_fail(EXIT_USAGE, "too many --price options (at most 64)");
+            o->prices[o->nprices++] = optarg;
+            break;
         case 'T': {
             char *end;
             o->tolerance = strtod(optarg, &end);
@@ -178,41 +191,114 @@ int cli_parse_dim(const char *name, const char *text, int64_t max, int64_t *out)
     return 0;
 }
 
-int cli_load_devices(const char *list, xs_device **out, size_t *count, xs_error *err)
+/* The ids of a -d list: split at commas, each trimmed of blanks; an empty
+ * id (",," or a trailing comma) is a usage error. */
+static int split_ids(const char *list, char ***ids, size_t *n, xs_error *err)
+{
+    size_t cap = 1;
+    for (const char *c = list; *c; c++)
+        cap += *c == ',';
+    char **v = calloc(cap, sizeof *v);
+    if (!v)
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (const char *p = list;; p++) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        while (len && isspace((unsigned char)*p))
+            p++, len--;
+        while (len && isspace((unsigned char)p[len - 1]))
+            len--;
+        if (len == 0) {
+            xs_ids_free(v, k);
+            return xs_error_set(err, XS_EARG,
+                                "-d '%s' has an empty device id (give ids separated by commas)",
+                                list);
+        }
+        v[k] = strndup(p, len);
+        if (!v[k]) {
+            xs_ids_free(v, k);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
+        k++;
+        if (!comma)
+            break;
+        p = comma;
+    }
+    *ids = v;
+    *n = k;
+    return XS_OK;
+}
+
+int cli_load_devices(const char *list, int all, xs_device **out, size_t *count, xs_error *err)
 {
     char **ids = NULL;
     size_t n = 0;
-    int rc = XS_OK;
-    if (!list) {
-        rc = xs_list_ids("devices", &ids, &n, err);
-    } else {
-        char *copy = strdup(list);
-        ids = calloc(strlen(list) / 2 + 2, sizeof *ids);
-        if (!copy || !ids) {
-            free(copy);
-            free(ids);
-            return xs_error_set(err, XS_ENOMEM, "out of memory");
-        }
-        for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
-            ids[n++] = strdup(tok);
-        free(copy);
-    }
+    int rc = list ? split_ids(list, &ids, &n, err) : xs_list_ids("devices", &ids, &n, err);
     if (rc)
         return rc;
     xs_device *devs = calloc(n ? n : 1, sizeof *devs);
     if (!devs)
         rc = xs_error_set(err, XS_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n && rc == XS_OK; i++)
-        rc = ids[i] ? xs_dev_open(ids[i], &devs[i], err)
-                    : xs_error_set(err, XS_ENOMEM, "out of memory");
+    size_t kept = 0;
+    for (size_t i = 0; i < n && rc == XS_OK; i++) {
+        if ((rc = xs_dev_open(ids[i], &devs[kept], err)))
+            break;
+        /* the same device twice ("a10,A10", an id and its path) is one row */
+        int seen = 0;
+        for (size_t j = 0; j < kept && !seen; j++)
+            seen = strcmp(devs[j].id, devs[kept].id) == 0;
+        /* unasked, the host CPU is not among the accelerators one rents */
+        int skip = !list && !all && !xs_backend_of(&devs[kept])->async;
+        kept += !seen && !skip;
+    }
     xs_ids_free(ids, n);
     if (rc) {
         free(devs);
         return rc;
     }
     *out = devs;
-    *count = n;
+    *count = kept;
     return XS_OK;
+}
+
+/* One --price DEV=USD_PER_HOUR onto the device it names. */
+static int apply_price(const char *text, xs_device *devs, size_t n)
+{
+    char msg[512];
+    const char *eq = strchr(text, '=');
+    char *end = NULL;
+    double usd = eq ? strtod(eq + 1, &end) : 0;
+    if (!eq || eq == text || eq[1] == '\0' || *end != '\0' || !(usd > 0 && usd <= 1e6)) {
+        snprintf(msg, sizeof msg,
+                 "--price '%s': expected DEVICE=USD_PER_HOUR with a price in (0, 1e6], e.g. "
+                 "--price a10=1.10",
+                 text);
+        return cli_fail(EXIT_USAGE, msg);
+    }
+    size_t len = (size_t)(eq - text);
+    for (size_t i = 0; i < n; i++)
+        if (strlen(devs[i].id) == len && strncasecmp(devs[i].id, text, len) == 0) {
+            devs[i].price_usd_per_hour = usd;
+            snprintf(devs[i].price_provider, sizeof devs[i].price_provider,
+                     "your quote (--price)");
+            time_t now = time(NULL);
+            strftime(devs[i].price_as_of, sizeof devs[i].price_as_of, "%Y-%m-%d", gmtime(&now));
+            return 0;
+        }
+    snprintf(msg, sizeof msg, "--price '%s': '%.*s' is not among the devices of this run", text,
+             (int)len, text);
+    return cli_fail(EXIT_USAGE, msg);
+}
+
+int cli_apply_prices(const cli_options *o, xs_device *devs, size_t n)
+{
+    for (int i = 0; i < o->nprices; i++) {
+        int rc = apply_price(o->prices[i], devs, n);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 const xs_cal_backend *cli_cal_backend(const char *cmd, const char *name, int *rc)
