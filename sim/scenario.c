@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "paths.h"
@@ -234,6 +235,17 @@ static int apply_override(cJSON *root, const char *kv, xs_error *err)
     }
     if (!value)
         return xs_error_set(err, XS_ENOMEM, "--set %s: out of memory", kv);
+    /* a file named on the command line is relative to where the user is,
+     * not to the scenario file (which is what a path inside the file is
+     * relative to) */
+    char cwd[PATH_MAX], abs[2 * PATH_MAX];
+    if (strcmp(key, "model.hf_config") == 0 && cJSON_IsString(value) && text[0] &&
+        text[0] != '/' && getcwd(cwd, sizeof cwd)) {
+        snprintf(abs, sizeof abs, "%s/%s", cwd, text);
+        cJSON_Delete(value);
+        if (!(value = cJSON_CreateString(abs)))
+            return xs_error_set(err, XS_ENOMEM, "--set %s: out of memory", kv);
+    }
     char where[160];
     snprintf(where, sizeof where, "--set %s", kv);
     int rc = xs_schema_check(f, value, where, err);
@@ -395,7 +407,9 @@ static void name_the_sets(const char *const *overrides, int n, xs_error *err)
         char key[128];
         snprintf(key, sizeof key, "%.*s", (int)(eq - overrides[i]), overrides[i]);
         const char *leaf = strrchr(key, '.');
-        if (strstr(err->msg, key) || (leaf && strstr(err->msg, leaf + 1)))
+        const char *value = eq + 1; /* a file it names, say */
+        if (strstr(err->msg, key) || (leaf && strstr(err->msg, leaf + 1)) ||
+            (strlen(value) >= 4 && strstr(err->msg, value)))
             used += (size_t)snprintf(prefix + used, sizeof prefix - used, "--set %s: ",
                                      overrides[i]);
     }

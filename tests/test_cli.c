@@ -178,6 +178,22 @@ static void every_command_should_have_help(void)
         CU_ASSERT(strlen(r.out) > 10);
         tu_run_free(&r);
     }
+    /* each sub-command's help ends with worked examples */
+    static const char *subs[] = {"predict", "workload", "compare", "gemm", "advise",
+                                 "validate", "calibrate", "devices", "scenarios"};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "%s --help", subs[i]);
+        tu_result h = tu_run(cmd);
+        const char *ex = strstr(h.out, "\nExamples:\n");
+        int examples = 0;
+        for (const char *l = ex ? strchr(ex + 1, '\n') : NULL; l && l[1]; l = strchr(l + 1, '\n'))
+            examples += strncmp(l + 1, "  xpusim ", 9) == 0;
+        if (examples < 2)
+            fprintf(stderr, "\n`xpusim %s` has %d examples at its end\n", cmd, examples);
+        CU_ASSERT(examples >= 2);
+        tu_run_free(&h);
+    }
     tu_result r = tu_run("predict --help");
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "train.precision"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "one of fp32|tf32|amp_fp16|amp_bf16|bf16"));
@@ -344,6 +360,16 @@ static void set_values_should_be_parsed_strictly(void)
     tu_result r = tu_run("predict --summary --set train.batch=64 --set train.grad_clip=false");
     CU_ASSERT_EQUAL(r.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "batch 64 x seq"));
+    tu_run_free(&r);
+    /* a file named by --set is relative to the working folder, not the scenario's */
+    r = tu_run("predict --summary -s gpt2-medium-finetune "
+               "--set model.hf_config=scenarios/models/bert-base-uncased.json");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "vocab 30522"));
+    tu_run_free(&r);
+    r = tu_run("predict --summary --set model.hf_config=no-such-config.json");
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "error: --set model.hf_config=no-such-config.json: "));
     tu_run_free(&r);
     /* the measured-run CSV's set column goes through the same parser */
     const char *csv = tu_write("strict.csv", "device,scenario,set,metric,value,source\n"

@@ -22,7 +22,11 @@ static void usage(FILE *out)
             "full step model; those within PCT percent (default 5) of the parameter count\n"
             "are ranked by predicted samples/s. Says so when the shape is already good.\n\n"
             "JSON: an array of {change, rule, set, params, params_delta_pct, samples_per_s,\n"
-            "predicted_speedup}, fastest first; `set` holds the --set options to apply it.\n");
+            "predicted_speedup}, fastest first; `set` holds the --set options to apply it.\n\n"
+            "Examples:\n"
+            "  xpusim advise -d a100-sxm4-80gb -s gpt2-medium-finetune\n"
+            "  xpusim advise -d t4 -s bert-base-squad --tolerance 2\n"
+            "  xpusim advise -d l4 --set model.vocab=50257 --format json\n");
 }
 
 int cli_advise(int argc, char **argv)

@@ -38,6 +38,10 @@ static void usage(FILE *out)
     for (int i = 0; (b = xs_cal_backend_at(i)) != NULL; i++)
         fprintf(out, "\n--backend %s (default -o %s):\n%s", b->name, b->default_out,
                 b->calibrate_doc);
+    fprintf(out, "\nExamples:\n"
+                 "  xpusim calibrate --backend cpu -o my-host.json\n"
+                 "  xpusim calibrate --backend cpu --quick --threads 1 -o my-host-1core.json\n"
+                 "  xpusim predict -d my-host.json -s bert-base-squad --summary\n");
 }
 
 /* The command line, space-separated, for provenance. */

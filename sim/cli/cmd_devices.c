@@ -11,7 +11,11 @@ static void usage(FILE *out)
     fprintf(out, "Usage: xpusim devices [--format table|json|csv] [-o FILE]\n\n"
                  "Lists the device files in devices/ with their dense peaks, memory, power\n"
                  "and price. A device file's \"class\" selects its cost model and its fields\n"
-                 "(all required unless marked optional).\n");
+                 "(all required unless marked optional).\n\n"
+                 "Examples:\n"
+                 "  xpusim devices\n"
+                 "  xpusim devices --format csv -o devices.csv\n"
+                 "  cp devices/l4.json devices/my-l4.json   # then edit price.usd_per_hour\n");
     const xs_backend *be;
     for (int c = 0; (be = xs_backend_at(c)) != NULL; c++) {
         fprintf(out, "\nclass %s: %s:\n", be->name, be->doc);

@@ -27,7 +27,11 @@ static void usage(FILE *out)
             "                 --format json): the sawtooth of tile and wave quantization\n\n"
             "JSON keys: time_s, tflops, fraction_of_peak, tile_m, tile_n, tile_k, stages,\n"
             "split_k, ctas_per_sm, tiles, waves, wave_efficiency, tile_efficiency,\n"
-            "mainloop_efficiency, align_bytes, sm_time_s, dram_time_s, dram_bytes, bound.\n",
+            "mainloop_efficiency, align_bytes, sm_time_s, dram_time_s, dram_bytes, bound.\n\n"
+            "Examples:\n"
+            "  xpusim gemm -d h100-sxm5-80gb --m 8192 --n 8192 --k 8192\n"
+            "  xpusim gemm -d t4 --m 4096 --n 1024 --k 4096 --dtype fp32 --tb\n"
+            "  xpusim gemm -d a100-sxm4-80gb --m 4096 --k 4096 --sweep n=1:4096 -o sweep.csv\n",
             DEFAULT_DEVICE);
 }
 

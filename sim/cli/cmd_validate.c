@@ -63,7 +63,11 @@ static void usage(FILE *out)
             "[measured_iqr_pct,] predicted, low, high, error_pct, [matmul_share_pct,\n"
             "rest_factor] | error}, summary {n, mape_pct, median_abs_pct, max_abs_pct,\n"
             "mean_signed_pct, in_band_pct, [rest_factor_median,] failed}, by_device,\n"
-            "by_metric, by_file.\n");
+            "by_metric, by_file.\n\n"
+            "Examples:\n"
+            "  xpusim validate --measured data/measured/dev-bert-finetune-lambda.csv\n"
+            "  xpusim validate --trace step.json -d a100-sxm4-80gb -s bert-base-squad\n"
+            "  xpusim validate --backend cpu -d my-host.json --quick\n");
 }
 
 /* Predict scenario on device and line the prediction up with a measured

@@ -11,7 +11,11 @@ static void usage(FILE *out)
             "table|json|csv] [-o FILE]\n\n"
             "Lists the ops of one optimizer step of SCENARIO without a device: GEMM shapes,\n"
             "FLOPs, DRAM bytes and kernel launches, forward, backward and optimizer.\n"
-            "Options as for `xpusim predict` (see its --help for the --set keys).\n");
+            "Options as for `xpusim predict` (see its --help for the --set keys).\n\n"
+            "Examples:\n"
+            "  xpusim workload -s bert-base-squad\n"
+            "  xpusim workload -s gpt2-medium-finetune --set train.attention=unfused --format csv\n"
+            "  xpusim workload --set model.hf_config=my-model/config.json --format json\n");
 }
 
 int cli_workload(int argc, char **argv)
