@@ -362,10 +362,10 @@ static void set_values_should_be_parsed_strictly(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "batch 64 x seq"));
     tu_run_free(&r);
     /* a file named by --set is relative to the working folder, not the scenario's */
-    r = tu_run("predict --summary -s gpt2-medium-finetune "
-               "--set model.hf_config=scenarios/models/bert-base-uncased.json");
+    r = tu_run("predict --summary -s bert-base-squad "
+               "--set model.hf_config=scenarios/models/bert-large-uncased.json");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "vocab 30522"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "24 layers, hidden 1024"));
     tu_run_free(&r);
     r = tu_run("predict --summary --set model.hf_config=no-such-config.json");
     CU_ASSERT_EQUAL(r.status, 1);

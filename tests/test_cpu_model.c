@@ -301,6 +301,8 @@ static void calibrate_then_check_should_close_the_loop(void)
         tu_run_free(&r);
         return;
     }
+    if (r.status != 0)
+        fprintf(stderr, "\ncalibrate -> %d: %s\n", r.status, r.err);
     CU_ASSERT_EQUAL_FATAL(r.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "wrote"));
     tu_run_free(&r);
