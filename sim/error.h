@@ -20,6 +20,12 @@ typedef struct {
     char msg[1024];
 } xs_error;
 
+#include <stddef.h>
+
+/* Escape control characters of msg in place (newline as \n, others as
+ * \xNN), so that a message echoing input stays one line. */
+void xs_error_one_line(char *msg, size_t size);
+
 /* Fill err (may be NULL) with code and a printf-style message; return code.
  * Every error in the library goes through here, so one breakpoint sees all. */
 int xs_error_set(xs_error *err, int code, const char *fmt, ...)

@@ -146,6 +146,8 @@ static void bad_input_should_give_one_clear_line_and_nonzero_exit(void)
         {"devices -d t4", 2, "option '--device' does not apply here"},
         {"scenarios --format json", 2, "option '--format' does not apply here"},
         {"frobnicate", 2, "unknown command 'frobnicate'"},
+        {"predict --set 'train.ba\ntch=3'", 2, "unknown key 'train.ba\\ntch'"},
+        {"predict -d 'a1\n0'", 2, "unknown device 'a1\\n0'"},
         {"predict -d tests/data/none.json", 1, "tests/data/none.json: no such file"},
         {"predict -s tests/data/scenarios/tiny.json --set train.seq=4096", 1,
          "error: --set train.seq=4096: "},

@@ -16,7 +16,10 @@
 
 int cli_fail(int code, const char *msg)
 {
-    fprintf(stderr, "xpusim: error: %s\n", msg);
+    char line[2048];
+    snprintf(line, sizeof line, "%s", msg);
+    xs_error_one_line(line, sizeof line); /* it may echo an argument */
+    fprintf(stderr, "xpusim: error: %s\n", line);
     return code;
 }
 
