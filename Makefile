@@ -106,8 +106,9 @@ same-outputs:
 golden: xpusim
 	./xpusim workload -s tests/data/scenarios/tiny.json --format csv -o tests/data/golden/tiny-ops.csv
 
-# Plots (PNG + SVG in plots/out): the default scenario across every device,
-# and a GEMM sweep showing tile and wave quantization.
+# Plots (PNG + SVG in plots/out): the default scenario across the GPUs
+# (compare's default devices, no --all), and a GEMM sweep showing tile and
+# wave quantization.
 PLOT_SCENARIO ?= bert-large-squad
 SWEEP_DEVICE ?= a100-sxm4-80gb
 SWEEP_M ?= 4096
