@@ -39,7 +39,7 @@ build/xs_version.h: FORCE
 	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 FORCE:
 
-.PHONY: FORCE all asan test test-rel test-asan test-py golden plots validate bench clean deps same-outputs measured-refresh
+.PHONY: FORCE all asan test test-rel test-asan test-py test-plots golden plots validate bench clean deps same-outputs measured-refresh
 
 all: xpusim
 
@@ -82,7 +82,7 @@ bench: $(REL)/xpusim_bench
 
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
-test: test-rel test-asan test-py
+test: test-rel test-asan test-py test-plots
 
 test-rel: xpusim $(REL)/xpusim_tests
 	XPUSIM_BIN=./xpusim $(REL)/xpusim_tests
@@ -95,6 +95,11 @@ test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 # and traces it writes must be ones xpusim reads.
 test-py: xpusim
 	XPUSIM_BIN=./xpusim python3 -m unittest discover -s calibrate/gpu -p 'test_*.py'
+
+# The figures' inputs: every column plots/*.gp reads by name is in what
+# xpusim writes, and gnuplot draws each figure from a small input (~1 s).
+test-plots: xpusim
+	XPUSIM_BIN=./xpusim tests/plots_check.sh
 
 # A refactoring's proof: 171 fixed commands run with BASE's binary and this
 # tree's, stdout, stderr and exit status compared byte for byte.
