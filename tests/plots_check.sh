@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# plots_check.sh — the figures' inputs stay what plots/*.gp expect.
+# For each script: xpusim writes a small input of the kind the Makefile feeds
+# it; every column the script reads by name (column("x"), strcol("x")) must be
+# in that input's header; the rows the script leaves out by their numbers
+# must be exactly the rows xpusim marks as not predicted; and gnuplot draws
+# the figures from it (PNG and SVG, non-empty, nothing on stderr).
+# Run by `make test-plots` (part of `make test`); XPUSIM_BIN names the binary.
+set -u
+cd "$(dirname "$0")/.."
+XPUSIM=${XPUSIM_BIN:-./xpusim}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "plots_check: FAIL: $*"; fails=$((fails + 1)); }
+
+# names a script reads by name
+names() { grep -oE '(column|strcol)\("[A-Za-z0-9_]+"\)' "$1" | sed -E 's/.*\("([^"]+)"\)/\1/' | sort -u; }
+
+# check_header SCRIPT CSV: every name the script reads is a column of CSV
+check_header() {
+    local header n
+    header=",$(head -n 1 "$2" | tr -d '\r'),"
+    for n in $(names "$1"); do
+        case "$header" in
+            *",$n,"*) ;;
+            *) fail "$1 reads column '$n', not in the header of $3: ${header:1:${#header}-2}" ;;
+        esac
+    done
+}
+
+# check_rows CSV REASON_COLUMN REASON_OK NUMBER_COLUMNS...: a row has all its
+# numbers when REASON_COLUMN is REASON_OK, and none of them otherwise (the
+# scripts tell the rows apart by their numbers)
+check_rows() {
+    python3 - "$@" <<'EOF' || fails=$((fails + 1))
+import csv, sys
+path, reason, ok, cols = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+rows = list(csv.DictReader(open(path, newline='')))
+bad = []
+for i, r in enumerate(rows, 2):
+    have = [r.get(c, '') != '' for c in cols]
+    want = r.get(reason, '') == ok
+    if (want and not all(have)) or (not want and any(have)):
+        bad.append(i)
+if not rows:
+    bad.append('no rows')
+if bad:
+    print(f"plots_check: FAIL: {path}: rows {bad[:5]} break '{reason}' == '{ok}' <=> {cols} present")
+    sys.exit(1)
+EOF
+}
+
+# draw SCRIPT CSV OUT FIGURES...: gnuplot runs clean and writes every figure
+draw() {
+    local script=$1 csv=$2 out=$3 f
+    shift 3
+    if ! gnuplot -e "in='$csv'; out='$out'; title='plots_check'" "$script" >"$tmp/gp.out" 2>&1 ||
+       [ -s "$tmp/gp.out" ]; then
+        fail "gnuplot $script on $csv: $(head -c 600 "$tmp/gp.out")"
+        return
+    fi
+    for f in "$@"; do
+        [ -s "$out$f.png" ] && [ -s "$out$f.svg" ] || fail "$script did not draw $out$f.png and .svg"
+    done
+}
+
+have_gnuplot=1
+command -v gnuplot >/dev/null || { have_gnuplot=0; echo "plots_check: gnuplot not found, figures not drawn (headers still checked)"; }
+
+# compare: --all so that one device (the CPU, no fused attention) is listed
+# with a reason and no numbers
+"$XPUSIM" compare -s gpt2-medium-finetune --all --format csv -o "$tmp/compare.csv" ||
+    fail "xpusim compare --format csv failed"
+grep -q ',[^,]*attn.flash[^,]*$' "$tmp/compare.csv" ||
+    fail "compare --all on gpt2-medium-finetune lists no device without the fused-attention kernel (the unavailable row this check relies on)"
+check_header plots/compare.gp "$tmp/compare.csv" "xpusim compare --format csv"
+check_rows "$tmp/compare.csv" unavailable '' samples_per_s run_cost_usd run_cost_low_usd run_cost_high_usd \
+    samples_per_s_low samples_per_s_high
+[ $have_gnuplot = 1 ] && draw plots/compare.gp "$tmp/compare.csv" "$tmp/compare" ''
+
+# gemm sweep: the first column is the swept dimension
+"$XPUSIM" gemm -d a100-sxm4-80gb --m 256 --k 256 --dtype fp16 --sweep n=1:64 -o "$tmp/sweep.csv" ||
+    fail "xpusim gemm --sweep failed"
+[ "$(head -n 1 "$tmp/sweep.csv" | cut -d, -f1)" = n ] || fail "gemm --sweep n=...: first column is not 'n'"
+check_header plots/gemm-sweep.gp "$tmp/sweep.csv" "xpusim gemm --sweep"
+[ $have_gnuplot = 1 ] && draw plots/gemm-sweep.gp "$tmp/sweep.csv" "$tmp/sweep" ''
+
+# validate: the development sets, with rows that cannot be predicted
+# (multi-GPU runs) next to predicted ones of two metrics
+"$XPUSIM" validate $(for f in data/measured/dev-*.csv; do printf -- '--measured %s ' "$f"; done) \
+    --format csv -o "$tmp/validate.csv" 2>/dev/null
+[ -s "$tmp/validate.csv" ] || fail "xpusim validate --format csv wrote nothing"
+check_header plots/validate.gp "$tmp/validate.csv" "xpusim validate --format csv"
+check_rows "$tmp/validate.csv" status ok predicted error_pct
+[ $have_gnuplot = 1 ] && draw plots/validate.gp "$tmp/validate.csv" "$tmp/validate" '' -bias
+
+if [ $fails -gt 0 ]; then
+    echo "plots_check: $fails failure(s)"
+    exit 1
+fi
+echo "plots_check: ok (compare, gemm-sweep, validate inputs and figures)"
