@@ -16,6 +16,7 @@
 #include "predict.h"
 #include "scenario.h"
 #include "strbuf.h"
+#include "trace.h"
 #include "validate.h"
 #include "workload.h"
 
@@ -63,6 +64,12 @@ void xs_report_advice(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const 
 /* Measured against predicted: every row, then summaries overall, per file,
  * per device and per metric; rows that failed, with their reasons. */
 void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n);
+/* The rows of a profiler trace (xs_trace_rows) with what the trace says of
+ * itself: its steps, how its GPU events found them, its GPU, the time no
+ * class claims. The table is per kernel class; JSON adds a "trace" object,
+ * CSV is xs_report_validate's. */
+void xs_report_validate_trace(xs_strbuf *sb, xs_format fmt, const xs_trace *t,
+                              const xs_vrow *rows, size_t n);
 
 /* Print root into sb and free it (every JSON report ends here). */
 void xs_report_json(xs_strbuf *sb, cJSON *root);

@@ -32,7 +32,14 @@ typedef struct {
     int has_rest;
     double matmul_share, rest_factor;
     int has_spread;      /* the measurement's own spread is known: */
-    double spread_pct;   /* 100 x inter-quartile range / median of its repetitions */
+    double spread_pct;   /* 100 x inter-quartile range / median of its repetitions
+                            (a trace row: of its steps) */
+    /* Trace rows only (trace_steps > 0; 0 on every other row): the training
+     * steps the measured figure is the median over, the GPU events of the
+     * row's class in the median step, and the kernel launches the model
+     * predicts for the class in one step. */
+    int trace_steps;
+    double trace_events, trace_launches;
 } xs_vrow;
 
 typedef struct {

@@ -38,6 +38,7 @@ int tu_add_gemm_suite(void);
 int tu_add_advise_suite(void);
 int tu_add_validate_suite(void);
 int tu_add_trace_suite(void);
+int tu_add_kernel_class_suite(void);
 int tu_add_kernels_optim_suite(void);
 int tu_add_kernels_gemm_suite(void);
 int tu_add_kernels_layer_suite(void);

@@ -158,7 +158,7 @@ static void validate_cli_should_report_and_exit_on_failed_rows(void)
     CU_ASSERT_EQUAL(r.status, 0);
     CU_ASSERT_EQUAL(tu_lines(r.out), 2);
     /* a kernel row: no measured spread, no matmul share or rest factor */
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",ok,,,\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",ok,,,,,,\n")); /* nor trace columns */
     tu_run_free(&r);
     r = tu_run("validate");
     CU_ASSERT_EQUAL(r.status, 2);
@@ -194,15 +194,52 @@ static void validate_csv_should_quote_fields_holding_commas_and_quotes(void)
     CU_ASSERT_STRING_EQUAL(sb.data, "plain\"|a, \"\"b\"\"|\"");
     xs_sb_free(&sb);
     /* reasons with quotes and commas (mixed.csv), trace rows whose set
-     * column says "kernels measured 5, predicted 102" */
+     * have their own columns, last */
     tu_result r = tu_run("validate --measured tests/data/measured/mixed.csv --format csv");
-    CU_ASSERT_EQUAL(csv_columns(r.out), 15);
+    CU_ASSERT_EQUAL(csv_columns(r.out), 18);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"field 'value' must be a number > 0, got \"\"-5\"\"\""));
     tu_run_free(&r);
     r = tu_run("validate --trace tests/data/traces/synthetic-a100-step.json -d a100-sxm4-80gb "
                "-s tests/data/scenarios/tiny.json --format csv");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_EQUAL(csv_columns(r.out), 15);
+    CU_ASSERT_EQUAL(csv_columns(r.out), 18);
+    tu_run_free(&r);
+}
+
+static void validate_table_should_show_whole_sets_and_explain_rest(void)
+{
+    const char *csv = tu_write("long.csv",
+                               "device,scenario,set,metric,value,source\n"
+                               "a100-sxm4-80gb,bert-base-squad,train.batch=32;train.seq=384;"
+                               "train.precision=amp_fp16;train.amp_mode=autocast;"
+                               "train.optimizer=adamw;train.fused_optimizer=true;"
+                               "train.grad_clip=false;train.loss_sync=true;data.loader_us=0;"
+                               "cluster.devices=1,samples_per_s,400,x\n");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "validate --measured '%s'", csv);
+    tu_result r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 0);
+    /* every item whole, keys without their section, wrapped at '; ' */
+    static const char *items[] = {"batch=32;", "seq=384;", "precision=amp_fp16;",
+                                  "amp_mode=autocast;", "optimizer=adamw;",
+                                  "fused_optimizer=true;", "grad_clip=false;", "loss_sync=true;",
+                                  "loader_us=0;", "devices=1"};
+    for (size_t i = 0; i < sizeof items / sizeof *items; i++)
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.out, items[i]));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "train.batch="));
+    CU_ASSERT(tu_lines(r.out) > 6); /* a continuation line */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "rest xF: if those matmul kernels took exactly their "
+                                         "predicted time"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "set: keys without their section"));
+    tu_run_free(&r);
+    /* keys without a section as they are; no footer for what no row has */
+    csv = tu_write("twice.csv", "device,scenario,set,metric,value,source\n"
+                                "t4,-,op=gemm;m=512;n=512;k=512;dtype=fp16,time_s,3e-5,x\n");
+    snprintf(cmd, sizeof cmd, "validate --measured '%s'", csv);
+    r = tu_run(cmd);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "op=gemm; m=512; n=512; k=512; dtype=fp16"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "rest xF")); /* no scenario row, nothing to explain */
+    CU_ASSERT_PTR_NULL(strstr(r.out, "set: keys without their section"));
     tu_run_free(&r);
 }
 
@@ -297,5 +334,7 @@ int tu_add_validate_suite(void)
            !CU_add_test(s, "validate_cli_should_report_and_exit_on_failed_rows",
                         validate_cli_should_report_and_exit_on_failed_rows) ||
            !CU_add_test(s, "validate_csv_should_quote_fields_holding_commas_and_quotes",
-                        validate_csv_should_quote_fields_holding_commas_and_quotes);
+                        validate_csv_should_quote_fields_holding_commas_and_quotes) ||
+           !CU_add_test(s, "validate_table_should_show_whole_sets_and_explain_rest",
+                        validate_table_should_show_whole_sets_and_explain_rest);
 }

@@ -169,9 +169,10 @@ def export_trace(run, raw, dst, meta):
     from torch.profiler import ProfilerActivity, profile, schedule
 
     acts = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
-    with profile(activities=acts, schedule=schedule(wait=0, warmup=2, active=1),
+    # three active steps: xpusim compares the median step, not one that happens to be slow
+    with profile(activities=acts, schedule=schedule(wait=0, warmup=2, active=3),
                  on_trace_ready=lambda p: p.export_chrome_trace(raw)) as prof:
-        for _ in range(3):
+        for _ in range(5):
             run.step()
             prof.step()
     n = trim_trace(raw, dst, meta)
@@ -237,8 +238,8 @@ def main(argv=None):
         write_csv(out_csv, MEASURED_HEADER, rows)
         if (scen, precision, sdpa, b) in traced:
             meta = {"device": dev, "scenario": scen, "set": sets,
-                    "made_by": source + "; one step after 2 profiled warm-up steps; "
-                    "GPU events only (kernel, memcpy, memset)"}
+                    "made_by": source + "; three steps after 2 profiled warm-up steps; "
+                    "GPU events, ProfilerStep spans and the launches of the GPU events"}
             dst = os.path.join(args.out, f"trace-{scen}-{precision}-b{b}.json")
             n = export_trace(run, dst + ".raw", dst, meta)
             print(f"trace {dst}: {n} GPU events", flush=True)

@@ -19,6 +19,7 @@ from xsgpu_common import (MEASURED_HEADER, adamw_set, device_id, gemm_set, quant
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 XPUSIM = os.environ.get("XPUSIM_BIN", os.path.join(ROOT, "xpusim"))
 TRACE = os.path.join(ROOT, "tests", "data", "traces", "synthetic-a100-step.json")
+STEPS_TRACE = os.path.join(ROOT, "tests", "data", "traces", "synthetic-a100-3steps.json")
 
 
 class DeviceIdTest(unittest.TestCase):
@@ -133,26 +134,36 @@ class TrimTraceTest(unittest.TestCase):
             with self.assertRaises(ValueError):
                 trim_trace(src, os.path.join(d, "y.json"), {})
 
+    def rows(self, trace):
+        args = ["-d", "a100-sxm4-80gb", "-s", "tests/data/scenarios/tiny.json", "--format", "csv"]
+        r = subprocess.run([XPUSIM, "validate", "--trace", trace] + args, cwd=ROOT,
+                           capture_output=True, text=True)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        # the file column differs; everything after it must not
+        return [line.split(",", 1)[1] for line in r.stdout.splitlines()[1:]]
+
     def test_validate_reads_the_trimmed_trace_as_the_original(self):
-        xpusim = XPUSIM
-        if not os.path.exists(xpusim):
+        if not os.path.exists(XPUSIM):
             self.skipTest("no xpusim binary (make first)")
+        for src in (TRACE, STEPS_TRACE):
+            with tempfile.TemporaryDirectory() as d:
+                dst = os.path.join(d, "t.json")
+                trim_trace(src, dst, {"made_by": "test"})
+                self.assertEqual(self.rows(src), self.rows(dst))
+                self.assertGreater(len(self.rows(dst)), 5)
+
+    def test_trimmed_steps_keep_their_spans_and_launches(self):
         with tempfile.TemporaryDirectory() as d:
             dst = os.path.join(d, "t.json")
-            trim_trace(TRACE, dst, {"made_by": "test"})
-            args = ["-d", "a100-sxm4-80gb", "-s", "tests/data/scenarios/tiny.json",
-                    "--format", "csv"]
-
-            def rows(trace):
-                r = subprocess.run([xpusim, "validate", "--trace", trace] + args, cwd=ROOT,
-                                   capture_output=True, text=True)
-                self.assertIn(r.returncode, (0, 1), r.stderr)
-                # the file column differs; everything after it must not
-                return [line.split(",", 1)[1] for line in r.stdout.splitlines()[1:]]
-
-            self.assertEqual(rows(TRACE), rows(dst))
-            self.assertGreater(len(rows(dst)), 5)
-
+            n = trim_trace(STEPS_TRACE, dst, {"made_by": "test"})
+            with open(dst) as f:
+                out = json.load(f)["traceEvents"]
+            cats = [e["cat"] for e in out]
+            self.assertEqual(n, 73)  # 24 GPU events in each of 3 steps, one after them
+            self.assertEqual(cats.count("user_annotation"), 3)
+            self.assertEqual(cats.count("gpu_user_annotation"), 3)
+            self.assertEqual(cats.count("cuda_runtime"), 73)  # the launches, not the syncs
+            self.assertNotIn("cpu_op", cats)
 
 if __name__ == "__main__":
     unittest.main()

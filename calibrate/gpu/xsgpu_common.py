@@ -124,28 +124,44 @@ def quantiles(samples):
 # Chrome-trace categories of GPU activity in torch.profiler's export; the
 # CPU side (Python, ATen ops, runtime calls) is what makes a trace large.
 GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
+# Runtime calls that launch GPU work: xpusim gives a kernel to the training
+# step whose ProfilerStep#N span holds its launch (matched by correlation id).
+LAUNCH_CATEGORIES = ("cuda_runtime", "cuda_driver")
+STEP_PREFIX = "ProfilerStep#"
 
 
 def trim_trace(src, dst, meta):
-    """Copy the GPU events of Chrome trace src to dst with a provenance
-    object `xpusim` (meta: device, scenario, set, how it was made).
-    Returns the number of events kept."""
+    """Copy what `xpusim validate --trace` reads of Chrome trace src to dst,
+    with a provenance object `xpusim` (meta: device, scenario, set, how it
+    was made): the GPU events, the ProfilerStep#N spans (host and GPU side)
+    and, cut down to their correlation id, the runtime calls that launched
+    the kept GPU events. Returns the number of GPU events kept."""
     with open(src) as f:
         trace = json.load(f)
     events = trace.get("traceEvents") if isinstance(trace, dict) else None
     if not isinstance(events, list):
         raise ValueError(f"{src}: no traceEvents array")
-    kept = [
-        e
-        for e in events
-        if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in GPU_CATEGORIES
-    ]
+    complete = [e for e in events if isinstance(e, dict) and e.get("ph") == "X"]
+    kept = [e for e in complete if e.get("cat") in GPU_CATEGORIES]
+    launched = set()
     for e in kept:  # launch bookkeeping the comparison does not read
         args = e.get("args")
         if isinstance(args, dict):
-            for k in ("correlation", "External id", "queued", "device", "context"):
+            for k in ("External id", "queued", "context"):
                 args.pop(k, None)
-    out = {"xpusim": meta, "traceEvents": kept}
+            if "correlation" in args:
+                launched.add(args["correlation"])
+    steps = [{k: e[k] for k in ("ph", "cat", "name", "pid", "tid", "ts", "dur") if k in e}
+             for e in complete if str(e.get("name", "")).startswith(STEP_PREFIX)]
+    launches = []
+    for e in complete:
+        args = e.get("args")
+        if e.get("cat") in LAUNCH_CATEGORIES and isinstance(args, dict) \
+                and args.get("correlation") in launched:
+            slim = {k: e[k] for k in ("ph", "cat", "name", "pid", "tid", "ts", "dur") if k in e}
+            slim["args"] = {"correlation": args["correlation"]}
+            launches.append(slim)
+    out = {"xpusim": meta, "traceEvents": steps + launches + kept}
     for key in ("deviceProperties", "schemaVersion"):
         if isinstance(trace, dict) and key in trace:
             out[key] = trace[key]

@@ -45,10 +45,18 @@ static void usage(FILE *out)
             "compare rows with different matmul shares, or a trace (--trace), before\n"
             "trusting it.\n\n"
             "With --trace, TRACE.json is a PyTorch profiler Chrome trace (export_chrome_trace)\n"
-            "of one training step of SCENARIO on DEVICE: its GPU kernels are classified by\n"
-            "name (gemm, attention, softmax, norm, elementwise, copy, reduce, embed, loss,\n"
-            "optimizer), matched to the predicted launches of each class, and compared per\n"
-            "class (metric kernel_time_s:CLASS) and for the whole step (the kernels' span).\n\n");
+            "of SCENARIO training on DEVICE. It is split into its steps, the ProfilerStep#N\n"
+            "spans that prof.step() records (torch.profiler.schedule(wait, warmup, active)):\n"
+            "each GPU kernel, copy and fill goes to the step whose span holds the runtime call\n"
+            "that launched it (args.correlation), else the step's GPU-side span, else the\n"
+            "last step begun before it ran; a trace without ProfilerStep spans is one step.\n"
+            "GPU events are classified by name (gemm, attention, softmax, norm, elementwise,\n"
+            "copy, reduce, embed, loss, optimizer, comm; other: unknown or not modelled, shown\n"
+            "but not compared) and each class's time in the median step is compared with one\n"
+            "predicted step (metric kernel_time_s:CLASS), as is the median step's length\n"
+            "(step_time_s: its host span, or its GPU activity's span when the trace records\n"
+            "no host side). A trace whose deviceProperties name another GPU than DEVICE gets\n"
+            "a warning on stderr.\n\n");
     const xs_cal_backend *b;
     for (int i = 0; (b = xs_cal_backend_at(i)) != NULL; i++)
         fprintf(out, "%s\n", b->check_doc);
@@ -61,9 +69,12 @@ static void usage(FILE *out)
             "(the report is still written), 2 for bad usage.\n\n"
             "JSON: rows[] {file, line, device, scenario, set, metric, measured,\n"
             "[measured_iqr_pct,] predicted, low, high, error_pct, [matmul_share_pct,\n"
-            "rest_factor] | error}, summary {n, mape_pct, median_abs_pct, max_abs_pct,\n"
-            "mean_signed_pct, in_band_pct, [rest_factor_median,] failed}, by_device,\n"
-            "by_metric, by_file.\n\n"
+            "rest_factor] | error, [trace_steps, kernels_per_step, kernels_predicted]},\n"
+            "summary {n, mape_pct, median_abs_pct, max_abs_pct, mean_signed_pct,\n"
+            "in_band_pct, [rest_factor_median,] failed}, by_device, by_metric, by_file,\n"
+            "[trace {steps, has_step_spans, first_step, last_step, empty_steps, assigned,\n"
+            "outside_events, outside_s, step_time, gpu_events_per_step, gpu_busy_s, gpu_name,\n"
+            "other {time_s, events, largest[]}}]. CSV: the same row fields, trace columns last.\n\n"
             "Examples:\n"
             "  xpusim validate --measured data/measured/dev-bert-finetune-lambda.csv\n"
             "  xpusim validate --trace step.json -d a100-sxm4-80gb -s bert-base-squad\n"
@@ -71,18 +82,24 @@ static void usage(FILE *out)
 }
 
 /* Predict scenario on device and line the prediction up with a measured
- * trace of one step: one row per kernel class and one for the step. */
+ * trace: one row per kernel class and one for the step. A trace recorded
+ * on another GPU than the device is compared all the same, after one
+ * warning line naming both. */
 static int validate_trace(const char *trace, const char *device, const char *scenario,
-                          const char *const *sets, int nsets, xs_vrow **rows, size_t *n,
-                          xs_error *err)
+                          const char *const *sets, int nsets, xs_trace *t, xs_vrow **rows,
+                          size_t *n, xs_error *err)
 {
     char setline[512] = "";
-    xs_trace t;
     xs_job j;
     xs_job_init(&j);
-    int rc = xs_trace_load(trace, &t, err);
+    int rc = xs_trace_load(trace, t, err);
     if (!rc)
         rc = xs_dev_open(device, &j.dev, err);
+    if (!rc && t->gpu_name[0] && !xs_gpu_name_matches(t->gpu_name, j.dev.name))
+        fprintf(stderr,
+                "xpusim: warning: %s: the trace ran on %s (deviceProperties), not on %s (%s); "
+                "comparing with %s's prediction anyway\n",
+                trace, t->gpu_name, j.dev.id, j.dev.name, j.dev.id);
     if (!rc)
         rc = xs_job_scenario(&j, scenario, sets, nsets, err);
     if (!rc)
@@ -91,17 +108,23 @@ static int validate_trace(const char *trace, const char *device, const char *sce
         used += snprintf(setline + used, sizeof setline - (size_t)used, "%s%s", i ? ";" : "",
                          sets[i]);
     if (!rc)
-        rc = xs_trace_rows(&t, trace, &j.dev, j.s.id, setline, &j.wl, &j.p, rows, n, err);
+        rc = xs_trace_rows(t, trace, &j.dev, j.s.id, setline, &j.wl, &j.p, rows, n, err);
     xs_job_free(&j);
+    if (rc)
+        xs_trace_free(t);
     return rc;
 }
 
 /* Exit status of a finished validation: its report delivered, and every
- * row predicted. */
-static int finish_validate(xs_vrow *rows, size_t n, xs_format fmt, const char *output)
+ * row predicted. t: the trace the rows come from, or NULL. */
+static int finish_validate(xs_vrow *rows, size_t n, const xs_trace *t, xs_format fmt,
+                           const char *output)
 {
     xs_strbuf sb = {0};
-    xs_report_validate(&sb, fmt, rows, n);
+    if (t)
+        xs_report_validate_trace(&sb, fmt, t, rows, n);
+    else
+        xs_report_validate(&sb, fmt, rows, n);
     int rc = cli_deliver(&sb, output);
     xs_sb_free(&sb);
     size_t failed = 0;
@@ -165,7 +188,7 @@ static int validate_backend(const char *name, const char *device, int quick, int
     size_t n;
     if (b->check(&dev, &o, &rows, &n, &err))
         return cli_fail_err(&err);
-    rc = finish_validate(rows, n, fmt, output);
+    rc = finish_validate(rows, n, NULL, fmt, output);
     if (!same)
         fprintf(fmt == XS_FMT_TABLE && !output ? stdout : stderr,
                 "note: this compares two machines (--allow-other-host): %s\n", why);
@@ -236,10 +259,14 @@ int cli_validate(int argc, char **argv)
     xs_vrow *rows;
     size_t n;
     if (trace) {
-        if (validate_trace(trace, device, scenario, sets, nsets, &rows, &n, &err))
+        xs_trace t;
+        if (validate_trace(trace, device, scenario, sets, nsets, &t, &rows, &n, &err))
             return cli_fail_err(&err);
-    } else if (xs_validate_files(files, nfiles, &rows, &n, &err)) {
-        return cli_fail_err(&err);
+        int rc = finish_validate(rows, n, &t, fmt, output);
+        xs_trace_free(&t);
+        return rc;
     }
-    return finish_validate(rows, n, fmt, output);
+    if (xs_validate_files(files, nfiles, &rows, &n, &err))
+        return cli_fail_err(&err);
+    return finish_validate(rows, n, NULL, fmt, output);
 }
