@@ -55,6 +55,11 @@ static cJSON *summary_json(const xs_vsummary *v)
 
 static void summary_line(xs_strbuf *sb, const char *name, const xs_vsummary *v)
 {
+    if (v->n == 0) { /* no figure to summarise: zeros would read as a perfect model */
+        xs_sb_printf(sb, "  %-40s n %3zu   no row could be predicted (reasons in the rows "
+                         "above)\n", name, v->n);
+        return;
+    }
     xs_sb_printf(sb, "  %-40s n %3zu   MAPE %5.1f%%   median %5.1f%%   max %5.1f%%   signed %+6.1f%%"
                      "   in band %3.0f%%",
                  name, v->n, v->mape_pct, v->median_abs_pct, v->max_abs_pct, v->mean_signed_pct,

@@ -129,6 +129,13 @@ static void bad_files_should_fail_as_a_whole(void)
 
 static void validate_cli_should_report_and_exit_on_failed_rows(void)
 {
+    /* a file none of whose rows can be predicted has no error figures, not zeros */
+    tu_result none = tu_run("validate --measured data/measured/dev-bert-finetune-lambda-multigpu.csv");
+    CU_ASSERT_EQUAL(none.status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(none.out, "n   0   no row could be predicted"));
+    CU_ASSERT_PTR_NULL(strstr(none.out, "MAPE   0.0%"));
+    tu_run_free(&none);
+
     tu_result r = tu_run("validate --measured tests/data/measured/mixed.csv --format json");
     CU_ASSERT_EQUAL(r.status, 1); /* some rows could not be predicted */
     CU_ASSERT_EQUAL(tu_lines(r.err), 1);
