@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "bounds.h"
 #include "device_fields.h"
 #include "fileio.h"
 #include "paths.h"
@@ -73,6 +74,8 @@ static int from_json(const cJSON *root, const char *path, xs_device *out, xs_err
     xs_device d;
     memset(&d, 0, sizeof d);
     int rc = xs_schema_apply(fields, n, root, path, &d, err);
+    if (!rc)
+        rc = xs_dev_bounds_check(fields, n, &d, path, err);
     if (!rc)
         rc = check_common(&d, path, err);
     if (!rc)

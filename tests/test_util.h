@@ -45,5 +45,6 @@ int tu_add_kernels_bert_suite(void);
 int tu_add_cpu_model_suite(void);
 int tu_add_backend_suite(void);
 int tu_add_cli_suite(void);
+int tu_add_bounds_suite(void);
 
 #endif
