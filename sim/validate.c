@@ -408,6 +408,16 @@ void xs_validate_row(xs_vrow *r)
     r->high = fmax(lo, hi);
     r->error_pct = 100 * (v - r->measured) / r->measured;
     set_rest_factor(r, share);
+    /* a value near the largest or smallest double (1e308, 4.9e-324) makes
+     * the ratios inf: a reason, not "inf" in the report */
+    if (!isfinite(v) || !isfinite(lo) || !isfinite(hi) || !isfinite(r->error_pct) ||
+        !isfinite(r->rest_factor)) {
+        snprintf(r->reason, sizeof r->reason,
+                 "predicted %g against measured %g: the error is not a finite number (is "
+                 "field 'value' in the metric's unit?)",
+                 v, r->measured);
+        return;
+    }
     r->ok = 1;
 }
 

@@ -150,6 +150,31 @@ static void device_figures_beyond_the_physical_range_should_be_refused(void)
     xs_wl_free(&wl);
 }
 
+/* A device made in code skips the loader's ranges: the prediction itself
+ * refuses to hand back an inf. */
+static void predict_should_refuse_a_non_finite_figure(void)
+{
+    xs_device d;
+    xs_scenario s;
+    xs_workload wl;
+    xs_prediction p;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_dev_open("a100-sxm4-80gb", &d, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(load_scn("bert-base-squad", NULL, 0, &s, &err), XS_OK);
+    s.epochs = 100; /* a run of hours */
+    CU_ASSERT_EQUAL_FATAL(xs_wl_build(&s, &wl, &err), XS_OK);
+    d.mem_bw_gbs = 1e-320; /* memory time: bytes / 1e-311 = inf */
+    CU_ASSERT_EQUAL(xs_predict(&d, &s, &wl, &p, &err), XS_ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "scenario bert-base-squad on device a100-sxm4-80gb: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no finite time"));
+    CU_ASSERT_PTR_NULL(p.est);
+    xs_dev_open("a100-sxm4-80gb", &d, &err);
+    d.price_usd_per_hour = 1e308; /* hours x 1e308 $ an hour: inf */
+    CU_ASSERT_EQUAL(xs_predict(&d, &s, &wl, &p, &err), XS_ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the predicted run cost is inf, not a finite number"));
+    xs_wl_free(&wl);
+}
+
 /* 8 x 8 tiles and split-K 256 over 2^24-wide matrices, 2^20 of them: 2^63
  * tiles and more, which wrapped int64 before. */
 static void gemm_tile_counts_that_overflow_should_be_refused(void)
@@ -183,6 +208,27 @@ static void a_generic_loop_efficiency_near_zero_should_be_refused(void)
     const char *sets[] = {"train.generic_loop_efficiency=1e-300"};
     CU_ASSERT_EQUAL(load_scn("bert-base-squad", sets, 1, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "must be a number in [0.01, 1], got 1e-300"));
+}
+
+/* Measured values at the ends of a double: the error would be inf. */
+static void validate_should_give_a_reason_where_the_error_is_not_finite(void)
+{
+    const char *csv = tu_write("extreme.csv",
+                               "device,scenario,set,metric,value,source\n"
+                               "a100-sxm4-80gb,bert-base-squad,,step_time_s,1e308,x\n"
+                               "a100-sxm4-80gb,bert-base-squad,,step_time_s,4.9e-324,x\n"
+                               "a100-sxm4-80gb,bert-base-squad,,samples_per_s,1e-308,x\n");
+    const char *files[] = {csv};
+    xs_vrow *rows = NULL;
+    size_t n = 0;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT_FALSE(rows[i].ok);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rows[i].reason, "the error is not a finite number"));
+    }
+    free(rows);
 }
 
 /* No report of any command prints nan or inf. */
@@ -282,10 +328,14 @@ int tu_add_bounds_suite(void)
                         workload_should_refuse_a_zero_count_from_code) ||
            !CU_add_test(s, "device_figures_beyond_the_physical_range_should_be_refused",
                         device_figures_beyond_the_physical_range_should_be_refused) ||
+           !CU_add_test(s, "predict_should_refuse_a_non_finite_figure",
+                        predict_should_refuse_a_non_finite_figure) ||
            !CU_add_test(s, "gemm_tile_counts_that_overflow_should_be_refused",
                         gemm_tile_counts_that_overflow_should_be_refused) ||
            !CU_add_test(s, "a_generic_loop_efficiency_near_zero_should_be_refused",
                         a_generic_loop_efficiency_near_zero_should_be_refused) ||
+           !CU_add_test(s, "validate_should_give_a_reason_where_the_error_is_not_finite",
+                        validate_should_give_a_reason_where_the_error_is_not_finite) ||
            !CU_add_test(s, "absurd_cli_inputs_should_answer_finitely_or_refuse_in_one_line",
                         absurd_cli_inputs_should_answer_finitely_or_refuse_in_one_line);
 }
