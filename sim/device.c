@@ -39,7 +39,7 @@ static int check_common(const xs_device *d, const char *path, xs_error *err)
     char *dot = strrchr(stem, '.');
     if (dot && strcmp(dot, ".json") == 0)
         *dot = '\0';
-    if (strcmp(stem, d->id) != 0)
+    if (!xs_is_stdin(path) && strcmp(stem, d->id) != 0) /* stdin has no file name */
         return xs_error_set(err, XS_EFIELD,
                             "%s: field 'id' must equal the file name '%s', got \"%s\"", path,
                             stem, d->id);

@@ -311,6 +311,8 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
 
 static int check_id(const xs_scenario *s, const char *path, xs_error *err)
 {
+    if (xs_is_stdin(path)) /* no file name to match */
+        return XS_OK;
     char stem[256];
     const char *base = strrchr(path, '/');
     snprintf(stem, sizeof stem, "%s", base ? base + 1 : path);

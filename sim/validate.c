@@ -91,7 +91,7 @@ static int copy_field(char *dst, size_t size, const char *src, const char *name,
 int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
 {
     char *text = NULL;
-    int rc = xs_read_file(path, &text, NULL, err);
+    int rc = xs_read_input(path, "a CSV file", &text, NULL, err);
     if (rc)
         return rc;
     static char fields[MAX_FIELDS + 1][512];
