@@ -184,6 +184,9 @@ int xs_advise(const xs_device *dev, const char *scn_path, const char *const *set
     if (rc)
         return rc;
     base->speedup = 1;
+    if (!(base->samples_per_s > 0)) /* every speed-up divides by it */
+        return xs_error_set(err, XS_ERANGE, "%s: the scenario as given predicts %g samples/s, "
+                            "nothing to compare candidates with", scn_path, base->samples_per_s);
     list l = {calloc(MAX_CANDIDATES, sizeof(xs_advice)), 0};
     if (!l.a)
         return xs_error_set(err, XS_ENOMEM, "out of memory");

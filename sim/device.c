@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "bounds.h"
 #include "device_fields.h"
 #include "fileio.h"
 #include "paths.h"
@@ -38,7 +39,7 @@ static int check_common(const xs_device *d, const char *path, xs_error *err)
     char *dot = strrchr(stem, '.');
     if (dot && strcmp(dot, ".json") == 0)
         *dot = '\0';
-    if (strcmp(stem, d->id) != 0)
+    if (!xs_is_stdin(path) && strcmp(stem, d->id) != 0) /* stdin has no file name */
         return xs_error_set(err, XS_EFIELD,
                             "%s: field 'id' must equal the file name '%s', got \"%s\"", path,
                             stem, d->id);
@@ -73,6 +74,8 @@ static int from_json(const cJSON *root, const char *path, xs_device *out, xs_err
     xs_device d;
     memset(&d, 0, sizeof d);
     int rc = xs_schema_apply(fields, n, root, path, &d, err);
+    if (!rc)
+        rc = xs_dev_bounds_check(fields, n, &d, path, err);
     if (!rc)
         rc = check_common(&d, path, err);
     if (!rc)

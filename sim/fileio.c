@@ -2,17 +2,39 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int xs_read_file(const char *path, char **out, size_t *len, xs_error *err)
+int xs_is_stdin(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return xs_error_set(err, XS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    return strcmp(path, "-") == 0;
+}
+
+int xs_check_input(const char *path, const char *what, xs_error *err)
+{
+    if (xs_is_stdin(path))
+        return XS_OK;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return XS_OK; /* opening it says why (no such file, permission) */
+    if (S_ISDIR(st.st_mode))
+        return xs_error_set(err, XS_EIO, "%s is a directory, expected %s", path, what);
+    if (!S_ISREG(st.st_mode))
+        return xs_error_set(err, XS_EIO,
+                            "%s is not a regular file (a device, FIFO or socket), expected %s; "
+                            "give '-' to read standard input",
+                            path, what);
+    return XS_OK;
+}
+
+/* Read f to its end into a NUL-terminated buffer; 0, or -1 out of memory,
+ * -2 on a read error. */
+static int read_stream(FILE *f, char **out, size_t *len)
+{
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     while (buf) {
@@ -28,25 +50,90 @@ int xs_read_file(const char *path, char **out, size_t *len, xs_error *err)
         buf = grown;
         cap *= 2;
     }
-    int failed = ferror(f);
-    fclose(f);
     if (!buf)
-        return xs_error_set(err, XS_ENOMEM, "%s: out of memory reading file", path);
-    if (failed) {
+        return -1;
+    if (ferror(f)) {
         free(buf);
-        return xs_error_set(err, XS_EIO, "%s: read error", path);
+        return -2;
     }
     buf[n] = '\0';
+    /* the UTF-8 byte-order mark: not part of any document xpusim reads */
+    if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        n -= 3;
+        memmove(buf, buf + 3, n + 1);
+    }
     *out = buf;
+    *len = n;
+    return 0;
+}
+
+/* Standard input can be read once: its text, kept for every later read
+ * of "-" (a command may load its scenario several times). */
+static struct {
+    pthread_mutex_t lock;
+    int done, rc;
+    char *text;
+    size_t len;
+} std_in = {PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, 0};
+
+static int read_stdin(char **out, size_t *len)
+{
+    pthread_mutex_lock(&std_in.lock);
+    if (!std_in.done) {
+        std_in.rc = read_stream(stdin, &std_in.text, &std_in.len);
+        std_in.done = 1;
+    }
+    int rc = std_in.rc;
+    char *copy = rc ? NULL : malloc(std_in.len + 1);
+    if (copy)
+        memcpy(copy, std_in.text, std_in.len + 1);
+    else if (!rc)
+        rc = -1;
+    pthread_mutex_unlock(&std_in.lock);
+    if (rc)
+        return rc;
+    *out = copy;
+    *len = std_in.len;
+    return 0;
+}
+
+int xs_read_input(const char *path, const char *what, char **out, size_t *len,
+                  xs_error *err)
+{
+    int rc = xs_check_input(path, what, err);
+    if (rc)
+        return rc;
+    char *text = NULL;
+    size_t n = 0;
+    if (xs_is_stdin(path)) {
+        rc = read_stdin(&text, &n);
+    } else {
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return xs_error_set(err, XS_EIO, "%s: cannot open: %s", path, strerror(errno));
+        rc = read_stream(f, &text, &n);
+        fclose(f);
+    }
+    const char *name = xs_is_stdin(path) ? "- (standard input)" : path;
+    if (rc == -1)
+        return xs_error_set(err, XS_ENOMEM, "%s: out of memory reading file", name);
+    if (rc)
+        return xs_error_set(err, XS_EIO, "%s: read error", name);
+    *out = text;
     if (len)
         *len = n;
     return XS_OK;
 }
 
+int xs_read_file(const char *path, char **out, size_t *len, xs_error *err)
+{
+    return xs_read_input(path, "a file", out, len, err);
+}
+
 void xs_dirname(const char *path, char *dst, size_t dst_size)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash) {
+    if (!slash || xs_is_stdin(path)) {
         snprintf(dst, dst_size, ".");
         return;
     }

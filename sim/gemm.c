@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checked.h"
+
 /* An fp32 accumulator tile takes tm.tn.4 bytes of registers, and the rest
  * of a GEMM kernel's registers (addresses, fragments) about half as much
  * again. */
@@ -160,16 +162,20 @@ int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_resul
     if (tk < 1)
         tk = 1;
     double launch = e->launch_us * 1e-6, best = INFINITY;
+    int fitted = 0; /* some tile fits the unit's shared memory */
     for (int i = 0; i < ntiles; i++) {
         xs_tile staged = tiles[i];
         if (staged.stages > max_stages)
             staged.stages = max_stages;
         const xs_tile *t = &staged;
         double smem_cta = (double)t->stages * (t->m + t->n) * tk * c.es;
-        int by_smem = (int)floor(c.smem / smem_cta);
+        /* clamped before the conversion: a huge shared memory or register
+         * file would not fit an int (undefined behaviour) */
+        int by_smem = xs_clamp_int(floor(c.smem / smem_cta), 0, MAX_CTAS_PER_SM);
         int by_regs = e->regfile_kb_per_unit > 0
-                          ? (int)floor(e->regfile_kb_per_unit * 1024 /
-                                       (t->m * (double)t->n * 4 * ACC_REG_OVERHEAD))
+                          ? xs_clamp_int(floor(e->regfile_kb_per_unit * 1024 /
+                                               (t->m * (double)t->n * 4 * ACC_REG_OVERHEAD)),
+                                         0, MAX_CTAS_PER_SM)
                           : MAX_CTAS_PER_SM;
         int cps = by_smem < by_regs ? by_smem : by_regs;
         if (cps > MAX_CTAS_PER_SM)
@@ -178,11 +184,22 @@ int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_resul
             cps = (int)e->max_tiles_per_unit;
         if (cps < 1)
             continue;
+        fitted = 1;
         int64_t tiles_m = (g->m + t->m - 1) / t->m, tiles_n = (g->n + t->n - 1) / t->n;
         for (int split = 1; split <= e->split_k_max; split *= 2) {
             if (split > 1 && (g->k / split) < 2 * tk)
                 break;
-            int64_t ntile = tiles_m * tiles_n * g->batch * split;
+            int64_t ntile;
+            const int64_t factors[] = {tiles_m, tiles_n, g->batch, split};
+            if (xs_prod_i64(factors, 4, &ntile))
+                return xs_error_set(err, XS_ERANGE,
+                                    "GEMM %lld x %lld x %lld (batch %lld) on device %s: its "
+                                    "%.3g tiles of %dx%d overflow 64 bits; use smaller "
+                                    "dimensions",
+                                    (long long)g->m, (long long)g->n, (long long)g->k,
+                                    (long long)g->batch, e->device_id,
+                                    (double)tiles_m * (double)tiles_n * (double)g->batch * split,
+                                    t->m, t->n);
             int64_t slots = (int64_t)c.sms * cps;
             int64_t waves = (ntile + slots - 1) / slots;
             int64_t kt = (g->k + split - 1) / split;
@@ -224,11 +241,17 @@ int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_resul
             r->dram_bytes = bytes;
         }
     }
-    if (!isfinite(best))
+    if (!fitted)
         return xs_error_set(err, XS_ERANGE,
                             "device %s: none of its %s GEMM tiles fits its %g KB of shared "
                             "memory per SM",
                             e->device_id, tensor ? "tensor" : "simt", e->smem_per_unit_kb);
+    if (!isfinite(best) || !(best >= 0))
+        return xs_error_set(err, XS_ERANGE,
+                            "GEMM %lld x %lld x %lld (batch %lld) on device %s: no finite time "
+                            "(%g s); a device figure is out of any real range",
+                            (long long)g->m, (long long)g->n, (long long)g->k,
+                            (long long)g->batch, e->device_id, best);
     r->engine = engine;
     r->tensor = tensor;
     r->peak_tflops = e->peak_tflops[engine];

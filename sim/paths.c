@@ -123,10 +123,15 @@ int xs_resolve(const char *folder, const char *id_or_path, char *dst, size_t siz
     size_t len = strlen(id_or_path);
     if (len == 0)
         return xs_error_set(err, XS_EARG, "an empty name is not a %s id", folder);
-    if (strchr(id_or_path, '/') || (len > 5 && strcmp(id_or_path + len - 5, ".json") == 0)) {
-        if (!xs_file_exists(id_or_path))
+    if (xs_is_stdin(id_or_path) || strchr(id_or_path, '/') ||
+        (len > 5 && strcmp(id_or_path + len - 5, ".json") == 0)) {
+        int rc = xs_check_input(id_or_path, "a JSON file", err);
+        if (rc)
+            return rc;
+        if (!xs_is_stdin(id_or_path) && !xs_file_exists(id_or_path))
             return xs_error_set(err, XS_EIO, "%s: no such file", id_or_path);
-        snprintf(dst, size, "%s", id_or_path);
+        if ((size_t)snprintf(dst, size, "%s", id_or_path) >= size)
+            return xs_error_set(err, XS_EARG, "%s: path too long", id_or_path);
         return XS_OK;
     }
     char root[PATH_MAX];

@@ -15,8 +15,9 @@ void xs_paths_init(const char *argv0);
 int xs_data_root(char *dst, size_t size, xs_error *err);
 
 /* Resolve an id or a path in folder ("devices", "scenarios"): a value with
- * '/' or ending in .json is a path; otherwise <root>/<folder>/<id>.json.
- * An unknown id is an error that lists the known ones. */
+ * '/' or ending in .json is a path, and "-" standard input (fileio.h);
+ * otherwise <root>/<folder>/<id>.json. An unknown id is an error that
+ * lists the known ones; a path that is a directory says so. */
 int xs_resolve(const char *folder, const char *id_or_path, char *dst, size_t size,
                xs_error *err);
 

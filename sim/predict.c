@@ -45,6 +45,46 @@ static double timeline(const xs_workload *wl, const xs_estimate *est, double hos
     return dev - first_end;
 }
 
+/* One op's estimate must be a time: finite and not negative. The device
+ * and scenario limits (bounds.h) keep it so; this names the op if not. */
+static int check_estimate(const xs_device *dev, const xs_scenario *s, const xs_op *op,
+                          const xs_estimate *e, xs_error *err)
+{
+    const double t[] = {e->time_s, e->compute_s, e->memory_s, e->overhead_s};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!isfinite(t[i]) || t[i] < 0)
+            return xs_error_set(err, XS_ERANGE,
+                                "scenario %s on device %s: op %s gets no finite time (%g s); "
+                                "a device figure or a scenario value is out of any real range",
+                                s->id, dev->id, op->name, t[i]);
+    return XS_OK;
+}
+
+/* Every figure a report prints must be a finite number >= 0: a NaN or an
+ * inf would print as "nan"/"inf" and read as a prediction. */
+static int check_totals(const xs_device *dev, const xs_scenario *s, const xs_prediction *p,
+                        xs_error *err)
+{
+    const struct {
+        const char *name;
+        double v;
+    } figures[] = {
+        {"step time", p->step_time_s},       {"step energy", p->step_energy_j},
+        {"samples/s", p->samples_per_s},     {"tokens/s", p->tokens_per_s},
+        {"MFU", p->mfu},                     {"average power", p->avg_power_w},
+        {"run time", p->run_time_s},         {"run energy", p->run_energy_kwh},
+        {"run cost", p->run_cost_usd},
+    };
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
+        if (!isfinite(figures[i].v) || figures[i].v < 0)
+            return xs_error_set(err, XS_ERANGE,
+                                "scenario %s on device %s: the predicted %s is %g, not a finite "
+                                "number >= 0; a device figure or a scenario value is out of any "
+                                "real range",
+                                s->id, dev->id, figures[i].name, figures[i].v);
+    return XS_OK;
+}
+
 int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                xs_prediction *p, xs_error *err)
 {
@@ -69,6 +109,8 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
         const xs_op *op = &wl->ops[i];
         xs_estimate *e = &p->est[i];
         int rc = be->estimate(dev, op, e, err);
+        if (!rc)
+            rc = check_estimate(dev, s, op, e, err);
         if (rc) {
             xs_prediction_free(p);
             return rc;
@@ -105,13 +147,17 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
         /* MFU against the datasheet peak (not the sustained clock) of the
          * engine the GEMMs run on, as MFU is usually quoted */
         p->peak_flops = dev->peak_tflops[p->matmul_engine] * 1e12;
-        p->mfu = p->matmul_flops / (p->step_time_s * p->peak_flops);
+        if (p->peak_flops > 0)
+            p->mfu = p->matmul_flops / (p->step_time_s * p->peak_flops);
     }
     p->steps = wl->steps;
     p->run_time_s = p->step_time_s * (double)wl->steps;
     p->run_energy_kwh = p->step_energy_j * (double)wl->steps * (double)s->devices / 3.6e6;
     p->run_cost_usd = xs_cost_usd(dev, p->run_time_s, s->devices);
-    return XS_OK;
+    int rc = check_totals(dev, s, p, err);
+    if (rc)
+        xs_prediction_free(p);
+    return rc;
 }
 
 void xs_prediction_free(xs_prediction *p)

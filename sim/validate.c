@@ -91,7 +91,7 @@ static int copy_field(char *dst, size_t size, const char *src, const char *name,
 int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
 {
     char *text = NULL;
-    int rc = xs_read_file(path, &text, NULL, err);
+    int rc = xs_read_input(path, "a CSV file", &text, NULL, err);
     if (rc)
         return rc;
     static char fields[MAX_FIELDS + 1][512];
@@ -408,6 +408,16 @@ void xs_validate_row(xs_vrow *r)
     r->high = fmax(lo, hi);
     r->error_pct = 100 * (v - r->measured) / r->measured;
     set_rest_factor(r, share);
+    /* a value near the largest or smallest double (1e308, 4.9e-324) makes
+     * the ratios inf: a reason, not "inf" in the report */
+    if (!isfinite(v) || !isfinite(lo) || !isfinite(hi) || !isfinite(r->error_pct) ||
+        !isfinite(r->rest_factor)) {
+        snprintf(r->reason, sizeof r->reason,
+                 "predicted %g against measured %g: the error is not a finite number (is "
+                 "field 'value' in the metric's unit?)",
+                 v, r->measured);
+        return;
+    }
     r->ok = 1;
 }
 

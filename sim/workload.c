@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
+#include "checked.h"
 #include "grow.h"
 
 typedef struct {
@@ -714,12 +716,27 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
     if (m->arch == XS_DECODER && m->head == XS_HEAD_SPAN)
         return xs_error_set(err, XS_EUNSUPPORTED,
                             "scenario %s: model.head 'span' needs model.arch 'encoder'", s->id);
+    /* a scenario built in code skips the loader: check its sizes here too */
+    char where[96];
+    snprintf(where, sizeof where, "scenario %s", s->id);
+    int rc = xs_scn_bounds_check(s, where, err);
+    if (rc)
+        return rc;
     memset(wl, 0, sizeof *wl);
     wl->micro_batches = s->train.grad_accum;
-    wl->samples_per_step = s->train.batch * s->train.grad_accum * s->devices;
-    wl->tokens_per_step = wl->samples_per_step * s->train.seq;
-    wl->steps_per_epoch = (s->samples + wl->samples_per_step - 1) / wl->samples_per_step;
-    wl->steps = wl->steps_per_epoch * s->epochs;
+    /* bounds.c has refused what would overflow; checked all the same, so
+     * that a later change to the limits cannot make these wrap */
+    const int64_t samples[] = {s->train.batch, s->train.grad_accum, s->devices};
+    int bad = xs_prod_i64(samples, 3, &wl->samples_per_step) ||
+              xs_mul_i64(wl->samples_per_step, s->train.seq, &wl->tokens_per_step);
+    if (!bad) {
+        int64_t sps = wl->samples_per_step;
+        wl->steps_per_epoch = s->samples / sps + (s->samples % sps != 0);
+        bad = xs_mul_i64(wl->steps_per_epoch, s->epochs, &wl->steps);
+    }
+    if (bad)
+        return xs_error_set(err, XS_ERANGE, "%s: the step and run counts overflow 64 bits",
+                            where);
     bld c;
     setup(&c, s, wl);
     wl->matmul_dtype = c.mm;
@@ -744,7 +761,7 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
         span_head(&c);
     else
         cls_head(&c, decoder);
-    int rc = c.failed ? -1 : replay_tape(&c);
+    rc = c.failed ? -1 : replay_tape(&c);
     c.replayed = 1;
     if (rc == 0)
         optimizer(&c);

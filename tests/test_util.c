@@ -83,13 +83,18 @@ static char *slurp(const char *path)
 
 tu_result tu_run(const char *args)
 {
+    return tu_run_stdin(args, "/dev/null");
+}
+
+tu_result tu_run_stdin(const char *args, const char *input)
+{
     const char *bin = getenv("XPUSIM_BIN");
     if (!bin)
         bin = "./xpusim";
     char out[512], err[512], cmd[4096];
     snprintf(out, sizeof out, "%s/run.out", tu_tmpdir());
     snprintf(err, sizeof err, "%s/run.err", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "%s %s >'%s' 2>'%s' </dev/null", bin, args, out, err);
+    snprintf(cmd, sizeof cmd, "%s %s >'%s' 2>'%s' <'%s'", bin, args, out, err, input);
     int st = system(cmd);
     tu_result r;
     r.status = st == -1 ? -1 : WEXITSTATUS(st);

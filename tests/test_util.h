@@ -24,6 +24,8 @@ typedef struct {
 
 /* Run the xpusim binary ($XPUSIM_BIN) with args (a shell-quoted string). */
 tu_result tu_run(const char *args);
+/* The same with standard input read from the file input. */
+tu_result tu_run_stdin(const char *args, const char *input);
 void tu_run_free(tu_result *r);
 /* Number of lines in s. */
 int tu_lines(const char *s);
@@ -46,5 +48,7 @@ int tu_add_kernels_bert_suite(void);
 int tu_add_cpu_model_suite(void);
 int tu_add_backend_suite(void);
 int tu_add_cli_suite(void);
+int tu_add_bounds_suite(void);
+int tu_add_fileio_suite(void);
 
 #endif

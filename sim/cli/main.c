@@ -42,9 +42,32 @@ static void usage(FILE *out)
             "  xpusim compare -s bert-base-squad --set train.batch=32\n"
             "  xpusim predict -d t4 -s gpt2-medium-finetune --set train.precision=amp_fp16 "
             "--format json -o t4.json\n\n"
-            "Devices and scenarios are ids (files in devices/ and scenarios/) or paths.\n"
+            "Devices and scenarios are ids (files in devices/ and scenarios/) or paths;\n"
+            "'-' reads one of them (or a --measured CSV, a --trace) from standard input.\n"
             "Set XPUSIM_DATA to the source folder if xpusim cannot find them.\n",
             DEFAULT_SCENARIO, DEFAULT_DEVICE);
+}
+
+/* How many file options of argv read standard input ("-s -", "--trace=-").
+ * It holds one document, so a command may give it to one option only:
+ * "-s - -d -" would hand the scenario to the device loader too. */
+static int stdin_readers(int argc, char **argv)
+{
+    static const char *const opts[] = {"-s", "--scenario", "-d", "--device", "--trace",
+                                       "--measured"};
+    int n = 0;
+    for (int i = 1; i < argc; i++)
+        for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+            size_t len = strlen(opts[k]);
+            if (strncmp(argv[i], opts[k], len) != 0)
+                continue;
+            const char *rest = argv[i] + len;
+            if (*rest == '\0' && i + 1 < argc && strcmp(argv[i + 1], "-") == 0)
+                n++;
+            else if (strcmp(rest, "=-") == 0 || (len == 2 && strcmp(rest, "-") == 0))
+                n++; /* --trace=- or -s- */
+        }
+    return n;
 }
 
 int main(int argc, char **argv)
@@ -59,6 +82,9 @@ int main(int argc, char **argv)
         printf("xpusim " XPUSIM_VERSION "\n");
         return 0;
     }
+    if (stdin_readers(argc, argv) > 1)
+        return cli_fail(EXIT_USAGE, "standard input ('-') holds one file: give it to one of "
+                                    "-s, -d, --trace and --measured only");
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(argv[1], COMMANDS[i].name) == 0)
             return COMMANDS[i].run(argc - 1, argv + 1);

@@ -1,0 +1,53 @@
+/* bounds.h — the largest inputs xpusim predicts, and why: beyond them the
+ * numbers describe no real run, and the arithmetic that turns them into
+ * shapes, byte counts, times and dollars would overflow or lose meaning.
+ * Each limit is refused with one line naming the fields involved, instead
+ * of a wrapped shape or an inf/NaN in a report. */
+#ifndef XS_BOUNDS_H
+#define XS_BOUNDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "error.h"
+#include "scenario.h"
+#include "schema.h"
+
+/* Every element count of one tensor, the parameter count and the tokens of
+ * one optimizer step stay at or below 2^50 (about 1.1e15). Why 2^50: an op's
+ * byte count is elements x up to 8 bytes x a few operands, and its step
+ * total that again x layers x micro-batches; below 2^50 elements those stay
+ * under 2^63 when computed as int64 and exact to the element as a double
+ * (2^53). It is also far past any real run: 2^50 parameters is over 500
+ * times the largest model trained so far (~2e12), 2^50 tokens a step over
+ * 10^8 times a large pre-training batch (~4e6 tokens). */
+#define XS_MAX_COUNT ((int64_t)1 << 50)
+
+/* Check the counts a scenario implies (per-tensor elements, parameters,
+ * tokens and samples per step, steps of the run) against XS_MAX_COUNT and
+ * int64 range. where names the scenario in the message. XS_ERANGE with a
+ * message like "where: train.batch x train.seq x model.ffn = 1.2e+18
+ * elements in one tensor exceeds 2^50 = 1.1e+15 ...". */
+int xs_scn_bounds_check(const xs_scenario *s, const char *where, xs_error *err);
+
+/* The physical range of a device figure. Device files state every number in
+ * a unit chosen so that real hardware lies between about 0.001 and 20,000 of
+ * it (the shipped files: 0.002 ns an element to 12,000 GB/s of L2); a figure
+ * a million times beyond either end is a unit mistake (bytes/s typed as
+ * GB/s) rather than a device. Inside [1e-6, 1e6], every time, energy and
+ * price the model derives from a scenario within XS_MAX_COUNT stays finite
+ * (below about 1e80, against a double's 1e308). */
+#define XS_DEV_FIGURE_MIN 1e-6
+#define XS_DEV_FIGURE_MAX 1e6
+
+/* Check every stored number field of dev (fields: its class's schema, n
+ * rows): at most XS_DEV_FIGURE_MAX, and, for a field that must be positive
+ * (a rate, a share, a size: the rows with an open lower bound), at least
+ * XS_DEV_FIGURE_MIN. Fields that may be 0 (standard deviations, fixed
+ * costs, an absent engine) are checked against the maximum only. where
+ * names the file in the message. */
+int xs_dev_bounds_check(const xs_field *fields, size_t n, const xs_device *dev,
+                        const char *where, xs_error *err);
+
+#endif

@@ -1,0 +1,210 @@
+/* test_fileio.c — input files as users hand them over (fileio.h): a
+ * directory where a file is expected, spreadsheet exports (a UTF-8
+ * byte-order mark, CRLF line ends), and '-' for standard input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "device.h"
+#include "fileio.h"
+#include "scenario.h"
+#include "test_util.h"
+#include "validate.h"
+
+#define BOM "\xEF\xBB\xBF"
+#define MEASURED_HEADER "device,scenario,set,metric,value,source"
+
+/* Text of a repository file; the caller frees. */
+static char *repo_text(const char *path)
+{
+    char *text = NULL;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_read_file(path, &text, NULL, &err), XS_OK);
+    return text;
+}
+
+static void a_directory_should_be_refused_as_an_input_file(void)
+{
+    xs_error err;
+    char *text = NULL;
+    CU_ASSERT_EQUAL(xs_read_file(tu_tmpdir(), &text, NULL, &err), XS_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, " is a directory, expected a file"));
+    xs_vrow *rows = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL(xs_measured_load("tests", &rows, &n, &err), XS_EIO);
+    CU_ASSERT_STRING_EQUAL(err.msg, "tests is a directory, expected a CSV file");
+    xs_device d;
+    CU_ASSERT_EQUAL(xs_dev_open("devices/", &d, &err), XS_EIO);
+    CU_ASSERT_STRING_EQUAL(err.msg, "devices/ is a directory, expected a JSON file");
+    xs_scenario s;
+    CU_ASSERT_EQUAL(xs_scn_open("scenarios/", NULL, 0, &s, &err), XS_EIO);
+    CU_ASSERT_STRING_EQUAL(err.msg, "scenarios/ is a directory, expected a JSON file");
+    /* a device node would never end: refused, not read */
+    CU_ASSERT_EQUAL(xs_dev_open("/dev/zero", &d, &err), XS_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/dev/zero is not a regular file"));
+    /* a missing file still says so */
+    CU_ASSERT_EQUAL(xs_dev_open("tests/data/none.json", &d, &err), XS_EIO);
+    CU_ASSERT_STRING_EQUAL(err.msg, "tests/data/none.json: no such file");
+}
+
+static void a_byte_order_mark_should_be_dropped(void)
+{
+    const char *path = tu_write("bom.txt", BOM "{}");
+    char *text = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(xs_read_file(path, &text, &len, NULL), XS_OK);
+    CU_ASSERT_STRING_EQUAL(text, "{}");
+    CU_ASSERT_EQUAL(len, 2);
+    free(text);
+    /* a measured-run CSV saved by a spreadsheet as "CSV UTF-8" */
+    char *csv = repo_text("tests/data/measured/mixed.csv");
+    char *with_bom = malloc(strlen(csv) + 4);
+    sprintf(with_bom, BOM "%s", csv);
+    const char *files[] = {tu_write("bom.csv", with_bom), "tests/data/measured/mixed.csv"};
+    xs_vrow *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_measured_load(files[0], &a, &na, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_measured_load(files[1], &b, &nb, &err), XS_OK);
+    CU_ASSERT_EQUAL(na, nb);
+    for (size_t i = 0; i < na && i < nb; i++) {
+        CU_ASSERT_STRING_EQUAL(a[i].device, b[i].device);
+        CU_ASSERT_EQUAL(a[i].ok, b[i].ok);
+    }
+    free(a);
+    free(b);
+    free(with_bom);
+    free(csv);
+    /* and a scenario saved by an editor that writes one */
+    char *json = repo_text("tests/data/scenarios/tiny.json");
+    char *json_bom = malloc(strlen(json) + 4);
+    sprintf(json_bom, BOM "%s", json);
+    xs_scenario s;
+    CU_ASSERT_EQUAL(xs_scn_load(tu_write("tiny.json", json_bom), NULL, 0, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL(s.model.hidden, 64);
+    free(json_bom);
+    free(json);
+}
+
+/* Windows line ends end a record; none of them reaches a field, quoted or
+ * not, last or not (the value and the source are the last two). */
+static void crlf_line_ends_should_not_reach_the_fields(void)
+{
+    const char *path = tu_write("crlf.csv",
+                                MEASURED_HEADER "\r\n"
+                                "a100-sxm4-80gb,bert-base-squad,train.batch=8,samples_per_s,150,"
+                                "\"quoted, source\"\r\n"
+                                "\r\n"
+                                "t4,-,op=optimizer;optimizer=adamw;fused=1;params=1000,time_s,"
+                                "0.002,\r\n"
+                                "l4,bert-base-squad,,step_time_s,0.5\r\n");
+    xs_vrow *rows = NULL;
+    size_t n = 0;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_measured_load(path, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    CU_ASSERT(rows[0].ok && rows[1].ok);
+    CU_ASSERT_STRING_EQUAL(rows[0].set, "train.batch=8");
+    CU_ASSERT_DOUBLE_EQUAL(rows[0].measured, 150, 0);
+    CU_ASSERT_DOUBLE_EQUAL(rows[1].measured, 0.002, 0);
+    CU_ASSERT_EQUAL(rows[1].line, 4);
+    /* five fields: the reason counts them, no '\r' among them */
+    CU_ASSERT_FALSE(rows[2].ok);
+    CU_ASSERT_STRING_EQUAL(rows[2].reason, "expected 6 fields, got 5");
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT_PTR_NULL(strchr(rows[i].set, '\r'));
+    free(rows);
+    /* old Mac line ends (CR alone) too */
+    path = tu_write("cr.csv", MEASURED_HEADER "\rl4,bert-base-squad,,step_time_s,0.5,x\r");
+    CU_ASSERT_EQUAL_FATAL(xs_measured_load(path, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT(n == 1 && rows[0].ok && rows[0].measured == 0.5);
+    free(rows);
+}
+
+static void directories_on_the_command_line_should_say_so_in_one_line(void)
+{
+    const struct {
+        const char *args, *msg;
+    } cases[] = {
+        {"predict -s /tmp", "xpusim: error: /tmp is a directory, expected a JSON file\n"},
+        {"predict -d devices/", "xpusim: error: devices/ is a directory, expected a JSON file\n"},
+        {"validate --measured tests/",
+         "xpusim: error: tests/ is a directory, expected a CSV file\n"},
+        {"validate --trace tests/data -d a100-sxm4-80gb -s bert-base-squad",
+         "xpusim: error: tests/data is a directory, expected a JSON file\n"},
+        {"compare -s scenarios/",
+         "xpusim: error: scenarios/ is a directory, expected a JSON file\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_result r = tu_run(cases[i].args);
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_STRING_EQUAL(r.err, cases[i].msg);
+        tu_run_free(&r);
+    }
+}
+
+static void a_dash_should_read_standard_input(void)
+{
+    /* a scenario (its hf_config, if any, is relative to the working folder) */
+    tu_result r = tu_run_stdin("predict -s -", "tests/data/scenarios/tiny.json");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "xpusim predict: tiny on a100-sxm4-80gb"));
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    tu_run_free(&r);
+    /* advise and compare load it more than once: the same text each time */
+    r = tu_run_stdin("advise -s -", "tests/data/scenarios/tiny.json");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "tiny on a100-sxm4-80gb"));
+    tu_run_free(&r);
+    r = tu_run_stdin("compare -d t4,l4 -s -", "tests/data/scenarios/tiny.json");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "l4 "));
+    tu_run_free(&r);
+    /* a device: no file name for its id to match */
+    r = tu_run_stdin("predict -d - -s bert-base-squad", "devices/t4.json");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "bert-base-squad on t4"));
+    tu_run_free(&r);
+    /* measured runs and a trace */
+    r = tu_run_stdin("validate --measured - --format csv", "tests/data/measured/mixed.csv");
+    tu_result file = tu_run("validate --measured tests/data/measured/mixed.csv --format csv");
+    CU_ASSERT_EQUAL(r.status, file.status);
+    CU_ASSERT_EQUAL(tu_lines(r.out), tu_lines(file.out));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\n-,2,a100-sxm4-80gb,bert-large-squad,"));
+    tu_run_free(&file);
+    tu_run_free(&r);
+    r = tu_run_stdin("validate --trace - -d a100-sxm4-80gb -s bert-large-squad",
+                     "tests/data/traces/synthetic-a100-step.json");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "kernel_time_s:gemm"));
+    tu_run_free(&r);
+    /* one document: two options cannot both have it */
+    r = tu_run_stdin("predict -s - -d -", "tests/data/scenarios/tiny.json");
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "standard input ('-') holds one file"));
+    tu_run_free(&r);
+    /* empty input: the parser's line, naming '-' */
+    r = tu_run_stdin("predict -s -", "/dev/null");
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_STRING_EQUAL(r.err, "xpusim: error: -: malformed JSON at line 1, column 1\n");
+    tu_run_free(&r);
+}
+
+int tu_add_fileio_suite(void)
+{
+    CU_pSuite s = CU_add_suite("fileio", NULL, NULL);
+    return !s ||
+           !CU_add_test(s, "a_directory_should_be_refused_as_an_input_file",
+                        a_directory_should_be_refused_as_an_input_file) ||
+           !CU_add_test(s, "a_byte_order_mark_should_be_dropped",
+                        a_byte_order_mark_should_be_dropped) ||
+           !CU_add_test(s, "crlf_line_ends_should_not_reach_the_fields",
+                        crlf_line_ends_should_not_reach_the_fields) ||
+           !CU_add_test(s, "directories_on_the_command_line_should_say_so_in_one_line",
+                        directories_on_the_command_line_should_say_so_in_one_line) ||
+           !CU_add_test(s, "a_dash_should_read_standard_input", a_dash_should_read_standard_input);
+}
