@@ -176,7 +176,7 @@ static void a_dash_should_read_standard_input(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\n-,2,a100-sxm4-80gb,bert-large-squad,"));
     tu_run_free(&file);
     tu_run_free(&r);
-    r = tu_run_stdin("validate --trace - -d a100-sxm4-80gb -s bert-large-squad",
+    r = tu_run_stdin("validate --trace - -d a100-sxm4-80gb -s bert-large-squad --format csv",
                      "tests/data/traces/synthetic-a100-step.json");
     CU_ASSERT_EQUAL(r.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "kernel_time_s:gemm"));
