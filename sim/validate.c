@@ -18,15 +18,29 @@
 #define MEASURED_HEADER "device,scenario,set,metric,value,source"
 #define MAX_FIELDS 6
 
+/* Longer than any row slot it is copied to, so a cut field is never taken
+ * for a whole one. */
+#define FIELD_CAP 1024
+
 /* Split one CSV record (RFC 4180 quoting) from *p into fields; advance *p
- * past the record. Returns the field count, or -1 on an unterminated quote. */
-static int csv_record(const char **p, char fields[][512], int max)
+ * past the record. cut[i] is set when field i was longer than FIELD_CAP - 1
+ * characters (what is kept is then not the field). Returns the field
+ * count, or -1 on an unterminated quote. */
+static int csv_record(const char **p, char fields[][FIELD_CAP], int cut[], int max)
 {
     const char *s = *p;
     int n = 0;
     for (;;) {
         char *out = n < max ? fields[n] : NULL;
         size_t len = 0;
+        int dropped = 0;
+#define KEEP(ch)                                                                                 \
+    do {                                                                                         \
+        if (out && len < FIELD_CAP - 1)                                                          \
+            out[len++] = (ch);                                                                   \
+        else                                                                                     \
+            dropped = 1;                                                                         \
+    } while (0)
         if (*s == '"') {
             s++;
             for (;;) {
@@ -34,25 +48,25 @@ static int csv_record(const char **p, char fields[][512], int max)
                     return -1;
                 if (*s == '"' && s[1] == '"') {
                     s += 2;
-                    if (out && len < 511)
-                        out[len++] = '"';
+                    KEEP('"');
                 } else if (*s == '"') {
                     s++;
                     break;
                 } else {
-                    if (out && len < 511)
-                        out[len++] = *s;
+                    KEEP(*s);
                     s++;
                 }
             }
         }
         while (*s && *s != ',' && *s != '\n' && *s != '\r') {
-            if (out && len < 511)
-                out[len++] = *s;
+            KEEP(*s);
             s++;
         }
-        if (out)
+#undef KEEP
+        if (out) {
             out[len] = '\0';
+            cut[n] = dropped;
+        }
         n++;
         if (*s == ',') {
             s++;
@@ -94,9 +108,10 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
     int rc = xs_read_input(path, "a CSV file", &text, NULL, err);
     if (rc)
         return rc;
-    static char fields[MAX_FIELDS + 1][512];
+    char fields[MAX_FIELDS + 1][FIELD_CAP]; /* per call: loads may run in parallel */
+    int cut[MAX_FIELDS + 1] = {0};
     const char *p = text;
-    int cnt = csv_record(&p, fields, MAX_FIELDS + 1);
+    int cnt = csv_record(&p, fields, cut, MAX_FIELDS + 1);
     static const char *names[MAX_FIELDS] = {"device", "scenario", "set",
                                             "metric", "value",    "source"};
     int header_ok = cnt == MAX_FIELDS;
@@ -111,7 +126,7 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
     xs_vrow *out = calloc(cap, sizeof *out);
     for (int line = 2; out && *p; line++) {
         const char *start = p;
-        cnt = csv_record(&p, fields, MAX_FIELDS + 1);
+        cnt = csv_record(&p, fields, cut, MAX_FIELDS + 1);
         if (cnt == 1 && blank(fields[0]) && p > start)
             continue; /* an empty line */
         if (used == cap) {
@@ -130,6 +145,15 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
                      cnt < 0 ? "unterminated quote" : "expected 6 fields, got %d", cnt);
             if (cnt < 0)
                 p += strlen(p);
+            continue;
+        }
+        int longest = -1;
+        for (int i = 0; i < MAX_FIELDS && longest < 0; i++)
+            if (cut[i])
+                longest = i;
+        if (longest >= 0) {
+            snprintf(r->reason, sizeof r->reason, "field '%s' is longer than %d characters",
+                     names[longest], FIELD_CAP - 1);
             continue;
         }
         if (copy_field(r->device, sizeof r->device, fields[0], "device", r) ||

@@ -127,6 +127,36 @@ static void bad_files_should_fail_as_a_whole(void)
     CU_ASSERT_EQUAL(xs_validate_files(missing, 1, &rows, &n, &err), XS_EIO);
 }
 
+/* The audit's finding 3: a set longer than the reader's buffer was cut,
+ * and "...;train.seq=384" predicted as train.seq=3 with exit 0. */
+static void long_fields_should_be_refused_not_cut(void)
+{
+    char set[1400] = "", csv[4096];
+    while (strlen(set) < 500)
+        strcat(set, "train.grad_clip=true;");
+    strcat(set, "train.seq=384");
+    char *big = malloc(1200);
+    memset(big, '1', 1199);
+    big[1199] = '\0';
+    snprintf(csv, sizeof csv,
+             "device,scenario,set,metric,value,source\n"
+             "a10,bert-base-squad,%s,samples_per_s,100,x\n"
+             "a10,bert-base-squad,train.seq=384,samples_per_s,%s,x\n",
+             set, big);
+    free(big);
+    const char *path = tu_write("long.csv", csv);
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_measured_load(path, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_FALSE(rows[0].ok);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[0].reason, "field 'set' is longer than"));
+    CU_ASSERT_FALSE(rows[1].ok);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1].reason, "field 'value' is longer than 1023"));
+    free(rows);
+}
+
 static void validate_cli_should_report_and_exit_on_failed_rows(void)
 {
     /* a file none of whose rows can be predicted has no error figures, not zeros */
@@ -338,6 +368,7 @@ int tu_add_validate_suite(void)
                         dev_sets_should_be_predicted_row_by_row) ||
            !CU_add_test(s, "measured_copy_should_equal_the_shared_sets",
                         measured_copy_should_equal_the_shared_sets) ||
+           !CU_add_test(s, "long_fields_should_be_refused_not_cut", long_fields_should_be_refused_not_cut) ||
            !CU_add_test(s, "validate_cli_should_report_and_exit_on_failed_rows",
                         validate_cli_should_report_and_exit_on_failed_rows) ||
            !CU_add_test(s, "validate_csv_should_quote_fields_holding_commas_and_quotes",
