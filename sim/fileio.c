@@ -1,7 +1,11 @@
 /* fileio.c — see fileio.h. */
 #include "fileio.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,35 +156,114 @@ int xs_file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int xs_write_atomic(const char *path, const char *data, size_t len, xs_error *err)
+/* Write all of data to fd; 0 or an errno. */
+static int write_all(int fd, const char *data, size_t len)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-        return xs_error_set(err, XS_EIO, "%s: path too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return xs_error_set(err, XS_EIO, "%s: cannot create temporary file: %s", path,
-                            strerror(errno));
     size_t done = 0;
     while (done < len) {
         ssize_t w = write(fd, data + done, len - done);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            break;
+            return errno;
         }
         done += (size_t)w;
     }
-    /* mkstemp makes 0600 files; a report should be readable like any other. */
-    int ok = done == len && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
-    int saved = errno;
-    if (close(fd) != 0)
-        ok = 0;
-    if (!ok || rename(tmp, path) != 0) {
-        if (ok)
-            saved = errno;
+    return 0;
+}
+
+/* A device, FIFO or socket at the path is written to, not replaced: `-o
+ * /dev/null` run as root must not turn the node into a regular file. */
+static int write_through(const char *path, const char *data, size_t len, xs_error *err)
+{
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return xs_error_set(err, XS_EIO, "%s: cannot open for writing: %s", path,
+                            strerror(errno));
+    int e = write_all(fd, data, len);
+    if (close(fd) != 0 && !e)
+        e = errno;
+    return e ? xs_error_set(err, XS_EIO, "%s: cannot write: %s", path, strerror(e)) : XS_OK;
+}
+
+#define TMP_TAG ".xpusim-tmp-"
+
+/* Temporaries are named .<name>.xpusim-tmp-<pid>-XXXXXX beside the target,
+ * so a run killed mid-write (SIGKILL leaves its temporary behind) is
+ * cleaned up by the next write of the same file: any such temporary whose
+ * process is gone is removed. */
+static void remove_stale_temporaries(const char *dir, const char *base)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char prefix[NAME_MAX + 32];
+    if ((size_t)snprintf(prefix, sizeof prefix, ".%s" TMP_TAG, base) >= sizeof prefix) {
+        closedir(d);
+        return;
+    }
+    size_t plen = strlen(prefix);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, plen) != 0)
+            continue;
+        char *end;
+        long pid = strtol(e->d_name + plen, &end, 10);
+        if (end == e->d_name + plen || *end != '-' || pid <= 0)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* its writer may still be running */
+        char stale[4096];
+        if ((size_t)snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name) < sizeof stale)
+            unlink(stale);
+    }
+    closedir(d);
+}
+
+int xs_write_atomic(const char *path, const char *data, size_t len, xs_error *err)
+{
+    char target[PATH_MAX];
+    struct stat st;
+    int exists = stat(path, &st) == 0; /* follows a symlink: its target is replaced */
+    if (exists && S_ISDIR(st.st_mode))
+        return xs_error_set(err, XS_EIO, "%s is a directory, expected a file name to write",
+                            path);
+    if (exists && !S_ISREG(st.st_mode))
+        return write_through(path, data, len, err);
+    /* a symlink stays a link: the file it points to is what gets replaced */
+    if (!(exists && realpath(path, target)))
+        snprintf(target, sizeof target, "%s", path);
+    char dir[PATH_MAX], tmp[PATH_MAX + 256];
+    xs_dirname(target, dir, sizeof dir);
+    const char *slash = strrchr(target, '/');
+    const char *base = slash ? slash + 1 : target;
+    if (snprintf(tmp, sizeof tmp, "%s/.%s" TMP_TAG "%ld-XXXXXX", dir, base, (long)getpid()) >=
+        (int)sizeof tmp)
+        return xs_error_set(err, XS_EIO, "%s: path too long", path);
+    remove_stale_temporaries(dir, base);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return xs_error_set(err, XS_EIO, "%s: cannot create temporary file: %s", path,
+                            strerror(errno));
+    /* mkstemp makes 0600 files: a replaced file keeps its mode, a new one
+     * gets what the umask allows, as any other program's output would */
+    mode_t mode;
+    if (exists)
+        mode = st.st_mode & 07777;
+    else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    int e = write_all(fd, data, len);
+    if (!e && (fchmod(fd, mode) != 0 || fsync(fd) != 0))
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, target) != 0)
+        e = errno;
+    if (e) {
         unlink(tmp);
-        return xs_error_set(err, XS_EIO, "%s: cannot write: %s", path, strerror(saved));
+        return xs_error_set(err, XS_EIO, "%s: cannot write: %s", path, strerror(e));
     }
     return XS_OK;
 }

@@ -32,7 +32,11 @@ int xs_read_input(const char *path, const char *what, char **out, size_t *len,
 /* xs_read_input(path, "a file", out, len, err). */
 int xs_read_file(const char *path, char **out, size_t *len, xs_error *err);
 
-/* Write len bytes to path via a temporary file in the same folder + rename. */
+/* Write len bytes to path via a temporary file in the same folder + rename,
+ * so a reader never sees half a file. A replaced file keeps its mode, a
+ * symlink keeps pointing at the (replaced) file, a device, FIFO or socket
+ * is written to rather than replaced, a directory is refused; temporaries
+ * left by a killed run of an earlier write to the same file are removed. */
 int xs_write_atomic(const char *path, const char *data, size_t len, xs_error *err);
 
 /* Copy into dst (size dst_size) the folder part of path ("." if none, and

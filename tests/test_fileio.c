@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -194,6 +196,52 @@ static void a_dash_should_read_standard_input(void)
     tu_run_free(&r);
 }
 
+/* Output files (the audit's findings 1 and 2): a replaced file keeps its
+ * mode, a symlink stays a link to the new content, a device node is
+ * written to and stays a node, a directory is refused, and temporaries a
+ * killed run left behind are removed by the next write. */
+static void outputs_should_respect_what_is_at_the_path(void)
+{
+    char path[600], link[600], stale[700], live[700], dir[600];
+    snprintf(path, sizeof path, "%s/out.csv", tu_tmpdir());
+    snprintf(link, sizeof link, "%s/link.csv", tu_tmpdir());
+    snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_write_atomic(path, "one\n", 4, &err), XS_OK);
+    CU_ASSERT_EQUAL(chmod(path, 0600), 0);
+    CU_ASSERT_EQUAL(xs_write_atomic(path, "two\n", 4, &err), XS_OK);
+    struct stat st;
+    CU_ASSERT_EQUAL_FATAL(stat(path, &st), 0);
+    CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
+    CU_ASSERT_EQUAL(symlink("out.csv", link), 0);
+    CU_ASSERT_EQUAL(xs_write_atomic(link, "three\n", 6, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(lstat(link, &st), 0);
+    CU_ASSERT(S_ISLNK(st.st_mode));
+    char *text = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL(xs_read_file(path, &text, &len, &err), XS_OK);
+    CU_ASSERT(text && strcmp(text, "three\n") == 0);
+    free(text);
+    CU_ASSERT_EQUAL(xs_write_atomic("/dev/null", "x", 1, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(stat("/dev/null", &st), 0);
+    CU_ASSERT(S_ISCHR(st.st_mode));
+    CU_ASSERT_EQUAL(xs_write_atomic(dir, "x", 1, &err), XS_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "is a directory"));
+    /* pid 2^22 + 1 is past Linux's pid_max: no such process, a stale file */
+    snprintf(stale, sizeof stale, "%s/.out.csv.xpusim-tmp-4194305-abcdef", tu_tmpdir());
+    snprintf(live, sizeof live, "%s/.out.csv.xpusim-tmp-%ld-abcdef", tu_tmpdir(), (long)getpid());
+    FILE *f = fopen(stale, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    f = fopen(live, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    CU_ASSERT_EQUAL(xs_write_atomic(path, "four\n", 5, &err), XS_OK);
+    CU_ASSERT_NOT_EQUAL(access(stale, F_OK), 0);
+    CU_ASSERT_EQUAL(access(live, F_OK), 0); /* its writer (this process) is alive */
+    unlink(live);
+}
+
 int tu_add_fileio_suite(void)
 {
     CU_pSuite s = CU_add_suite("fileio", NULL, NULL);
@@ -206,5 +254,7 @@ int tu_add_fileio_suite(void)
                         crlf_line_ends_should_not_reach_the_fields) ||
            !CU_add_test(s, "directories_on_the_command_line_should_say_so_in_one_line",
                         directories_on_the_command_line_should_say_so_in_one_line) ||
-           !CU_add_test(s, "a_dash_should_read_standard_input", a_dash_should_read_standard_input);
+           !CU_add_test(s, "a_dash_should_read_standard_input", a_dash_should_read_standard_input) ||
+           !CU_add_test(s, "outputs_should_respect_what_is_at_the_path",
+                        outputs_should_respect_what_is_at_the_path);
 }
