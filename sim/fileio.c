@@ -37,6 +37,12 @@ int xs_check_input(const char *path, const char *what, xs_error *err)
 
 /* Read f to its end into a NUL-terminated buffer; 0, or -1 out of memory,
  * -2 on a read error. */
+/* Inputs are read whole and parsed in memory (a trace's JSON tree takes
+ * about six times its size): past this a file is refused rather than
+ * exhausting memory. A profiler trace of a few training steps is tens of
+ * MB; a million-row measured-run CSV about 150 MB. */
+#define XS_INPUT_MAX_BYTES ((size_t)1 << 30)
+
 static int read_stream(FILE *f, char **out, size_t *len)
 {
     size_t cap = 4096, n = 0;
@@ -45,6 +51,10 @@ static int read_stream(FILE *f, char **out, size_t *len)
         n += fread(buf + n, 1, cap - 1 - n, f);
         if (n < cap - 1)
             break;
+        if (n > XS_INPUT_MAX_BYTES) {
+            free(buf);
+            return -3;
+        }
         char *grown = realloc(buf, cap * 2);
         if (!grown) {
             free(buf);
@@ -112,15 +122,23 @@ int xs_read_input(const char *path, const char *what, char **out, size_t *len,
     if (xs_is_stdin(path)) {
         rc = read_stdin(&text, &n);
     } else {
+        struct stat st;
         FILE *f = fopen(path, "rb");
         if (!f)
             return xs_error_set(err, XS_EIO, "%s: cannot open: %s", path, strerror(errno));
-        rc = read_stream(f, &text, &n);
+        /* refused before reading when its size already says so */
+        rc = fstat(fileno(f), &st) == 0 && (size_t)st.st_size > XS_INPUT_MAX_BYTES
+                 ? -3
+                 : read_stream(f, &text, &n);
         fclose(f);
     }
     const char *name = xs_is_stdin(path) ? "- (standard input)" : path;
     if (rc == -1)
         return xs_error_set(err, XS_ENOMEM, "%s: out of memory reading file", name);
+    if (rc == -3)
+        return xs_error_set(err, XS_ERANGE, "%s: larger than %zu MiB, the most xpusim reads "
+                                            "as %s (trim it: a few steps of a trace suffice)",
+                            name, XS_INPUT_MAX_BYTES >> 20, what);
     if (rc)
         return xs_error_set(err, XS_EIO, "%s: read error", name);
     *out = text;

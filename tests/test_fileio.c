@@ -242,6 +242,26 @@ static void outputs_should_respect_what_is_at_the_path(void)
     unlink(live);
 }
 
+/* The audit's finding 8: inputs are read whole, so a huge one is refused
+ * with the cap named instead of exhausting memory (a sparse file: no disk
+ * is used). */
+static void a_huge_input_should_be_refused_with_the_cap(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/huge.json", tu_tmpdir());
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(ftruncate(fileno(f), (off_t)3 << 30), 0);
+    fclose(f);
+    char *text = NULL;
+    size_t len;
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_read_input(path, "a profiler trace", &text, &len, &err), XS_ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "larger than 1024 MiB"));
+    CU_ASSERT_PTR_NULL(text);
+    unlink(path);
+}
+
 int tu_add_fileio_suite(void)
 {
     CU_pSuite s = CU_add_suite("fileio", NULL, NULL);
@@ -255,6 +275,8 @@ int tu_add_fileio_suite(void)
            !CU_add_test(s, "directories_on_the_command_line_should_say_so_in_one_line",
                         directories_on_the_command_line_should_say_so_in_one_line) ||
            !CU_add_test(s, "a_dash_should_read_standard_input", a_dash_should_read_standard_input) ||
+           !CU_add_test(s, "a_huge_input_should_be_refused_with_the_cap",
+                        a_huge_input_should_be_refused_with_the_cap) ||
            !CU_add_test(s, "outputs_should_respect_what_is_at_the_path",
                         outputs_should_respect_what_is_at_the_path);
 }
