@@ -1,7 +1,14 @@
 /* job.h — one prediction the way every command and `validate` makes it: a
  * device, a scenario (by id or path, with --set overrides), the workload
  * built from it, and the prediction with its uncertainty band. The one
- * load -> build -> predict path; each step's error names its file. */
+ * load -> build -> predict path; each step's error names its file.
+ *
+ * Threads: jobs on separate xs_job structs may run in parallel (the library
+ * keeps no mutable state of its own besides the executable's folder, set
+ * once by xs_paths_init before any thread starts, and standard input,
+ * read once under a lock). Not for parallel use: calibrate/ and kernels/
+ * (scratch buffers, the GSL error handler, feature detection), which run
+ * real kernels one calibration at a time. */
 #ifndef XS_JOB_H
 #define XS_JOB_H
 
