@@ -96,6 +96,8 @@ test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 test-py: xpusim
 	XPUSIM_BIN=./xpusim python3 -m unittest discover -s calibrate/gpu -p 'test_*.py'
 
+include tests/fuzz/fuzz.mk
+
 # A refactoring's proof: 171 fixed commands run with BASE's binary and this
 # tree's, stdout, stderr and exit status compared byte for byte.
 same-outputs:
@@ -136,7 +138,8 @@ validate: xpusim
 # Install the Debian packages the build needs; idempotent, uses sudo when
 # not root. The build has no CUDA sources yet, so it needs no nvcc (this
 # machine has one at /usr/local/cuda; CI machines may not).
-DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3
+DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3 \
+            clang libclang-rt-14-dev valgrind
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
