@@ -166,14 +166,13 @@ int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_resul
             staged.stages = max_stages;
         const xs_tile *t = &staged;
         double smem_cta = (double)t->stages * (t->m + t->n) * tk * c.es;
-        int by_smem = (int)floor(c.smem / smem_cta);
-        int by_regs = e->regfile_kb_per_unit > 0
-                          ? (int)floor(e->regfile_kb_per_unit * 1024 /
-                                       (t->m * (double)t->n * 4 * ACC_REG_OVERHEAD))
-                          : MAX_CTAS_PER_SM;
-        int cps = by_smem < by_regs ? by_smem : by_regs;
-        if (cps > MAX_CTAS_PER_SM)
-            cps = MAX_CTAS_PER_SM;
+        double by_smem = floor(c.smem / smem_cta);
+        double by_regs = e->regfile_kb_per_unit > 0
+                             ? floor(e->regfile_kb_per_unit * 1024 /
+                                     (t->m * (double)t->n * 4 * ACC_REG_OVERHEAD))
+                             : MAX_CTAS_PER_SM;
+        /* capped before the conversion: a device's memory sizes have no upper bound */
+        int cps = (int)fmin(fmin(by_smem, by_regs), MAX_CTAS_PER_SM);
         if (e->max_tiles_per_unit > 0 && cps > e->max_tiles_per_unit)
             cps = (int)e->max_tiles_per_unit;
         if (cps < 1)

@@ -84,6 +84,11 @@ static void ctas_per_sm_should_follow_shared_memory_and_registers(void)
     xs_gemm_result r;
     xs_error err;
     CU_ASSERT_EQUAL(xs_gemm_model(&d, &g, &r, &err), XS_ERANGE);
+    /* shared memory and registers past what an int counts (a device file
+     * may say 1e57 KB): the cap holds, nothing overflows (fuzz_device) */
+    d = one_tile("64x64/4", 1);
+    d.smem_per_unit_kb = d.regfile_kb_per_unit = 1e57;
+    CU_ASSERT_EQUAL(run(&d, 4096, 4096, 4096).ctas_per_sm, 16);
 }
 
 static void waves_should_step_one_tile_past_a_full_wave(void)
