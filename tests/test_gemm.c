@@ -187,6 +187,15 @@ static void tile_list_errors_should_name_the_field(void)
     CU_ASSERT_EQUAL(xs_dev_load(p, &d, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'gemm.tensor_tiles' must list up to 16 tiles like "
                                            "128x128/4 or 256x128/4c2, got \"128by64\""));
+    /* a tile followed by anything else is refused whole, not read as the tile */
+    const char *junk[] = {"128x128/4adam", "128x128/4c", "128x128/4c2x"};
+    for (int i = 0; i < 3; i++) {
+        xs_tile tiles[XS_MAX_TILES];
+        int n;
+        CU_ASSERT_EQUAL(xs_gemm_parse_tiles(junk[i], tiles, &n, "d.json", "gemm.simt_tiles", &err),
+                        XS_EFIELD);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, junk[i]));
+    }
 }
 
 int tu_add_gemm_suite(void)
