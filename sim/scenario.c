@@ -292,7 +292,8 @@ static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
 }
 
 /* Shape products must stay exact: every op size is computed in double and
- * int64, so reject scenarios whose largest tensor passes 2^50 elements. */
+ * int64, so reject scenarios whose largest tensor, or whose step, passes
+ * 2^50 elements. */
 static int check_relations(const xs_scenario *s, const char *path, xs_error *err)
 {
     const xs_model *m = &s->model;
@@ -312,6 +313,13 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
                             "%s: the shapes overflow: train.batch x train.seq gives a tensor of "
                             "%.3g elements (limit 2^50); lower train.batch or train.seq",
                             path, biggest);
+    double tokens = b * sq * (double)s->train.grad_accum * (double)s->devices;
+    if (tokens > 0x1p50)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: the step overflows: train.batch x train.seq x train.grad_accum "
+                            "x cluster.devices gives %.3g tokens a step (limit 2^50); lower one "
+                            "of them",
+                            path, tokens);
     return XS_OK;
 }
 

@@ -107,6 +107,13 @@ static void relations_and_overflow_should_be_rejected(void)
                           "train.seq=1048576"};
     CU_ASSERT_EQUAL(load("bert-large-squad", huge, 3, &s, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the shapes overflow"));
+    /* every factor in range, the step's 2^63 tokens past int64 (fuzz_scenario) */
+    const char *step[] = {"train.batch=1048576", "model.max_positions=2048", "train.seq=2048",
+                          "train.grad_accum=65536", "cluster.devices=65536"};
+    CU_ASSERT_EQUAL(load("bert-large-squad", step, 5, &s, &err), XS_ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the step overflows: train.batch x train.seq x "
+                                           "train.grad_accum x cluster.devices gives 9.22e+18 "
+                                           "tokens a step (limit 2^50)"));
 }
 
 static const char *scenario_with_model(const char *name, const char *model)
