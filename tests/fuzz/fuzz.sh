@@ -3,7 +3,7 @@
 #   fuzz.sh ci SECONDS RSS_MB NAME...   fuzz each for SECONDS from its seeds, then
 #                                       replay its saved regression inputs
 #   fuzz.sh long RUNS RSS_MB NAME...    fuzz each for RUNS executions, then replay
-#   fuzz.sh regress - RSS_MB NAME...    replay the regression inputs only
+#   fuzz.sh regress 0 RSS_MB NAME...    replay the regression inputs only
 # Fails when any harness reports anything: a crash, a leak, an ASan or UBSan
 # report, a timeout (10 s an input) or more than RSS_MB of memory. The input
 # that did it is left in build/fuzz/artifacts/NAME/; the new corpus entries

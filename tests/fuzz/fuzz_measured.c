@@ -15,7 +15,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Rows predicted an input: kernel rows (cheap) and scenario rows. */
+/* Rows predicted per input: kernel rows (cheap) and scenario rows. */
 #define KERNEL_ROWS 16
 #define SCENARIO_ROWS 2
 
