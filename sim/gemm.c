@@ -22,9 +22,12 @@ int xs_gemm_parse_tiles(const char *text, xs_tile *tiles, int *n, const char *wh
     for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
          tok = strtok_r(NULL, " ", &save)) {
         xs_tile t = {0, 0, 0, 1};
-        char tail = 0;
-        int got = sscanf(tok, "%dx%d/%dc%d%c", &t.m, &t.n, &t.stages, &t.cluster, &tail);
-        int ok = (got == 3 || got == 4) && t.m >= 8 && t.n >= 8 && t.m <= 1024 &&
+        int used = 0, cused = 0;
+        int got = sscanf(tok, "%dx%d/%d%n", &t.m, &t.n, &t.stages, &used);
+        if (got == 3 && tok[used] == 'c' && sscanf(tok + used, "c%d%n", &t.cluster, &cused) == 1)
+            used += cused;
+        /* the whole word is the tile: "128x128/4x" is a typo, not a 128x128/4 tile */
+        int ok = got == 3 && tok[used] == '\0' && t.m >= 8 && t.n >= 8 && t.m <= 1024 &&
                  t.n <= 1024 && t.stages >= 1 && t.stages <= 16 && t.cluster >= 1 &&
                  t.cluster <= 16;
         if (!ok || *n == XS_MAX_TILES)

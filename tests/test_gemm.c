@@ -84,6 +84,11 @@ static void ctas_per_sm_should_follow_shared_memory_and_registers(void)
     xs_gemm_result r;
     xs_error err;
     CU_ASSERT_EQUAL(xs_gemm_model(&d, &g, &r, &err), XS_ERANGE);
+    /* shared memory and registers past what an int counts (a device file
+     * may say 1e57 KB): the cap holds, nothing overflows (fuzz_device) */
+    d = one_tile("64x64/4", 1);
+    d.smem_per_unit_kb = d.regfile_kb_per_unit = 1e57;
+    CU_ASSERT_EQUAL(run(&d, 4096, 4096, 4096).ctas_per_sm, 16);
 }
 
 static void waves_should_step_one_tile_past_a_full_wave(void)
@@ -182,6 +187,15 @@ static void tile_list_errors_should_name_the_field(void)
     CU_ASSERT_EQUAL(xs_dev_load(p, &d, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'gemm.tensor_tiles' must list up to 16 tiles like "
                                            "128x128/4 or 256x128/4c2, got \"128by64\""));
+    /* a tile followed by anything else is refused whole, not read as the tile */
+    const char *junk[] = {"128x128/4adam", "128x128/4c", "128x128/4c2x"};
+    for (int i = 0; i < 3; i++) {
+        xs_tile tiles[XS_MAX_TILES];
+        int n;
+        CU_ASSERT_EQUAL(xs_gemm_parse_tiles(junk[i], tiles, &n, "d.json", "gemm.simt_tiles", &err),
+                        XS_EFIELD);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, junk[i]));
+    }
 }
 
 int tu_add_gemm_suite(void)

@@ -110,6 +110,12 @@ static void relations_and_overflow_should_be_rejected(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.batch x train.seq x model.hidden x 3 = "
                                            "3.38e+15 elements in the q, k and v tensors, over "
                                            "the limit of 2^50"));
+    /* every factor in range, the step's 2^63 tokens past int64 (fuzz_scenario) */
+    const char *step[] = {"train.batch=1048576", "model.max_positions=2048", "train.seq=2048",
+                          "train.grad_accum=65536", "cluster.devices=65536"};
+    CU_ASSERT_EQUAL(load("bert-large-squad", step, 5, &s, &err), XS_ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.batch x train.seq x train.grad_accum x "
+                                           "cluster.devices = 9.22e+18 tokens a step"));
 }
 
 static const char *scenario_with_model(const char *name, const char *model)

@@ -1,0 +1,53 @@
+# tests/fuzz/fuzz.mk — libFuzzer harnesses, one per input format the tool
+# reads, built with clang (ASan + UBSan) into build/fuzz/. Included by the
+# top Makefile, whose CSTD, WARN, SIM_SRC and HEADERS it uses.
+#   make fuzz-build                  the harnesses
+#   make fuzz-ci [FUZZ_SECONDS=45]   each harness for FUZZ_SECONDS from its seeds, then
+#                                    every saved regression input; fails on any report
+#   make fuzz [FUZZ_RUNS=1000000]    a long local run (FUZZ_TARGETS=... picks harnesses)
+#   make fuzz-regress                the regression inputs alone
+#   make fuzz-seeds                  rewrite seeds/ and dicts/ from the shipped files
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 45
+FUZZ_RUNS    ?= 1000000
+FUZZ_RSS_MB  ?= 2048
+FUZZ_TARGETS ?= device scenario hfconfig measured trace pipeline
+FZ           := build/fuzz
+# fuzzer-no-link: coverage feedback in the library too, libFuzzer's main
+# linked into the harnesses only. Errors abort, so libFuzzer sees them.
+FZ_SAN       := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FZ_CFLAGS    := $(CSTD) $(WARN) -O1 -g $(FZ_SAN) -fsanitize=fuzzer-no-link
+FZ_LIBS      := -lcjson -lgsl -lgslcblas -lm
+
+.PHONY: fuzz-build fuzz-ci fuzz fuzz-regress fuzz-seeds
+
+# The library sees only its own headers, as in the main build.
+FZ_OBJ       := $(patsubst %.c,$(FZ)/obj/%.o,$(wildcard tests/fuzz/*.c))
+FZ_INC       := -Isim
+$(FZ_OBJ): FZ_INC := -Isim -Itests/fuzz
+$(FZ_OBJ): tests/fuzz/fuzz_util.h
+$(FZ)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FZ_CFLAGS) $(FZ_INC) -c $< -o $@
+$(FZ)/libxpusim.a: $(SIM_SRC:%.c=$(FZ)/obj/%.o)
+	ar rcs $@ $^
+$(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ)/obj/tests/fuzz/fuzz_util.o $(FZ)/libxpusim.a
+	$(FUZZ_CC) $(FZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(FZ_LIBS)
+
+# kept, so that editing one harness rebuilds only it
+.SECONDARY: $(FZ_OBJ)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FZ)/fuzz_%)
+
+fuzz-ci: fuzz-build
+	tests/fuzz/fuzz.sh ci $(FUZZ_SECONDS) $(FUZZ_RSS_MB) $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	tests/fuzz/fuzz.sh long $(FUZZ_RUNS) $(FUZZ_RSS_MB) $(FUZZ_TARGETS)
+
+fuzz-regress: fuzz-build
+	tests/fuzz/fuzz.sh regress 0 $(FUZZ_RSS_MB) $(FUZZ_TARGETS)
+
+fuzz-seeds:
+	python3 tests/fuzz/make_seeds.py
