@@ -212,14 +212,22 @@ static int collect(const char *path, const cJSON *events, loader *l, xs_error *e
                                     "%s: GPU event %d (cat %s) must have a string 'name' and "
                                     "numbers 'ts' and 'dur' >= 0",
                                     path, index, c);
+            /* a device index past any machine's is a damaged trace, and would
+             * not fit the int it is kept in */
+            double device = num_arg(e, "device");
+            if (!(device >= -1 && device <= 65535))
+                return xs_error_set(err, XS_EFIELD,
+                                    "%s: GPU event %d: args.device must be a device index in "
+                                    "[0, 65535], got %.17g",
+                                    path, index, device);
             gpu_event *grown = xs_grow(l->ev, &l->capev, l->nev, sizeof *grown, 256);
             if (!grown)
                 return xs_error_set(err, XS_ENOMEM, "%s: out of memory", path);
             l->ev = grown;
             grown[l->nev++] = (gpu_event){ts->valuedouble, dur->valuedouble,
                                           num_arg(e, "correlation"),
-                                          xs_kclass_of_kernel(name->valuestring),
-                                          (int)num_arg(e, "device"), name->valuestring};
+                                          xs_kclass_of_kernel(name->valuestring), (int)device,
+                                          name->valuestring};
         }
     }
     return XS_OK;

@@ -142,6 +142,10 @@ static void bad_traces_should_be_refused_with_a_reason(void)
         {"[{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"ts\": 10, "
          "\"dur\": 5}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 2, \"dur\": 1}]",
          "no GPU event falls in a ProfilerStep span", XS_EFIELD},
+        /* fuzz_trace: a device index past an int was converted to one (UBSan) */
+        {"[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 2, \"dur\": 1, "
+         "\"args\": {\"device\": 90071992547409930}}]",
+         "GPU event 0: args.device must be a device index in [0, 65535]", XS_EFIELD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         xs_trace t;
