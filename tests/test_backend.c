@@ -181,6 +181,7 @@ static void calibration_backends_should_name_a_device_class(void)
         CU_ASSERT_PTR_EQUAL(xs_cal_backend_find(b->name), b);
         CU_ASSERT_PTR_NOT_NULL(xs_backend_find(b->device_class, NULL));
         CU_ASSERT(b->calibrate && b->check && b->summary && b->calibrate_doc && b->check_doc);
+        CU_ASSERT(b->host_check && b->same_host); /* checked before anything runs */
         size_t len = strlen(b->default_out);
         CU_ASSERT(len > 5 && strcmp(b->default_out + len - 5, ".json") == 0);
     }
