@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "cpu.h"
 #include "device.h"
+#include "fileio.h"
 #include "fit.h"
 #include "gemm.h"
 #include "paths.h"
@@ -362,25 +363,13 @@ static void calibrate_then_check_should_close_the_loop(void)
 /* 1 when the file at path holds exactly text (NULL: the file is absent). */
 static int file_is(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    char *have = NULL;
+    xs_error err;
+    if (xs_read_file(path, &have, NULL, &err) != XS_OK)
         return text == NULL;
-    char buf[256];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return text && strcmp(buf, text) == 0;
-}
-
-static long file_size(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fclose(f);
-    return n;
+    int same = text && strcmp(have, text) == 0;
+    free(have);
+    return same;
 }
 
 /* An audit found the README's calibrate command truncating the committed
@@ -388,9 +377,11 @@ static long file_size(const char *path)
  * every target before it opens anything. */
 static void calibrate_should_damage_no_file_it_did_not_create(void)
 {
-    long dev0 = file_size("devices/" CPU_ID ".json");
-    long meas0 = file_size("calibrate/runs/" CPU_ID ".measurements.csv");
-    CU_ASSERT_FATAL(dev0 > 0 && meas0 > 0);
+    char *dev0 = NULL, *meas0 = NULL;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_read_file("devices/" CPU_ID ".json", &dev0, NULL, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(
+        xs_read_file("calibrate/runs/" CPU_ID ".measurements.csv", &meas0, NULL, &err), XS_OK);
     /* the shipped files, as the README once wrote them */
     tu_result r = tu_run("calibrate --backend cpu --quick -o devices/" CPU_ID ".json "
                          "--measurements calibrate/runs/" CPU_ID ".measurements.csv");
@@ -398,8 +389,10 @@ static void calibrate_should_damage_no_file_it_did_not_create(void)
     CU_ASSERT_EQUAL(tu_lines(r.err), 1);
     CU_ASSERT(strstr(r.err, "shipped with xpusim") || strstr(r.err, "no AVX-512"));
     tu_run_free(&r);
-    CU_ASSERT_EQUAL(file_size("devices/" CPU_ID ".json"), dev0);
-    CU_ASSERT_EQUAL(file_size("calibrate/runs/" CPU_ID ".measurements.csv"), meas0);
+    CU_ASSERT(file_is("devices/" CPU_ID ".json", dev0)); /* byte for byte */
+    CU_ASSERT(file_is("calibrate/runs/" CPU_ID ".measurements.csv", meas0));
+    free(dev0);
+    free(meas0);
 
     /* files of another kind, or not made by calibrate */
     const char *json = tu_write("mine.json", "{\"id\": \"mine\"}\n");

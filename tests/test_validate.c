@@ -8,6 +8,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "fileio.h"
 #include "test_util.h"
 #include "strbuf.h"
 #include "validate.h"
@@ -303,26 +304,6 @@ static void dev_sets_should_be_predicted_row_by_row(void)
 
 /* data/measured is a copy of the team's shared development sets (so a
  * clone can validate); a stale copy must be noticed, not silently used. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n + 4096 > cap) {
-            cap = 2 * cap + 4096;
-            buf = realloc(buf, cap);
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 static void measured_copy_should_equal_the_shared_sets(void)
 {
     const char *shared = "../shared/reference/measured";
@@ -340,7 +321,10 @@ static void measured_copy_should_equal_the_shared_sets(void)
         snprintf(a, sizeof a, "%s/%s", shared, e->d_name);
         snprintf(b, sizeof b, "data/measured/%s", e->d_name);
         size_t la = 0, lb = 0;
-        char *ta = slurp(a, &la), *tb = slurp(b, &lb);
+        char *ta = NULL, *tb = NULL;
+        xs_error err;
+        xs_read_file(a, &ta, &la, &err);
+        xs_read_file(b, &tb, &lb, &err);
         if (!tb || la != lb || memcmp(ta, tb, la) != 0)
             fprintf(stderr, "\n%s differs from %s: run `make measured-refresh`\n", b, a);
         CU_ASSERT_PTR_NOT_NULL(tb);
