@@ -39,6 +39,7 @@ build/xs_version.h: FORCE
 	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 FORCE:
 
+.PHONY: validate-kept validate-heldout
 .PHONY: FORCE all asan test test-rel test-asan test-py test-plots test-valgrind golden plots validate bench clean deps same-outputs measured-refresh
 
 all: xpusim
@@ -160,6 +161,20 @@ validate: xpusim
 	./xpusim validate $(foreach f,$(MEASURED),--measured $(f)) | sed -n '/^summary/,$$p'
 	gnuplot -e "in='plots/out/validate.csv'; out='plots/out/validate'" plots/validate.gp
 	@echo "validate: plots/out/validate and validate-bias (.png and .svg), rows in plots/out/validate.csv"
+
+# The held-out rule of issue 18 (data/holdout/README.md): validate-kept
+# judges model changes on the kept rows only; validate-heldout is for the end.
+HOLDOUT_DIR := build/holdout
+define holdout_split
+	@rm -rf $(HOLDOUT_DIR)/$(1) && mkdir -p $(HOLDOUT_DIR)/$(1)
+	@for f in $(MEASURED); do awk -v part=$(1) -f data/holdout/split.awk $$f > $(HOLDOUT_DIR)/$(1)/$${f##*/}; done
+endef
+validate-kept: xpusim
+	$(call holdout_split,kept)
+	./xpusim validate $$(for f in $(HOLDOUT_DIR)/kept/*.csv; do printf -- '--measured %s ' $$f; done) | sed -n '/^summary/,$$p'
+validate-heldout: xpusim
+	$(call holdout_split,held)
+	./xpusim validate $$(for f in $(HOLDOUT_DIR)/held/*.csv; do printf -- '--measured %s ' $$f; done) | sed -n '/^summary/,$$p'
 
 # data/measured is the repository's copy of the team's shared development
 # sets (../shared/reference/measured), so a clone validates on its own; the
