@@ -153,7 +153,7 @@ plots: xpusim
 # in the measured-run format live in data/measured; MEASURED= to use others),
 # print the summary, draw predicted vs measured (one panel per metric) to
 # plots/out/validate.png and the signed errors by device to validate-bias.png.
-MEASURED ?= $(wildcard data/measured/dev-*.csv) $(wildcard calibrate/measured/*.csv)
+MEASURED ?= $(wildcard data/measured/dev-*.csv) $(wildcard data/published/*.csv) $(wildcard calibrate/measured/*.csv)
 validate: xpusim
 	@mkdir -p plots/out
 	@test -n "$(strip $(MEASURED))" || { echo "validate: no measured-run CSV found (set MEASURED=...)"; exit 2; }
