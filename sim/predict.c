@@ -258,5 +258,7 @@ int xs_predict_band(const xs_device *dev, const xs_scenario *s, const xs_workloa
     p->samples_per_s_high = corner[1].samples_per_s;
     p->run_cost_high_usd = corner[0].run_cost_usd;
     p->run_cost_low_usd = corner[1].run_cost_usd;
+    p->avg_power_low_w = fmin(corner[0].avg_power_w, corner[1].avg_power_w);
+    p->avg_power_high_w = fmax(corner[0].avg_power_w, corner[1].avg_power_w);
     return XS_OK;
 }

@@ -40,6 +40,7 @@ typedef struct {
     double step_time_low_s, step_time_high_s;
     double samples_per_s_low, samples_per_s_high;
     double run_cost_low_usd, run_cost_high_usd;
+    double avg_power_low_w, avg_power_high_w; /* the lower and higher of the corners' */
 } xs_prediction;
 
 /* Predict wl (built from s) on dev. A power limit s sets
