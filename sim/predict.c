@@ -164,14 +164,20 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     return rc;
 }
 
-/* The clock under a power limit is one clock for the whole step: the power
- * manager acts on power averaged over milliseconds to a second, longer
- * than most kernels of a step (0.01-10 ms here), so it sees the step's
- * mix of GEMMs and memory-bound kernels, not each kernel; and a step
- * repeats the same mix. The clock is the highest (at most the ceiling,
- * power.h) whose step-average power fits the limit; bisection on the
- * scale, since the average grows with the clock (the core's f^3 share
- * grows, memory-bound time does not shrink). SCALE_FLOOR: no P0 clock
+/* The clock under a power limit is one clock for the whole step, set by
+ * the step's mix of kernels, not one per kernel: the power manager holds
+ * the board's averaged power at the limit, and a capped board shows one
+ * steady clock per workload phase (an RTX 3090 at 315 W, sampled at 2 Hz:
+ * 314 W median, the cap active in nearly every sample, 1500-1515 MHz
+ * through memory-bound decode and 1635-1650 MHz through GEMM-bound
+ * prefill, memory clock never moved: github.com/ashalliants/ninfer-3090
+ * pull 72), while a step's kernels last 0.01-10 ms and repeat the same mix
+ * every step. The decode figure also shows why memory power must not
+ * follow the core clock: memory-heavy phases leave the core less of the
+ * limit. The clock is the highest (at most the ceiling, power.h) whose
+ * step-average power fits the limit; bisection on the scale, since the
+ * average grows with the clock (the core's f^3 share grows, memory-bound
+ * time does not shrink). SCALE_FLOOR: no P0 clock
  * under a power cap goes below a few per cent of the boost clock (a V100's
  * lowest SM clock, 135 MHz, is 9% of its 1380-1530 MHz boost). */
 #define SCALE_FLOOR 0.05
