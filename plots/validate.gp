@@ -23,8 +23,8 @@ isnum(v) = v == v
 ok(dummy) = strcol("status") eq 'ok' && isnum(column("measured")) && isnum(column("predicted"))
 has(list, w) = strstrt(' '.list, ' '.w.' ') > 0
 addword(list, w) = has(list, w) ? list : list.w.' '
-# samples_per_s -> samples/s, step_time_s -> s
-unit(m) = strstrt(m, '_per_s') ? m[1:strstrt(m, '_per_s') - 1].'/s' : (m[strlen(m) - 1:] eq '_s' ? 's' : '')
+# samples_per_s -> samples/s, step_time_s -> s, avg_power_w -> W
+unit(m) = strstrt(m, '_per_s') ? m[1:strstrt(m, '_per_s') - 1].'/s' : (m[strlen(m) - 1:] eq '_s' ? 's' : (m[strlen(m) - 1:] eq '_w' ? 'W' : ''))
 # a rate is faster when higher, a time when lower
 rate(m) = strstrt(m, '_per_') > 0
 sel(m, d) = ok(0) && strcol("metric") eq m && (d eq '' || strcol("device") eq d)

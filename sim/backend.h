@@ -43,6 +43,12 @@ typedef struct {
     /* 1 when the host only queues kernels and the device runs them later
      * (an accelerator); 0 when the host runs them itself */
     int async;
+    /* Non-NULL when the class's clock follows the board's power limit
+     * (power.h): its estimates run at the device's clock_scale and its
+     * energy scales with it; returns the highest scale the chip reaches
+     * (its peak clock over its sustained one). NULL: a power limit is
+     * refused for its devices. */
+    double (*top_clock_scale)(const xs_device *dev);
 } xs_backend;
 
 extern const xs_backend xs_gpu_backend;

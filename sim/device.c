@@ -47,6 +47,17 @@ static int check_common(const xs_device *d, const char *path, xs_error *err)
         return xs_error_set(err, XS_ERANGE,
                             "%s: field 'power.idle_w' must be below power.tdp_w (%g W), got %g",
                             path, d->tdp_w, d->idle_w);
+    if (d->power_limit_min_w > 0 && !(d->power_limit_min_w > d->idle_w &&
+                                      d->power_limit_min_w <= d->tdp_w))
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'power.limit_min_w' must be above power.idle_w (%g W) "
+                            "and at most power.tdp_w (%g W), got %g",
+                            path, d->idle_w, d->tdp_w, d->power_limit_min_w);
+    if (d->power_limit_max_w > 0 && d->power_limit_max_w < d->tdp_w)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'power.limit_max_w' must be at least power.tdp_w (%g W), "
+                            "got %g",
+                            path, d->tdp_w, d->power_limit_max_w);
     if (!valid_date(d->price_as_of))
         return xs_error_set(err, XS_EFIELD,
                             "%s: field 'price.as_of' must be a date YYYY, YYYY-MM or "

@@ -31,8 +31,16 @@ typedef struct {
     double mem_capacity_gb;
     double mem_bw_gbs; /* peak DRAM bandwidth (a CPU: measured, all cores) */
 
-    double tdp_w, idle_w;
+    double tdp_w, idle_w; /* tdp_w: the default power limit */
     double power_memory_frac; /* share of (tdp - idle) drawn at full memory bandwidth */
+    /* the range of limits the board accepts; 0: not published (then above
+     * idle_w, at most tdp_w) */
+    double power_limit_min_w, power_limit_max_w;
+    /* The power limit in effect (0: the default, tdp_w) and the clock it
+     * leaves: clock_scale times the class's clock at the default limit (0
+     * or 1: that clock). Set by xs_predict for a --set device.power_limit_w
+     * (power.h); a loaded device has both 0. */
+    double power_limit_w, clock_scale;
 
     double price_usd_per_hour;
     char price_provider[128];

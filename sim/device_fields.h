@@ -31,9 +31,15 @@
 /* The common facts every class's file states the same way. */
 #define ID_ROW STR("id", 1, id, "device id, equal to the file name without .json")
 #define POWER_ROWS(tdp_help, idle_help)                                               \
-    POS("power.tdp_w", 1, tdp_w, tdp_help), POS("power.idle_w", 1, idle_w, idle_help), \
+    POS("power.tdp_w", 1, tdp_w, tdp_help " (the default power limit)"), POS("power.idle_w", 1, idle_w, idle_help), \
         FRAC("power.memory_frac", power_memory_frac,                                   \
              "share of (tdp - idle) drawn by a kernel saturating memory bandwidth"),   \
+        POS("power.limit_min_w", 0, power_limit_min_w,                                 \
+            "lowest power limit the board accepts (nvidia-smi's Min Power Limit); "   \
+            "absent: any limit above idle_w"),                                         \
+        POS("power.limit_max_w", 0, power_limit_max_w,                                 \
+            "highest power limit the board accepts (nvidia-smi's Max Power Limit); "   \
+            "absent: tdp_w, the default limit"),                                       \
         NOTE("power.source", "where the power figures come from"),                     \
         NOTE_OPT("power.note", "free text")
 #define PRICE_ROWS(per)                                                                  \

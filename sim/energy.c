@@ -3,6 +3,9 @@
 
 #include <math.h>
 
+#include "backend.h"
+#include "power.h"
+
 void xs_energy_fill(const xs_device *dev, xs_estimate *est)
 {
     if (est->time_s <= 0) {
@@ -11,8 +14,18 @@ void xs_energy_fill(const xs_device *dev, xs_estimate *est)
         return;
     }
     double busy_compute = est->compute_s / est->time_s;
-    double busy_memory = est->memory_s / est->time_s;
-    double activity = fmin(1.0, busy_compute + dev->power_memory_frac * busy_memory);
-    est->power_w = dev->idle_w + (dev->tdp_w - dev->idle_w) * activity;
+    double busy_memory = dev->power_memory_frac * est->memory_s / est->time_s;
+    double busy = busy_compute + busy_memory;
+    if (busy > 1.0) { /* the engines share one board: at most all of its range */
+        busy_compute /= busy;
+        busy_memory /= busy;
+    }
+    /* The core's dynamic power follows its clock as f^3 (power.h); DRAM's
+     * does not, its clock is not capped. At the default limit the scale is
+     * 1 and a dense kernel draws TDP. */
+    double core = 1.0;
+    if (xs_backend_of(dev)->top_clock_scale)
+        core = pow(xs_dev_clock_scale(dev), XS_POWER_CLOCK_EXPONENT);
+    est->power_w = dev->idle_w + (dev->tdp_w - dev->idle_w) * (busy_compute * core + busy_memory);
     est->energy_j = est->power_w * est->time_s;
 }

@@ -9,7 +9,10 @@
 /* Fill est->power_w and est->energy_j from its times. A kernel that keeps
  * the engines busy at their achievable rate all its time draws TDP (that is
  * why the clock drops to the sustained clock); one that saturates DRAM
- * draws power.memory_frac of the range; launch gaps draw idle power. */
+ * draws power.memory_frac of the range; launch gaps draw idle power.
+ * Under a power limit the core runs at dev's clock scale and its share of
+ * the range scales as the clock cubed (power.h); the memory share does
+ * not. */
 void xs_energy_fill(const xs_device *dev, xs_estimate *est);
 
 #endif

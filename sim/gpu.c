@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "gemm.h"
+#include "power.h"
 
 double xs_gpu_peak_flops(const xs_device *dev, xs_dtype t)
 {
@@ -26,8 +27,14 @@ double xs_gpu_peak_flops(const xs_device *dev, xs_dtype t)
      * tensor clock; both scale down to the clock the chip holds under load. */
     const xs_gpu_params *g = &dev->gpu;
     double ref = t == XS_FP32 ? g->clock_boost_mhz : g->clock_tensor_mhz;
-    double ratio = fmin(1.0, g->clock_sustained_mhz / ref);
+    double ratio = fmin(1.0, xs_gpu_clock_mhz(dev) / ref);
     return tflops * 1e12 * ratio;
+}
+
+double xs_gpu_clock_mhz(const xs_device *dev)
+{
+    /* a power limit moves the clock by the scale xs_predict fitted (power.h) */
+    return dev->gpu.clock_sustained_mhz * xs_dev_clock_scale(dev);
 }
 
 /* CUDA C++ Programming Guide, "Technical Specifications per Compute
@@ -55,7 +62,7 @@ static void gpu_engine(const xs_device *dev, xs_gemm_engine *e)
     memset(e, 0, sizeof *e);
     e->device_id = dev->id;
     e->units = g->sm_count;
-    e->clock_mhz = g->clock_sustained_mhz;
+    e->clock_mhz = fmin(xs_gpu_clock_mhz(dev), fmax(g->clock_boost_mhz, g->clock_tensor_mhz));
     for (int t = 0; t < XS_DTYPE_COUNT; t++) {
         e->peak_tflops[t] = dev->peak_tflops[t];
         e->peak_flops[t] = xs_gpu_peak_flops(dev, (xs_dtype)t);
@@ -174,6 +181,12 @@ static void gpu_corner(const xs_device *dev, int which, xs_device *out)
     }
 }
 
+static double gpu_top_clock_scale(const xs_device *dev)
+{
+    const xs_gpu_params *g = &dev->gpu;
+    return fmax(g->clock_boost_mhz, g->clock_tensor_mhz) / g->clock_sustained_mhz;
+}
+
 static const char *gpu_arch_name(const xs_device *dev)
 {
     static const char *const arches[] = {"volta", "turing", "ampere", "ada", "hopper"};
@@ -191,4 +204,5 @@ const xs_backend xs_gpu_backend = {
     .estimate = gpu_estimate,
     .corner = gpu_corner,
     .async = 1,
+    .top_clock_scale = gpu_top_clock_scale,
 };

@@ -17,6 +17,10 @@ int xs_gpu_check_fields(xs_device *dev, const char *path, xs_error *err);
  * engine lacks the format; fp32 returns the vector-unit peak. */
 double xs_gpu_peak_flops(const xs_device *dev, xs_dtype t);
 
+/* The core clock dev runs at: its sustained clock, moved by a power limit
+ * (power.h). */
+double xs_gpu_clock_mhz(const xs_device *dev);
+
 /* Resident threads per SM of a CUDA compute capability x 10 (70, 72, 75,
  * 80, 86, 87, 89, 90), or 0 when the table does not know it. */
 int64_t xs_sm_threads(int64_t sm_version);

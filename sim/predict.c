@@ -12,6 +12,7 @@
 #include "cost.h"
 #include "energy.h"
 #include "gemm.h"
+#include "power.h"
 
 /* Host and device run asynchronously: the host spends host_s per kernel
  * launch queueing an op's kernels; the device starts the op's first kernel
@@ -85,8 +86,9 @@ static int check_totals(const xs_device *dev, const xs_scenario *s, const xs_pre
     return XS_OK;
 }
 
-int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
-               xs_prediction *p, xs_error *err)
+/* The step on dev as it is, at its clock scale. */
+static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
+                      xs_prediction *p, xs_error *err)
 {
     memset(p, 0, sizeof *p);
     if (s->devices > 1)
@@ -150,6 +152,8 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
         if (p->peak_flops > 0)
             p->mfu = p->matmul_flops / (p->step_time_s * p->peak_flops);
     }
+    p->power_limit_w = xs_dev_power_limit(dev);
+    p->clock_scale = xs_dev_clock_scale(dev);
     p->steps = wl->steps;
     p->run_time_s = p->step_time_s * (double)wl->steps;
     p->run_energy_kwh = p->step_energy_j * (double)wl->steps * (double)s->devices / 3.6e6;
@@ -158,6 +162,77 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
     if (rc)
         xs_prediction_free(p);
     return rc;
+}
+
+/* The clock under a power limit is one clock for the whole step, set by
+ * the step's mix of kernels, not one per kernel: the power manager holds
+ * the board's averaged power at the limit, and a capped board shows one
+ * steady clock per workload phase (an RTX 3090 at 315 W, sampled at 2 Hz:
+ * 314 W median, the cap active in nearly every sample, 1500-1515 MHz
+ * through memory-bound decode and 1635-1650 MHz through GEMM-bound
+ * prefill, memory clock never moved: github.com/ashalliants/ninfer-3090
+ * pull 72), while a step's kernels last 0.01-10 ms and repeat the same mix
+ * every step. The decode figure also shows why memory power must not
+ * follow the core clock: memory-heavy phases leave the core less of the
+ * limit. The clock is the highest (at most the ceiling, power.h) whose
+ * step-average power fits the limit; bisection on the scale, since the
+ * average grows with the clock (the core's f^3 share grows, memory-bound
+ * time does not shrink). SCALE_FLOOR: no P0 clock
+ * under a power cap goes below a few per cent of the boost clock (a V100's
+ * lowest SM clock, 135 MHz, is 9% of its 1380-1530 MHz boost). */
+#define SCALE_FLOOR 0.05
+#define SCALE_TOLERANCE 1e-5
+
+static int fit_clock(xs_device *d, const xs_scenario *s, const xs_workload *wl,
+                     xs_prediction *p, xs_error *err)
+{
+    double limit = xs_dev_power_limit(d);
+    double hi = xs_power_scale_ceiling(d);
+    d->clock_scale = hi;
+    int rc = predict_at(d, s, wl, p, err);
+    if (rc || p->avg_power_w <= limit)
+        return rc;
+    xs_prediction_free(p);
+    double lo = hi > 1.0 ? 1.0 : SCALE_FLOOR; /* at 1 a raised limit holds */
+    if (lo == SCALE_FLOOR) {
+        d->clock_scale = lo;
+        if ((rc = predict_at(d, s, wl, p, err)))
+            return rc;
+        double floor_w = p->avg_power_w;
+        xs_prediction_free(p);
+        if (floor_w > limit)
+            return xs_error_set(err, XS_ERANGE,
+                                "--set device.power_limit_w=%g: scenario %s on device %s draws "
+                                "%.1f W even at %.0f%% of its clock (idle and memory power); "
+                                "no clock fits the limit",
+                                limit, s->id, d->id, floor_w, 100 * SCALE_FLOOR);
+    }
+    while (hi - lo > SCALE_TOLERANCE) {
+        d->clock_scale = 0.5 * (lo + hi);
+        if ((rc = predict_at(d, s, wl, p, err)))
+            return rc;
+        if (p->avg_power_w <= limit)
+            lo = d->clock_scale;
+        else
+            hi = d->clock_scale;
+        xs_prediction_free(p);
+    }
+    d->clock_scale = lo;
+    return predict_at(d, s, wl, p, err);
+}
+
+int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
+               xs_prediction *p, xs_error *err)
+{
+    xs_device d = *dev;
+    int rc;
+    if (s->power_limit_w > 0 && (rc = xs_power_set_limit(&d, s->power_limit_w, err))) {
+        memset(p, 0, sizeof *p);
+        return rc;
+    }
+    if (xs_dev_power_limit(&d) == d.tdp_w) /* the default: the file's clock */
+        return predict_at(&d, s, wl, p, err);
+    return fit_clock(&d, s, wl, p, err);
 }
 
 void xs_prediction_free(xs_prediction *p)
@@ -170,10 +245,15 @@ int xs_predict_band(const xs_device *dev, const xs_scenario *s, const xs_workloa
                     xs_prediction *p, xs_error *err)
 {
     xs_prediction corner[2];
+    /* the corners run at the clock scale the limit left the step (p's):
+     * the band is the model's uncertainty at that clock */
+    xs_device limited = *dev;
+    limited.power_limit_w = p->power_limit_w;
+    limited.clock_scale = p->clock_scale;
     for (int i = 0; i < 2; i++) {
         xs_device d;
-        xs_dev_corner(dev, i == 0 ? -1 : +1, &d);
-        int rc = xs_predict(&d, s, wl, &corner[i], err);
+        xs_dev_corner(&limited, i == 0 ? -1 : +1, &d);
+        int rc = predict_at(&d, s, wl, &corner[i], err);
         if (rc)
             return rc;
         xs_prediction_free(&corner[i]);
@@ -184,5 +264,7 @@ int xs_predict_band(const xs_device *dev, const xs_scenario *s, const xs_workloa
     p->samples_per_s_high = corner[1].samples_per_s;
     p->run_cost_high_usd = corner[0].run_cost_usd;
     p->run_cost_low_usd = corner[1].run_cost_usd;
+    p->avg_power_low_w = fmin(corner[0].avg_power_w, corner[1].avg_power_w);
+    p->avg_power_high_w = fmax(corner[0].avg_power_w, corner[1].avg_power_w);
     return XS_OK;
 }

@@ -28,6 +28,9 @@ typedef struct {
     double mfu;
     double peak_flops;   /* that peak */
     double avg_power_w;
+    /* the power limit in effect (W) and the clock it left, as a factor of
+     * the device's clock at its default limit (power.h) */
+    double power_limit_w, clock_scale;
     /* the whole run */
     int64_t steps;
     double run_time_s, run_energy_kwh, run_cost_usd;
@@ -37,13 +40,18 @@ typedef struct {
     double step_time_low_s, step_time_high_s;
     double samples_per_s_low, samples_per_s_high;
     double run_cost_low_usd, run_cost_high_usd;
+    double avg_power_low_w, avg_power_high_w; /* the lower and higher of the corners' */
 } xs_prediction;
 
+/* Predict wl (built from s) on dev. A power limit s sets
+ * (device.power_limit_w) is checked against dev's range and applied: the
+ * step runs at the highest clock whose average power fits it (power.h). */
 int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                xs_prediction *p, xs_error *err);
 void xs_prediction_free(xs_prediction *p);
 
-/* Fill p's band fields by predicting s on dev's slow and fast corners. */
+/* Fill p's band fields by predicting s on dev's slow and fast corners, at
+ * the power limit and clock scale of p (xs_predict's result). */
 int xs_predict_band(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                     xs_prediction *p, xs_error *err);
 

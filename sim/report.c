@@ -103,6 +103,10 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
                  t->kernels == XS_K_FUSED ? "fused" : "eager",
                  t->attention == XS_ATT_FLASH ? "flash" : "unfused", (long long)t->grad_accum,
                  (long long)s->devices, s->devices > 1 ? "s" : "");
+    if (s->power_limit_w > 0)
+        xs_sb_printf(sb, "power     limit %g W (device.power_limit_w): the core clock drops "
+                         "until the step's average power fits\n",
+                     s->power_limit_w);
 }
 
 /* What was predicted: device, scenario, and where the matmuls ran. */
@@ -117,6 +121,10 @@ static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenari
                  p->matmul_engine != p->matmul_asked
                      ? " (the device has no tensor-core path for it)"
                      : "");
+    if (s->power_limit_w > 0)
+        xs_sb_printf(sb, "clock     %.1f%% of the clock at the default %g W limit, under the %g W "
+                         "limit\n",
+                     100 * p->clock_scale, dev->tdp_w, p->power_limit_w);
 }
 
 /* The answer: the step, its band, and the whole run's time, energy, cost. */
@@ -266,6 +274,8 @@ static cJSON *step_json(const xs_workload *wl, const xs_prediction *p)
     cJSON_AddNumberToObject(st, "tokens_per_s", p->tokens_per_s);
     cJSON_AddNumberToObject(st, "energy_j", p->step_energy_j);
     cJSON_AddNumberToObject(st, "avg_power_w", p->avg_power_w);
+    cJSON_AddNumberToObject(st, "power_limit_w", p->power_limit_w);
+    cJSON_AddNumberToObject(st, "clock_scale", p->clock_scale);
     cJSON_AddNumberToObject(st, "mfu", p->mfu);
     cJSON_AddNumberToObject(st, "flops", p->step_flops);
     cJSON_AddNumberToObject(st, "matmul_flops", p->matmul_flops);

@@ -101,6 +101,11 @@ static const xs_field SCENARIO_FIELDS[] = {
      "(DataLoader, num_workers=0); the GPU waits for it after a step-end sync. 0: loading "
      "overlaps (workers, prefetch)"},
     INT("cluster.devices", 1, 1, 65536, devices, "devices (data parallel)"),
+    {"device.power_limit_w", XS_F_NUM, 0, 0, 1e6, 1, NULL, offsetof(xs_scenario, power_limit_w),
+     0,
+     "the board's power limit in W (nvidia-smi -pl): the clock drops until the step's average "
+     "power fits; within the device's power.limit_min_w..limit_max_w. Absent: the default "
+     "limit (power.tdp_w)"},
 };
 
 const xs_field *xs_scn_fields(size_t *n)

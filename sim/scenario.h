@@ -73,6 +73,9 @@ typedef struct {
     int64_t samples, epochs;
     double loader_us; /* host time to fetch and collate one sample */
     int64_t devices;
+    /* the devices' power limit the run sets (--set device.power_limit_w),
+     * applied to whichever device predicts it (power.h); 0: the default */
+    double power_limit_w;
 } xs_scenario;
 
 /* Load path, apply the n overrides ("train.batch=64"), resolve hf_config

@@ -166,10 +166,9 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
         if (fields[4][0] == '\0' || *end != '\0' || !(r->measured > 0) || !isfinite(r->measured))
             snprintf(r->reason, sizeof r->reason, "field 'value' must be a number > 0, got \"%.60s\"",
                      fields[4]);
-        else if (xs_choice_index("samples_per_s|tokens_per_s|step_time_s|time_s", r->metric) < 0)
+        else if (xs_choice_index(XS_VMETRICS, r->metric) < 0)
             snprintf(r->reason, sizeof r->reason,
-                     "field 'metric' must be one of samples_per_s|tokens_per_s|step_time_s|"
-                     "time_s, got \"%.40s\"", r->metric);
+                     "field 'metric' must be one of " XS_VMETRICS ", got \"%.40s\"", r->metric);
         else
             r->ok = 1; /* parsed; prediction may still fail */
     }
@@ -369,10 +368,23 @@ static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, doubl
         *val = p->step_time_s;
         *lo = p->step_time_low_s;
         *hi = p->step_time_high_s;
+    } else if (strcmp(r->metric, "epoch_time_s") == 0) {
+        /* every step of an epoch, the last (partial) batch as a full one */
+        double steps = (double)j.wl.steps_per_epoch;
+        *val = p->step_time_s * steps;
+        *lo = p->step_time_low_s * steps;
+        *hi = p->step_time_high_s * steps;
+    } else if (strcmp(r->metric, "avg_power_w") == 0) {
+        /* the board's average over steps (what NVML integrates); not a
+         * time, so no matmul share */
+        *val = p->avg_power_w;
+        *lo = p->avg_power_low_w;
+        *hi = p->avg_power_high_w;
+        *matmul_share = -1;
     } else {
         snprintf(r->reason, sizeof r->reason,
                  "metric 'time_s' is for single kernels; a scenario row needs samples_per_s, "
-                 "tokens_per_s or step_time_s");
+                 "tokens_per_s, step_time_s, epoch_time_s or avg_power_w");
         rc = -1;
     }
     xs_job_free(&j);
@@ -387,7 +399,7 @@ static void set_rest_factor(xs_vrow *r, double share)
     r->has_rest = share >= 0 && share < 1 && r->predicted > 0;
     if (!r->has_rest)
         return;
-    int is_time = strcmp(r->metric, "step_time_s") == 0;
+    int is_time = strcmp(r->metric, "step_time_s") == 0 || strcmp(r->metric, "epoch_time_s") == 0;
     double slower = is_time ? r->measured / r->predicted : r->predicted / r->measured;
     r->rest_factor = (slower - share) / (1 - share);
 }

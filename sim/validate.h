@@ -10,6 +10,11 @@
 
 #include "error.h"
 
+/* The metrics a measured row may give: a whole run's rates and times
+ * (epoch_time_s: one epoch's steps; avg_power_w: the board's average power
+ * over steps, as NVML reads it), or one kernel call's time (time_s). */
+#define XS_VMETRICS "samples_per_s|tokens_per_s|step_time_s|epoch_time_s|avg_power_w|time_s"
+
 typedef struct {
     const char *file;    /* the measured-run file it came from (not owned) */
     int line;            /* in the CSV file */

@@ -41,6 +41,8 @@ static void usage(FILE *out)
                  "  xpusim predict --summary\n"
                  "  xpusim predict -d l4 -s bert-base-squad --set train.batch=16 "
                  "--set train.precision=amp_bf16\n"
+                 "  xpusim predict -d v100-pcie-32gb -s bert-base-squad-hf "
+                 "--set device.power_limit_w=150\n"
                  "  xpusim predict -d h100-sxm5-80gb -s gpt2-medium-finetune --price "
                  "h100-sxm5-80gb=2.49 --format json -o run.json\n");
 }
