@@ -518,10 +518,6 @@ int xs_trace_calibrate(const xs_cal_run_opts *o, xs_error *err)
                           "calibrate: %s ran on %s (deviceProperties), not on %s (%s); "
                           "calibrate the device file of that GPU",
                           o->trace, t.gpu_name, j.dev.id, j.dev.name);
-    else if (!t.gpu_name[0] && o->log)
-        fprintf(o->log,
-                "calibrate: %s does not name its GPU (no deviceProperties); taken as %s\n",
-                o->trace, j.dev.name);
     class_sums cs;
     sum_classes(&j.wl, &j.p, &cs);
     class_fit *fits = calloc(XS_KC_COUNT, sizeof *fits);
@@ -578,6 +574,10 @@ int xs_trace_calibrate(const xs_cal_run_opts *o, xs_error *err)
                 fprintf(o->log, "calibrate: %-11s not fitted: %s\n", xs_kclass_name(c),
                         f->reason);
         }
+        if (!t.gpu_name[0])
+            fprintf(o->log,
+                    "calibrate: %s does not name its GPU (no deviceProperties); taken as %s\n",
+                    o->trace, j.dev.name);
         fprintf(o->log,
                 "calibrate: wrote %s; step %.4g s in the trace, predicted %.4g s before, %.4g s "
                 "after\n",
