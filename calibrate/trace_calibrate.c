@@ -160,6 +160,20 @@ static cJSON *event(const char *cat, const char *name, double ts, double dur, in
 #define SIM_T0_US 5000.0
 #define SIM_STEP_GAP_US 10.0 /* between one step's span and the next */
 
+/* The ATen op of one call of a GEMM op, as record_shapes writes it:
+ * mm([m, k], [k, n]) or bmm([b, m, k], [b, k, n]). */
+static cJSON *gemm_op_event(const xs_op *op, double ts, double dur)
+{
+    int batched = op->batch > 1;
+    cJSON *e = event("cpu_op", batched ? "aten::bmm" : "aten::mm", ts, dur, SIM_PID, SIM_PID);
+    cJSON *dims = cJSON_AddArrayToObject(cJSON_AddObjectToObject(e, "args"), "Input Dims");
+    const double a[3] = {(double)op->batch, (double)op->m, (double)op->k};
+    const double b[3] = {(double)op->batch, (double)op->k, (double)op->n};
+    cJSON_AddItemToArray(dims, cJSON_CreateDoubleArray(a + !batched, 3 - !batched));
+    cJSON_AddItemToArray(dims, cJSON_CreateDoubleArray(b + !batched, 3 - !batched));
+    return e;
+}
+
 /* Solve for the scale of every body that makes the predicted step step_s
  * (the step grows with it: bisection on a log scale). */
 static int solve_scale(const xs_job *j, const double *factor, double step_s, double *scale,
@@ -271,11 +285,19 @@ int xs_trace_simulate(const xs_trace_sim_opts *o, xs_error *err)
     cJSON_AddStringToObject(sim, "command", o->command ? o->command : "xpusim calibrate");
     cJSON_AddStringToObject(sim, "xpusim_version", XS_VERSION);
     cJSON *events = cJSON_AddArrayToObject(doc, "traceEvents");
-    double t0 = SIM_T0_US, kernels = 0;
+    /* the host: each kernel's launch (cudaLaunchKernel, args.correlation)
+     * and around a GEMM's launches its ATen op with the shapes that
+     * record_shapes writes, so the trace names each GEMM kernel's shape */
+    double launches_per_step = 0;
+    for (size_t i = 0; i < j.wl.n; i++)
+        launches_per_step += (double)(j.wl.ops[i].launches > 0 ? j.wl.ops[i].launches : 1) *
+                             (double)j.wl.ops[i].count;
+    double host_dt = fmin(1.0, p.step_time_s * 1e6 / (4 * launches_per_step + 4));
+    double t0 = SIM_T0_US, kernels = 0, corr = 1;
     for (int k = 0; k < o->steps; k++) {
         char name[32];
         snprintf(name, sizeof name, "ProfilerStep#%d", k + 1);
-        double step_us = p.step_time_s * 1e6, t = t0;
+        double step_us = p.step_time_s * 1e6, t = t0, h = t0 + host_dt;
         cJSON_AddItemToArray(events, event("user_annotation", name, t0, step_us, SIM_PID,
                                            SIM_PID));
         cJSON *gspan = event("gpu_user_annotation", name, t0, 0, 0, SIM_STREAM);
@@ -289,17 +311,29 @@ int xs_trace_simulate(const xs_trace_sim_opts *o, xs_error *err)
             double body_us = fmax(0, e->time_s - e->overhead_s) * 1e6 / (double)launches;
             if (!(body_us > 0))
                 continue;
-            for (int64_t call = 0; call < op->count; call++)
+            for (int64_t call = 0; call < op->count; call++) {
+                if (c == XS_KC_GEMM)
+                    cJSON_AddItemToArray(events, gemm_op_event(op, h, (2 * (double)launches + 1) *
+                                                                          host_dt));
+                h += host_dt;
                 for (int64_t l = 0; l < launches; l++) {
-                    t += gap_us;
-                    cJSON *ev = event("kernel", SIM_NAMES[c], t, body_us, 0, SIM_STREAM);
+                    cJSON *ev = event("cuda_runtime", "cudaLaunchKernel", h, host_dt, SIM_PID,
+                                      SIM_PID);
+                    cJSON_AddNumberToObject(cJSON_AddObjectToObject(ev, "args"), "correlation",
+                                            corr);
+                    cJSON_AddItemToArray(events, ev);
+                    h += 2 * host_dt;
+                    t = fmax(t + gap_us, h);
+                    ev = event("kernel", SIM_NAMES[c], t, body_us, 0, SIM_STREAM);
                     cJSON *args = cJSON_AddObjectToObject(ev, "args");
                     cJSON_AddNumberToObject(args, "device", 0);
                     cJSON_AddNumberToObject(args, "stream", SIM_STREAM);
+                    cJSON_AddNumberToObject(args, "correlation", corr++);
                     cJSON_AddItemToArray(events, ev);
                     t += body_us;
                     kernels++;
                 }
+            }
         }
         cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(gspan, "dur"), t - t0);
         t0 += fmax(step_us, t - t0) + SIM_STEP_GAP_US;
@@ -391,6 +425,97 @@ static int fit_class(const xs_trace *t, const class_sums *cs, int c, const xs_de
     return rc;
 }
 
+/* The finer look at the GEMMs where the trace recorded shapes: each shape's
+ * kernel time a step against the model's bodies of the ops of that shape
+ * (m <= n, as the trace keeps them), one multiplier over the shapes both
+ * have. Its residuals say whether one factor fits every shape or the
+ * tile/wave model misses how time grows with shape. NULL: no shape in
+ * common. */
+static cJSON *gemm_shapes_json(const xs_trace *t, const xs_workload *wl, const xs_prediction *p,
+                               xs_error *err, int *rc)
+{
+    *rc = XS_OK;
+    if (!t->nshapes || !t->nsteps)
+        return NULL;
+    size_t ns = t->nshapes;
+    double *x = calloc(ns, sizeof *x), *y = calloc(ns, sizeof *y), *calls = calloc(ns, sizeof *calls);
+    int *at = calloc(ns, sizeof *at);
+    if (!x || !y || !calls || !at) {
+        free(x), free(y), free(calls), free(at);
+        *rc = xs_error_set(err, XS_ENOMEM, "out of memory");
+        return NULL;
+    }
+    double model_unmatched_s = 0;
+    for (size_t i = 0; i < wl->n; i++) {
+        const xs_op *op = &wl->ops[i];
+        if (xs_kclass_of_op(op->kind) != XS_KC_GEMM)
+            continue;
+        int64_t lo = op->m < op->n ? op->m : op->n, hi = op->m < op->n ? op->n : op->m;
+        int64_t b = op->batch > 0 ? op->batch : 1;
+        double body = fmax(0, p->est[i].time_s - p->est[i].overhead_s) * (double)op->count;
+        size_t s = 0;
+        while (s < ns && !(t->shapes[s].m == lo && t->shapes[s].n == hi &&
+                           t->shapes[s].k == op->k && t->shapes[s].batch == b))
+            s++;
+        if (s == ns) {
+            model_unmatched_s += body;
+            continue;
+        }
+        x[s] += body;
+        calls[s] += (double)(op->count * (op->launches > 0 ? op->launches : 1));
+    }
+    int n = 0;
+    double trace_unmatched_s = 0;
+    for (size_t s = 0; s < ns; s++) {
+        double per_step = t->shapes[s].time_s / (double)t->nsteps;
+        if (x[s] > 0 && per_step > 0) {
+            at[n] = (int)s;
+            y[n] = per_step;
+            x[n++] = x[s];
+        } else {
+            trace_unmatched_s += per_step;
+        }
+    }
+    cJSON *o = NULL;
+    xs_fit f;
+    if (n > 0 && xs_fit_nonneg(x, y, n, 1, "gemm shapes", &f, err) == XS_OK) {
+        o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "method",
+                                "per GEMM shape (m x n x k, batch; m <= n) of the kernels "
+                                "launched inside aten::mm/addmm/bmm/baddbmm ops with Input "
+                                "Dims: the shape's kernel time a step (mean over the steps) "
+                                "against the model's bodies of its ops; one multiplier, "
+                                "relative least squares over the shapes; not used as the "
+                                "factor (the class fit covers every GEMM kernel)");
+        cJSON_AddNumberToObject(o, "multiplier", sig(f.coef[0], 6));
+        cJSON_AddNumberToObject(o, "sd", sig(f.sd[0], 3));
+        cJSON_AddNumberToObject(o, "n", f.n);
+        cJSON_AddNumberToObject(o, "rms_rel_pct", sig(f.rms_rel_pct, 3));
+        cJSON_AddNumberToObject(o, "max_rel_pct", sig(f.max_rel_pct, 3));
+        cJSON_AddNumberToObject(o, "trace_s_without_shape",
+                                sig((t->gemm_unshaped_s) / (double)t->nsteps + trace_unmatched_s, 4));
+        cJSON_AddNumberToObject(o, "model_s_without_trace_shape", sig(model_unmatched_s, 4));
+        cJSON *arr = cJSON_AddArrayToObject(o, "shapes");
+        for (int i = 0; i < n; i++) {
+            const xs_trace_shape *h = &t->shapes[at[i]];
+            cJSON *r = cJSON_CreateObject();
+            cJSON_AddNumberToObject(r, "m", (double)h->m);
+            cJSON_AddNumberToObject(r, "n", (double)h->n);
+            cJSON_AddNumberToObject(r, "k", (double)h->k);
+            cJSON_AddNumberToObject(r, "batch", (double)h->batch);
+            cJSON_AddNumberToObject(r, "trace_kernels_per_step",
+                                    sig((double)h->events / (double)t->nsteps, 4));
+            cJSON_AddNumberToObject(r, "predicted_kernels_per_step", calls[at[i]]);
+            cJSON_AddNumberToObject(r, "trace_s", sig(y[i], 6));
+            cJSON_AddNumberToObject(r, "predicted_body_s", sig(x[i], 6));
+            cJSON_AddNumberToObject(r, "residual_pct", sig(100 * (f.coef[0] * x[i] - y[i]) / y[i], 3));
+            cJSON_AddItemToArray(arr, r);
+        }
+    }
+    free(x), free(y), free(calls), free(at);
+    return o;
+}
+
 static void stem_of(const char *path, char *dst, size_t size)
 {
     const char *base = strrchr(path, '/');
@@ -412,7 +537,7 @@ static void set_note(cJSON *doc, const char *obj, const char *key, const char *t
 
 static cJSON *calibration_json(const xs_cal_run_opts *o, const xs_job *j, const xs_trace *t,
                                const class_sums *cs, const class_fit *fits, double after_s,
-                               const char *dev_path)
+                               const char *dev_path, cJSON *per_shape)
 {
     char date[16], setline[2048];
     time_t now = time(NULL);
@@ -476,7 +601,12 @@ static cJSON *calibration_json(const xs_cal_run_opts *o, const xs_job *j, const 
         cJSON_AddNumberToObject(k, "achieved_gbs", sig(cs->bytes[c] / m / 1e9, 4));
         cJSON_AddNumberToObject(k, "achieved_bw_frac",
                                 sig(cs->bytes[c] / m / (j->dev.mem_bw_gbs * 1e9), 3));
+        if (c == XS_KC_GEMM && per_shape) {
+            cJSON_AddItemToObject(k, "per_shape", per_shape);
+            per_shape = NULL;
+        }
     }
+    cJSON_Delete(per_shape);
     if (t->seen[XS_KC_OTHER]) {
         cJSON *ot = cJSON_AddObjectToObject(ca, "other");
         cJSON_AddStringToObject(ot, "note", "kernels the model does not cost or the class "
@@ -544,13 +674,17 @@ int xs_trace_calibrate(const xs_cal_run_opts *o, xs_error *err)
     memset(&after, 0, sizeof after);
     if (!rc)
         rc = xs_predict(&dev, &j.s, &j.wl, &after, err);
-    cJSON *notes = NULL;
+    cJSON *notes = NULL, *per_shape = NULL;
+    if (!rc)
+        per_shape = gemm_shapes_json(&t, &j.wl, &j.p, err, &rc);
     if (!rc)
         rc = xs_json_load(dev_path, &notes, err);
     if (!rc) {
         cJSON_DeleteItemFromObjectCaseSensitive(notes, "calibration");
         cJSON_AddItemToObject(notes, "calibration",
-                              calibration_json(o, &j, &t, &cs, fits, after.step_time_s, dev_path));
+                              calibration_json(o, &j, &t, &cs, fits, after.step_time_s, dev_path,
+                                               per_shape));
+        per_shape = NULL;
         char note[4096];
         const cJSON *old = xs_json_path(notes, "model.note");
         snprintf(note, sizeof note,
@@ -574,6 +708,14 @@ int xs_trace_calibrate(const xs_cal_run_opts *o, xs_error *err)
                 fprintf(o->log, "calibrate: %-11s not fitted: %s\n", xs_kclass_name(c),
                         f->reason);
         }
+        const cJSON *ps = notes ? xs_json_path(notes, "calibration.classes.gemm.per_shape") : NULL;
+        if (ps)
+            fprintf(o->log,
+                    "calibrate: gemm shapes x%.4g over %d shapes (rms %.2g%%, max %.2g%%)\n",
+                    cJSON_GetObjectItem(ps, "multiplier")->valuedouble,
+                    cJSON_GetObjectItem(ps, "n")->valueint,
+                    cJSON_GetObjectItem(ps, "rms_rel_pct")->valuedouble,
+                    cJSON_GetObjectItem(ps, "max_rel_pct")->valuedouble);
         if (!t.gpu_name[0])
             fprintf(o->log,
                     "calibrate: %s does not name its GPU (no deviceProperties); taken as %s\n",
@@ -584,6 +726,7 @@ int xs_trace_calibrate(const xs_cal_run_opts *o, xs_error *err)
                 o->out, t.step_s, j.p.step_time_s, after.step_time_s);
     }
     cJSON_Delete(notes);
+    cJSON_Delete(per_shape);
     xs_prediction_free(&after);
     free(fits);
     xs_trace_free(&t);

@@ -97,7 +97,23 @@ static void fit_should_recover_known_class_factors(void)
     CU_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(g, "sd")));
     CU_ASSERT_EQUAL(cJSON_GetObjectItem(g, "trace_kernels_per_step")->valuedouble,
                     cJSON_GetObjectItem(g, "predicted_kernels_per_step")->valuedouble);
-    CU_ASSERT_PTR_NOT_NULL(xs_json_path(doc, "calibration.not_fitted") ? (void *)1 : NULL);
+    CU_ASSERT_PTR_NOT_NULL(xs_json_path(doc, "calibration.not_fitted"));
+    /* every GEMM shape of the step, each at the GEMM factor */
+    const cJSON *ps = cJSON_GetObjectItem(g, "per_shape");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ps);
+    CU_ASSERT(cJSON_GetObjectItem(ps, "n")->valueint >= 4);
+    CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(ps, "multiplier")->valuedouble, 1.3,
+                           1.3 * FACTOR_TOL);
+    CU_ASSERT(cJSON_GetObjectItem(ps, "max_rel_pct")->valuedouble < 1e-3);
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(ps, "trace_s_without_shape")->valuedouble, 0);
+    const cJSON *sh;
+    cJSON_ArrayForEach(sh, cJSON_GetObjectItem(ps, "shapes"))
+    {
+        CU_ASSERT(cJSON_GetObjectItem(sh, "m")->valuedouble <=
+                  cJSON_GetObjectItem(sh, "n")->valuedouble);
+        CU_ASSERT_EQUAL(cJSON_GetObjectItem(sh, "trace_kernels_per_step")->valuedouble,
+                        cJSON_GetObjectItem(sh, "predicted_kernels_per_step")->valuedouble);
+    }
     CU_ASSERT(cJSON_IsString(xs_json_path(doc, "model.source")));
     cJSON_Delete(doc);
 }
@@ -209,6 +225,64 @@ static void uneven_steps_should_leave_residuals(void)
     CU_ASSERT(cJSON_GetArrayItem(r, 0)->valuedouble < 0);
     CU_ASSERT(cJSON_GetArrayItem(r, 1)->valuedouble > 0);
     cJSON_Delete(doc);
+}
+
+/* GEMM kernels take the shape of the ATen op their launch ran in. */
+static void gemm_kernels_should_take_their_ops_shape(void)
+{
+    static const char *const head =
+        "{\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\"}], "
+        "\"traceEvents\": ["
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", "
+        "\"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 1000},"
+        /* addmm(bias, x[512, 768], W^T[768, 3072]) */
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::addmm\", \"pid\": 1, "
+        "\"tid\": 1, \"ts\": 10, \"dur\": 20, \"args\": {\"Input Dims\": [[3072], [512, 768], "
+        "[768, 3072], [], []]}},"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+        "\"pid\": 1, \"tid\": 1, \"ts\": 15, \"dur\": 2, \"args\": {\"correlation\": 1}},"
+        /* bmm([12, 384, 64], [12, 64, 384]) on the autograd thread */
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::bmm\", \"pid\": 1, "
+        "\"tid\": 2, \"ts\": 12, \"dur\": 30, \"args\": {\"Input Dims\": %s}},"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+        "\"pid\": 1, \"tid\": 2, \"ts\": 35, \"dur\": 2, \"args\": {\"correlation\": 2}},"
+        /* a GEMM launched outside any op */
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+        "\"pid\": 1, \"tid\": 1, \"ts\": 50, \"dur\": 2, \"args\": {\"correlation\": 3}},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, "
+        "\"ts\": 100, \"dur\": 40, \"args\": {\"correlation\": 1}},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, "
+        "\"ts\": 150, \"dur\": 10, \"args\": {\"correlation\": 2}},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, "
+        "\"ts\": 170, \"dur\": 5, \"args\": {\"correlation\": 3}}]}";
+    const char *gemm = xs_trace_sim_kernel_name(XS_KC_GEMM);
+    char text[4096];
+    snprintf(text, sizeof text, head, "[[12, 384, 64], [12, 64, 384]]", gemm, gemm, gemm);
+    xs_trace t;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_trace_load(tu_write("shapes.json", text), &t, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(t.nshapes, 2);
+    const xs_trace_shape *a = &t.shapes[0], *b = &t.shapes[1];
+    if (a->batch != 1) {
+        const xs_trace_shape *x = a;
+        a = b;
+        b = x;
+    }
+    CU_ASSERT(a->m == 512 && a->n == 3072 && a->k == 768 && a->batch == 1);
+    CU_ASSERT_DOUBLE_EQUAL(a->time_s, 40e-6, 1e-12);
+    CU_ASSERT(b->m == 384 && b->n == 384 && b->k == 64 && b->batch == 12 && b->events == 1);
+    CU_ASSERT_EQUAL(t.gemm_unshaped, 1);
+    CU_ASSERT_DOUBLE_EQUAL(t.gemm_unshaped_s, 5e-6, 1e-12);
+    xs_trace_free(&t);
+    /* Input Dims that are not a GEMM's matrices are refused, naming the op */
+    snprintf(text, sizeof text, head, "[[12, 384, 64], [12, 65, 384]]", gemm, gemm, gemm);
+    CU_ASSERT_EQUAL(xs_trace_load(tu_write("shapes-bad.json", text), &t, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "aten::bmm"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "Input Dims"));
+    snprintf(text, sizeof text, head, "[[12, 384, -64], [12, 64, 384]]", gemm, gemm, gemm);
+    CU_ASSERT_EQUAL(xs_trace_load(tu_write("shapes-bad2.json", text), &t, &err), XS_EFIELD);
+    snprintf(text, sizeof text, head, "\"12x384\"", gemm, gemm, gemm);
+    CU_ASSERT_EQUAL(xs_trace_load(tu_write("shapes-bad3.json", text), &t, &err), XS_EFIELD);
 }
 
 static void expect_refused(const char *args, int status, const char *reason)
@@ -385,6 +459,8 @@ int tu_add_trace_calibrate_suite(void)
                      simulated_step_should_be_predicted_after_calibration) ||
         !CU_add_test(s, "uneven_steps_should_leave_residuals",
                      uneven_steps_should_leave_residuals) ||
+        !CU_add_test(s, "gemm_kernels_should_take_their_ops_shape",
+                     gemm_kernels_should_take_their_ops_shape) ||
         !CU_add_test(s, "bad_input_should_be_refused_with_its_reason",
                      bad_input_should_be_refused_with_its_reason) ||
         !CU_add_test(s, "shipped_and_foreign_files_should_not_be_replaced",

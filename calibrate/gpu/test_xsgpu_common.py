@@ -182,7 +182,7 @@ class TrimTraceTest(unittest.TestCase):
                                cwd=ROOT, capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
             trim_trace(raw, trimmed, {"device": dev, "scenario": scen, "set": sets})
-            factors = []
+            factors, shapes = [], []
             for i, t in enumerate((raw, trimmed)):
                 with open(t) as f:
                     meta = json.load(f).get("xpusim", {"device": dev, "scenario": scen, "set": sets})
@@ -193,8 +193,13 @@ class TrimTraceTest(unittest.TestCase):
                                    cwd=ROOT, capture_output=True, text=True)
                 self.assertEqual(r.returncode, 0, r.stderr)
                 with open(out) as f:
-                    factors.append(json.load(f)["model"]["class_time_factor"])
+                    doc = json.load(f)
+                factors.append(doc["model"]["class_time_factor"])
+                shapes.append(doc["calibration"]["classes"]["gemm"]["per_shape"])
             self.assertEqual(factors[0], factors[1])
+            self.assertEqual(shapes[0], shapes[1])  # the GEMM ops' shapes survive trimming
+            self.assertGreaterEqual(shapes[1]["n"], 4)
+            self.assertAlmostEqual(shapes[1]["multiplier"], 1.2, places=5)
             self.assertAlmostEqual(factors[1]["gemm"], 1.2, places=5)
             self.assertAlmostEqual(factors[1]["norm"], 1.0, places=5)
 
