@@ -18,7 +18,7 @@ WORK=${2:-build/tracecal}
 [ -f "$KEPT" ] || { echo "trace_dev_check: $KEPT not found (run make validate-kept first)" >&2; exit 2; }
 mkdir -p "$WORK"
 boards=$(awk -F, 'NR > 1 && $2 == "bert-base-squad" && $3 ~ /cluster.devices=1/ && $3 ~ /precision=amp_fp16/ { print $1 }' "$KEPT" | awk '!seen[$0]++')
-printf '%-16s %-34s %5s  %-28s  %-28s\n' board "calibrated on (samples/s)" rows "shipped file: MAPE / signed" "calibrated: MAPE / signed"
+printf '%-16s %-44s %5s  %-28s  %-28s\n' board "calibrated on (samples/s)" rows "shipped file: MAPE / signed" "calibrated: MAPE / signed"
 for b in $boards; do
     row=$(awk -F, -v b="$b" 'NR > 1 && $1 == b && $2 == "bert-base-squad" && $3 ~ /cluster.devices=1/ && $3 ~ /precision=amp_fp16/ { print NR; exit }' "$KEPT")
     set_field=$(awk -F, -v r="$row" 'NR == r { print $3 }' "$KEPT")
@@ -35,11 +35,11 @@ for b in $boards; do
         "$KEPT" > "$WORK/$b-shipped.csv"
     n=$(($(wc -l < "$WORK/$b-shipped.csv") - 1))
     if [ "$n" -eq 0 ]; then
-        printf '%-16s %-34s %5s  no other row of this board\n' "$b" "$set_field" 0
+        printf '%-16s %-44s %5s  no other row of this board\n' "$b" "$set_field" 0
         continue
     fi
     awk -F, -v OFS=, -v p="$WORK/$b-cal.json" 'NR > 1 { $1 = p } { print }' "$WORK/$b-shipped.csv" > "$WORK/$b-cal.csv"
     before=$("$XPUSIM" validate --measured "$WORK/$b-shipped.csv" | awk '/^  all rows/ { print $6 " / " $12 }')
     after=$("$XPUSIM" validate --measured "$WORK/$b-cal.csv" | awk '/^  all rows/ { print $6 " / " $12 }')
-    printf '%-16s %-34s %5s  %-28s  %-28s\n' "$b" "$(echo "$set_field" | sed 's/train\.//g; s/;cluster.devices=1//') ($rate)" "$n" "$before" "$after"
+    printf '%-16s %-44s %5s  %-28s  %-28s\n' "$b" "$(echo "$set_field" | sed 's/train\.//g; s/;cluster.devices=1//') ($rate)" "$n" "$before" "$after"
 done
