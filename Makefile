@@ -39,7 +39,7 @@ build/xs_version.h: FORCE
 	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 FORCE:
 
-.PHONY: validate-kept validate-heldout
+.PHONY: validate-kept validate-heldout validate-tracecal
 .PHONY: FORCE all asan test test-rel test-asan test-py test-plots test-valgrind golden plots validate bench clean deps same-outputs measured-refresh
 
 all: xpusim
@@ -50,6 +50,7 @@ $(REL)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) -c $< -o $@
 $(REL)/calibrate/cpu_calibrate.o $(ASN)/calibrate/cpu_calibrate.o: build/xs_version.h
+$(REL)/calibrate/trace_calibrate.o $(ASN)/calibrate/trace_calibrate.o: build/xs_version.h
 $(REL)/libxpusim.a: $(SIM_SRC:%.c=$(REL)/%.o)
 	ar rcs $@ $^
 $(REL)/libxscal.a: $(CAL_SRC:%.c=$(REL)/%.o)
@@ -172,6 +173,11 @@ endef
 validate-kept: xpusim
 	$(call holdout_split,kept)
 	./xpusim validate $$(for f in $(HOLDOUT_DIR)/kept/*.csv; do printf -- '--measured %s ' $$f; done) | sed -n '/^summary/,$$p'
+# One simulated trace per board from its first kept amp_fp16 BERT-base row,
+# the calibrated file validated on the board's other kept rows
+# (calibrate/README.md, "A simulated trace").
+validate-tracecal: validate-kept
+	XPUSIM=./xpusim calibrate/trace_dev_check.sh $(HOLDOUT_DIR)/kept/dev-bert-finetune-lambda.csv build/tracecal
 validate-heldout: xpusim
 	$(call holdout_split,held)
 	./xpusim validate $$(for f in $(HOLDOUT_DIR)/held/*.csv; do printf -- '--measured %s ' $$f; done) | sed -n '/^summary/,$$p'

@@ -5,6 +5,7 @@
 
 #include "cpu_calibrate.h"
 #include "cpu_check.h"
+#include "trace_calibrate.h"
 
 static const xs_cal_backend CPU = {
     .name = "cpu",
@@ -40,7 +41,74 @@ static const xs_cal_backend CPU = {
     .check = xs_cpu_check,
 };
 
-static const xs_cal_backend *const BACKENDS[] = {&CPU};
+/* A trace is read, not run: any host can calibrate from one. */
+static int trace_host_check(xs_error *err)
+{
+    (void)err;
+    return XS_OK;
+}
+
+static int trace_same_host(const xs_device *dev, char *why, size_t size)
+{
+    (void)dev;
+    (void)why;
+    (void)size;
+    return 1;
+}
+
+/* A trace calibration has no kernel to run here; it is judged on runs of
+ * the same board the trace did not record. */
+static int trace_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **rows,
+                       size_t *n, xs_error *err)
+{
+    (void)o;
+    *rows = NULL;
+    *n = 0;
+    return xs_error_set(err, XS_EARG,
+                        "validate --backend trace: a trace calibration runs no kernel here; "
+                        "check %s on other runs of that board: xpusim validate --measured "
+                        "RUNS.csv (device column: the file's path) or validate --trace "
+                        "OTHER.json -d FILE -s SCENARIO",
+                        dev->id);
+}
+
+static const xs_cal_backend TRACE = {
+    .name = "trace",
+    .device_class = "gpu",
+    .summary = "a GPU, from a torch.profiler trace of one run",
+    .default_out = "DEVICE-cal.json",
+    .calibrate_doc =
+        "Reads a PyTorch profiler trace (--trace T.json, export_chrome_trace) of SCENARIO\n"
+        "(-s, --set) training on the GPU of device file DEVICE (-d), and writes DEVICE's\n"
+        "file with per-class time factors (model.class_time_factor.CLASS): for each kernel\n"
+        "class (gemm, softmax, norm, elementwise, copy, reduce, embed, loss, optimizer,\n"
+        "attention, comm), one least-squares multiplier (GSL) of the class's kernel time\n"
+        "in each traced step over the model's predicted kernel bodies (launch cost left\n"
+        "out: a trace times bodies). The file's \"calibration\" object records each fit\n"
+        "with its sd, n, residuals, the traced and predicted time and kernel count and\n"
+        "the FLOP/s and bytes/s the traced kernels reached on the model's work. Where\n"
+        "the trace recorded shapes (record_shapes=True: aten::mm/addmm/bmm Input Dims),\n"
+        "the GEMMs are also fitted shape by shape (calibration.classes.gemm.per_shape,\n"
+        "reported with each shape's residual, not applied). A trace\n"
+        "of another GPU (deviceProperties), with no GPU kernel the model costs, or whose\n"
+        "class times are outside 0.1..10x the prediction (another batch or precision)\n"
+        "is refused. Default -o: <DEVICE id>-cal.json.\n"
+        "--simulate-trace T.json writes, instead, the model's own kernel timeline of\n"
+        "SCENARIO on DEVICE as such a trace: kernel bodies scaled so that the step takes\n"
+        "--step-s S (or batch / --samples-per-s R, a measured rate), each class slowed by\n"
+        "--class-factor CLASS=X (for tests), --steps N steps; see calibrate/README.md\n"
+        "for what a simulated trace can and cannot show.\n",
+    .check_doc =
+        "With --backend trace: nothing runs here; a trace-calibrated file is checked\n"
+        "with --measured (runs of the same board at other batch sizes and precisions,\n"
+        "its path in the device column) or --trace with another trace.\n",
+    .host_check = trace_host_check,
+    .same_host = trace_same_host,
+    .calibrate = xs_trace_calibrate,
+    .check = trace_check,
+};
+
+static const xs_cal_backend *const BACKENDS[] = {&CPU, &TRACE};
 #define NBACKENDS ((int)(sizeof BACKENDS / sizeof BACKENDS[0]))
 
 const xs_cal_backend *xs_cal_backend_at(int i)

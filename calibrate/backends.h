@@ -21,6 +21,11 @@ typedef struct {
     const char *measurements; /* CSV of every measurement (xs_cal_measurements_path) */
     const char *command;      /* the command line, kept as provenance */
     FILE *log;                /* progress lines; NULL: silent */
+    /* what a backend that reads a recorded run (trace) calibrates from: the
+     * recording, the device file it refines, the scenario that ran */
+    const char *trace, *device, *scenario;
+    const char *const *sets;
+    int nsets;
 } xs_cal_run_opts;
 
 typedef struct {

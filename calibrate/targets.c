@@ -87,5 +87,5 @@ static int check_one(const char *path, int is_csv, int force, xs_error *err)
 int xs_cal_targets_check(const char *out, const char *measurements, int force, xs_error *err)
 {
     int rc = check_one(out, 0, force, err);
-    return rc ? rc : check_one(measurements, 1, force, err);
+    return rc || !measurements ? rc : check_one(measurements, 1, force, err);
 }

@@ -14,7 +14,8 @@ void xs_cal_measurements_path(const char *out, char *dst, size_t size);
 /* XS_OK when out (a device file) and measurements (its CSV) may be written:
  * each is absent, or was written by `xpusim calibrate` and lies outside the
  * data root's devices/ and calibrate/runs/ (what the repository ships), or
- * force is set. Otherwise an error naming the file, why, and what to do. */
+ * force is set; measurements NULL: a backend that writes none. Otherwise an
+ * error naming the file, why, and what to do. */
 int xs_cal_targets_check(const char *out, const char *measurements, int force, xs_error *err);
 
 #endif

@@ -132,7 +132,8 @@ static double sector_time(const xs_device *dev, const xs_op *op)
     return op->hints.strided_elems * L2_SECTOR_BYTES / (dev->gpu.l2_bw_gbs * 1e9);
 }
 
-static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
+static int gpu_estimate_model(const xs_device *dev, const xs_op *op, xs_estimate *est,
+                              xs_error *err)
 {
     if (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM)
         return gemm_estimate(dev, op, est, err);
@@ -162,6 +163,24 @@ static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
     else
         est->bound = est->compute_s >= est->memory_s ? XS_BOUND_COMPUTE : XS_BOUND_MEMORY;
     return XS_OK;
+}
+
+/* A calibrated board (class_time_factor, from a trace of it) runs its kernel
+ * bodies of a class that many times the model's time. A trace times kernel
+ * bodies, not the launch gaps between them, so the launch cost stays. */
+static void apply_class_time_factor(const xs_device *dev, const xs_op *op, xs_estimate *est)
+{
+    double f = dev->gpu.class_time_factor[xs_kclass_of_op(op->kind)];
+    if (f > 0 && f != 1)
+        est->time_s = (est->time_s - est->overhead_s) * f + est->overhead_s;
+}
+
+static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
+{
+    int rc = gpu_estimate_model(dev, op, est, err);
+    if (!rc)
+        apply_class_time_factor(dev, op, est);
+    return rc;
 }
 
 static void gpu_corner(const xs_device *dev, int which, xs_device *out)

@@ -5,6 +5,15 @@
 
 #include "device_fields.h"
 #include "gpu.h"
+#include "kernel_class.h"
+
+/* A class's time factor, written by `xpusim calibrate --backend trace`.
+ * Outside [0.1, 10] the trace and the model are not the same run (another
+ * batch, a kernel the model does not have), which no efficiency explains. */
+#define CLASS_FACTOR(name, cls)                                                          \
+    {"model.class_time_factor." name, XS_F_NUM, 0, 0.1, 10, 0, NULL,                    \
+     OFF(gpu.class_time_factor[cls]), 0,                                                 \
+     "measured / predicted time of the " name " kernels' bodies on this board (absent: 1)"}
 
 static const xs_field GPU_FIELDS[] = {
     ID_ROW,
@@ -78,6 +87,20 @@ static const xs_field GPU_FIELDS[] = {
     POS("model.kernel_launch_us", 1, gpu.kernel_launch_us, "GPU-side cost of one kernel launch"),
     NOTE("model.source", "where the model parameters come from"),
     NOTE_OPT("model.note", "free text"),
+    CLASS_FACTOR("gemm", XS_KC_GEMM),
+    CLASS_FACTOR("attention", XS_KC_ATTENTION),
+    CLASS_FACTOR("softmax", XS_KC_SOFTMAX),
+    CLASS_FACTOR("norm", XS_KC_NORM),
+    CLASS_FACTOR("elementwise", XS_KC_ELEMENTWISE),
+    CLASS_FACTOR("copy", XS_KC_COPY),
+    CLASS_FACTOR("reduce", XS_KC_REDUCE),
+    CLASS_FACTOR("embed", XS_KC_EMBED),
+    CLASS_FACTOR("loss", XS_KC_LOSS),
+    CLASS_FACTOR("optimizer", XS_KC_OPTIMIZER),
+    CLASS_FACTOR("comm", XS_KC_COMM),
+    {"calibration", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0,
+     "provenance of a calibrated file: the trace, scenario, date, command, and each class "
+     "factor's fit with its residuals"},
 };
 
 const xs_field *xs_gpu_fields(size_t *n)

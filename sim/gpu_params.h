@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "gemm.h"
+#include "kernel_class.h"
 
 #define XS_ARCH_CHOICES "volta|turing|ampere|ada|hopper"
 typedef enum { XS_ARCH_VOLTA, XS_ARCH_TURING, XS_ARCH_AMPERE, XS_ARCH_ADA, XS_ARCH_HOPPER } xs_arch;
@@ -47,6 +48,10 @@ typedef struct {
     double gemm_efficiency_low, gemm_efficiency_high; /* the uncertainty band */
     double mem_bw_efficiency_low, mem_bw_efficiency_high;
     double kernel_launch_us;  /* GPU-side cost of one kernel launch */
+    /* Per kernel class (xs_kclass), what a profiler trace of this board
+     * measured over what the model predicted for the kernels' bodies
+     * (`xpusim calibrate --backend trace`); 0: absent, which is 1. */
+    double class_time_factor[XS_KC_COUNT];
 } xs_gpu_params;
 
 #endif

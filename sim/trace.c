@@ -28,8 +28,14 @@ typedef struct {
 } span;
 
 typedef struct {
-    double corr, ts;
+    double corr, ts, tid; /* tid < 0: none */
 } launch;
+
+/* A GEMM op of the host (aten::mm, ...) with its recorded shape. */
+typedef struct {
+    double ts, dur, tid;
+    int64_t m, n, k, batch;
+} gemm_op;
 
 typedef struct {
     double ts, dur, corr; /* corr < 0: none */
@@ -45,6 +51,8 @@ typedef struct {
     size_t nlaunch, caplaunch;
     gpu_event *ev;
     size_t nev, capev;
+    gemm_op *ops; /* by ts once built */
+    size_t nops, capops;
 } loader;
 
 static void loader_free(loader *l)
@@ -53,6 +61,7 @@ static void loader_free(loader *l)
     free(l->gpu);
     free(l->launches);
     free(l->ev);
+    free(l->ops);
 }
 
 static int cat_is(const char *cat, const char *const *names)
@@ -166,6 +175,125 @@ static int read_step_span(const char *path, int index, const cJSON *e, const cha
     return XS_OK;
 }
 
+/* ATen's GEMM ops, with which of their "Input Dims" are the two matrices:
+ * mm(A, B), addmm(bias, A, B, beta, alpha), bmm(A, B), baddbmm(C, A, B,
+ * beta, alpha) (native_functions.yaml); the batched ones are 3-D. */
+static const char *const OP_CATS[] = {"cpu_op", "Operator", NULL};
+static const struct {
+    const char *name;
+    int a, dims; /* index of A in Input Dims (B follows), rank of A and B */
+} GEMM_OPS[] = {
+    {"aten::mm", 0, 2}, {"aten::addmm", 1, 2}, {"aten::bmm", 0, 3}, {"aten::baddbmm", 1, 3}};
+
+static int gemm_op_kind(const char *name)
+{
+    for (int i = 0; i < (int)(sizeof GEMM_OPS / sizeof *GEMM_OPS); i++)
+        if (strcmp(name, GEMM_OPS[i].name) == 0)
+            return i;
+    return -1;
+}
+
+/* Dimensions of Input Dims[i] into d[rank]; 0 when it is that many whole
+ * numbers in [0, 2^31). */
+static int read_dims(const cJSON *dims, int i, int rank, int64_t *d)
+{
+    const cJSON *a = cJSON_GetArrayItem(dims, i);
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != rank)
+        return -1;
+    for (int j = 0; j < rank; j++) {
+        const cJSON *v = cJSON_GetArrayItem(a, j);
+        if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble < 2147483648.0) ||
+            v->valuedouble != floor(v->valuedouble))
+            return -1;
+        d[j] = (int64_t)v->valuedouble;
+    }
+    return 0;
+}
+
+/* A GEMM op: without Input Dims (record_shapes off) it names no shape and
+ * is left out; with them they must be the matrices of a GEMM. */
+static int read_gemm_op(const char *path, int index, const cJSON *e, const char *name, loader *l,
+                        xs_error *err)
+{
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+    const cJSON *dims = cJSON_IsObject(args) ? cJSON_GetObjectItemCaseSensitive(args, "Input Dims")
+                                             : NULL;
+    if (!dims)
+        return XS_OK;
+    int g = gemm_op_kind(name), r = GEMM_OPS[g].dims;
+    int64_t a[3], b[3];
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "ts");
+    const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
+    if (!cJSON_IsNumber(ts) || !cJSON_IsNumber(dur) || dur->valuedouble < 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: event %d (%s) must have numbers 'ts' and 'dur' >= 0", path, index,
+                            name);
+    if (!cJSON_IsArray(dims) || read_dims(dims, GEMM_OPS[g].a, r, a) ||
+        read_dims(dims, GEMM_OPS[g].a + 1, r, b) || a[r - 1] != b[r - 2] ||
+        (r == 3 && a[0] != b[0]))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: event %d (%s): args.'Input Dims' must hold the matrices %s of a "
+                            "GEMM, whole numbers with equal inner sizes",
+                            path, index, name, r == 2 ? "[M, K], [K, N]" : "[B, M, K], [B, K, N]");
+    gemm_op *grown = xs_grow(l->ops, &l->capops, l->nops, sizeof *grown, 64);
+    if (!grown)
+        return xs_error_set(err, XS_ENOMEM, "%s: out of memory", path);
+    l->ops = grown;
+    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
+    int64_t m = a[r - 2], n = b[r - 1];
+    grown[l->nops++] = (gemm_op){ts->valuedouble, dur->valuedouble,
+                                 cJSON_IsNumber(tid) && tid->valuedouble >= 0 ? tid->valuedouble
+                                                                              : -1,
+                                 m < n ? m : n, m < n ? n : m, a[r - 1], r == 3 ? a[0] : 1};
+    return XS_OK;
+}
+
+static int by_op_ts(const void *a, const void *b)
+{
+    double x = ((const gemm_op *)a)->ts, y = ((const gemm_op *)b)->ts;
+    return (x > y) - (x < y);
+}
+
+/* The GEMM op (sorted by ts) of the launch's thread that was running when
+ * the launch was made, or NULL. Ops of one thread do not nest; other
+ * threads' ops may interleave, so a few earlier ones are looked at. */
+static const gemm_op *op_of_launch(const gemm_op *ops, size_t n, const launch *at)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* first op starting after the launch */
+        size_t mid = (lo + hi) / 2;
+        if (ops[mid].ts <= at->ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo, seen = 0; i > 0 && seen < 64; i--, seen++) {
+        const gemm_op *o = &ops[i - 1];
+        if ((o->tid < 0 || at->tid < 0 || o->tid == at->tid) && at->ts < o->ts + o->dur)
+            return o;
+    }
+    return NULL;
+}
+
+/* Add one kernel to its shape's row. */
+static int add_shape(xs_trace *t, size_t *cap, const gemm_op *o, double s)
+{
+    for (size_t i = 0; i < t->nshapes; i++) {
+        xs_trace_shape *h = &t->shapes[i];
+        if (h->m == o->m && h->n == o->n && h->k == o->k && h->batch == o->batch) {
+            h->events++;
+            h->time_s += s;
+            return XS_OK;
+        }
+    }
+    xs_trace_shape *grown = xs_grow(t->shapes, cap, t->nshapes, sizeof *grown, 16);
+    if (!grown)
+        return XS_ENOMEM;
+    t->shapes = grown;
+    grown[t->nshapes++] = (xs_trace_shape){o->m, o->n, o->k, o->batch, 1, s};
+    return XS_OK;
+}
+
 /* Fill l from the events; every GPU event classified. */
 static int collect(const char *path, const cJSON *events, loader *l, xs_error *err)
 {
@@ -202,7 +330,16 @@ static int collect(const char *path, const cJSON *events, loader *l, xs_error *e
             if (!grown)
                 return xs_error_set(err, XS_ENOMEM, "%s: out of memory", path);
             l->launches = grown;
-            grown[l->nlaunch++] = (launch){corr, ts->valuedouble};
+            const cJSON *tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
+            grown[l->nlaunch++] = (launch){corr, ts->valuedouble,
+                                           cJSON_IsNumber(tid) && tid->valuedouble >= 0
+                                               ? tid->valuedouble
+                                               : -1};
+        } else if (cat_is(c, OP_CATS) && cJSON_IsString(name) &&
+                   gemm_op_kind(name->valuestring) >= 0) {
+            int rc = read_gemm_op(path, index, e, name->valuestring, l, err);
+            if (rc)
+                return rc;
         } else if (cat_is(c, GPU_CATS)) {
             const cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "ts");
             const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
@@ -359,13 +496,17 @@ static int build(const char *path, loader *l, xs_trace *t, xs_error *err)
         qsort(gpu, l->ngpu, sizeof *gpu, by_span_ts);
     if (l->nlaunch)
         qsort(l->launches, l->nlaunch, sizeof *l->launches, by_corr);
+    if (l->nops)
+        qsort(l->ops, l->nops, sizeof *l->ops, by_op_ts);
+    size_t shape_cap = 0;
+    int shape_rc = XS_OK;
     for (size_t i = 0; i < l->nev; i++) {
         const gpu_event *e = &l->ev[i];
         long step = -1, k = -1;
         int how = XS_TA_WHOLE;
         const launch *at = NULL;
         if (e->corr >= 0 && l->nhost && l->nlaunch) {
-            launch key = {e->corr, 0};
+            launch key = {e->corr, 0, 0};
             at = bsearch(&key, l->launches, l->nlaunch, sizeof key, by_corr);
         }
         if (!t->has_steps) {
@@ -395,6 +536,19 @@ static int build(const char *path, loader *l, xs_trace *t, xs_error *err)
         p->last_end_us = fmax(p->last_end_us, e->ts + e->dur);
         if (e->cls == XS_KC_OTHER)
             note_unknown(unk, &nunk, nunknown_cap, e->name, s);
+        if (e->cls == XS_KC_GEMM) { /* its shape: the GEMM op its launch ran in */
+            if (!at && e->corr >= 0 && l->nlaunch) {
+                launch key = {e->corr, 0, 0};
+                at = bsearch(&key, l->launches, l->nlaunch, sizeof key, by_corr);
+            }
+            const gemm_op *o = at && l->nops ? op_of_launch(l->ops, l->nops, at) : NULL;
+            if (o && !shape_rc) {
+                shape_rc = add_shape(t, &shape_cap, o, s);
+            } else if (!o) {
+                t->gemm_unshaped++;
+                t->gemm_unshaped_s += s;
+            }
+        }
     }
     free(host_of);
     free(gpu_of);
@@ -410,6 +564,10 @@ static int build(const char *path, loader *l, xs_trace *t, xs_error *err)
     }
     t->steps = st;
     t->nsteps = kept;
+    if (shape_rc) {
+        free(unk);
+        return xs_error_set(err, XS_ENOMEM, "%s: out of memory", path);
+    }
     qsort(unk, nunk, sizeof *unk, by_unknown_time);
     t->nunknown = nunk < 3 ? nunk : 3;
     memcpy(t->unknown, unk, t->nunknown * sizeof *unk);
@@ -467,6 +625,9 @@ void xs_trace_free(xs_trace *t)
     free(t->steps);
     t->steps = NULL;
     t->nsteps = 0;
+    free(t->shapes);
+    t->shapes = NULL;
+    t->nshapes = 0;
 }
 
 int xs_trace_load(const char *path, xs_trace *t, xs_error *err)

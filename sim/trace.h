@@ -46,6 +46,17 @@ typedef struct {
     double time_s;  /* over every step */
 } xs_trace_unknown;
 
+/* One GEMM shape of the trace: the GEMM-class kernels launched inside an
+ * aten::mm / addmm / bmm / baddbmm op whose "Input Dims" the profiler
+ * recorded (record_shapes=True). C[m x n] = A[m x k] B[k x n], batch
+ * of them; m <= n (a GEMM and its transpose are the same work, and cuBLAS
+ * runs either as the other). */
+typedef struct {
+    int64_t m, n, k, batch;
+    size_t events;  /* kernels, over every step */
+    double time_s;  /* their summed durations, over every step */
+} xs_trace_shape;
+
 typedef struct {
     xs_trace_step *steps;  /* owned (xs_trace_free): the steps with GPU activity */
     size_t nsteps;
@@ -70,13 +81,21 @@ typedef struct {
     size_t nunknown;
     char gpu_name[96];     /* deviceProperties name of the GPU the kernels ran
                               on; "" when the trace does not say */
+    xs_trace_shape *shapes; /* owned: the GEMM shapes of the steps' kernels */
+    size_t nshapes;
+    /* GEMM-class kernels of the steps without a recorded shape (no GEMM op
+     * with Input Dims around their launch), over every step */
+    size_t gemm_unshaped;
+    double gemm_unshaped_s;
 } xs_trace;
 
 /* Read path's GPU activity ("ph": "X" events of cat kernel, gpu_memcpy,
  * gpu_memset), its ProfilerStep spans (cat user_annotation / cpu_op on the
  * host, gpu_user_annotation on the GPU), the runtime calls that launched
- * them (cat cuda_runtime / cuda_driver, args.correlation) and the GPU's
- * name (deviceProperties[].name). Fills *t; on error nothing is left to
+ * them (cat cuda_runtime / cuda_driver, args.correlation), the GEMM ops
+ * that hold the launches of GEMM kernels (cat cpu_op, aten::mm, addmm,
+ * bmm, baddbmm with args "Input Dims"; their shapes in shapes[]) and the
+ * GPU's name (deviceProperties[].name). Fills *t; on error nothing is left to
  * free. Free with xs_trace_free. */
 int xs_trace_load(const char *path, xs_trace *t, xs_error *err);
 void xs_trace_free(xs_trace *t);

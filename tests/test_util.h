@@ -51,5 +51,6 @@ int tu_add_cli_suite(void);
 int tu_add_bounds_suite(void);
 int tu_add_fileio_suite(void);
 int tu_add_power_suite(void);
+int tu_add_trace_calibrate_suite(void);
 
 #endif

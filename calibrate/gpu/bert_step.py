@@ -169,8 +169,11 @@ def export_trace(run, raw, dst, meta):
     from torch.profiler import ProfilerActivity, profile, schedule
 
     acts = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
-    # three active steps: xpusim compares the median step, not one that happens to be slow
+    # three active steps: xpusim compares the median step, not one that happens to be slow;
+    # record_shapes gives each GEMM op its Input Dims, so that calibrate --backend trace
+    # can compare every GEMM shape with the model's time for it
     with profile(activities=acts, schedule=schedule(wait=0, warmup=2, active=3),
+                 record_shapes=True,
                  on_trace_ready=lambda p: p.export_chrome_trace(raw)) as prof:
         for _ in range(5):
             run.step()

@@ -3,7 +3,8 @@
   python3 -m unittest discover -s calibrate/gpu -p 'test_*.py'
 
 The trace test also runs ./xpusim (XPUSIM_BIN) on the synthetic test trace
-before and after trimming: trimming must not change what validate reads.
+before and after trimming: trimming must not change what validate reads,
+nor what `calibrate --backend trace` fits from the kit's trace of a step.
 """
 
 import csv
@@ -164,6 +165,44 @@ class TrimTraceTest(unittest.TestCase):
             self.assertEqual(cats.count("gpu_user_annotation"), 3)
             self.assertEqual(cats.count("cuda_runtime"), 73)  # the launches, not the syncs
             self.assertNotIn("cpu_op", cats)
+
+    def test_calibrate_fits_the_trimmed_trace_as_the_original(self):
+        """The kit's trace, as bert_step.py writes it (trimmed, with its
+        device, scenario and set), calibrates a device file: here a trace
+        xpusim simulates for the kit's own step settings, 1.2x slower GEMMs."""
+        if not os.path.exists(XPUSIM):
+            self.skipTest("no xpusim binary (make first)")
+        dev, scen = "h100-sxm5-80gb", "bert-base-squad"
+        sets = step_set("amp_fp16", 32, 384, False)
+        set_args = [a for kv in sets.split(";") for a in ("--set", kv)]
+        with tempfile.TemporaryDirectory() as d:
+            raw, trimmed = os.path.join(d, "raw.json"), os.path.join(d, "trace.json")
+            r = subprocess.run([XPUSIM, "calibrate", "--backend", "trace", "--simulate-trace", raw,
+                                "-d", dev, "-s", scen, "--class-factor", "gemm=1.2"] + set_args,
+                               cwd=ROOT, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            trim_trace(raw, trimmed, {"device": dev, "scenario": scen, "set": sets})
+            factors, shapes = [], []
+            for i, t in enumerate((raw, trimmed)):
+                with open(t) as f:
+                    meta = json.load(f).get("xpusim", {"device": dev, "scenario": scen, "set": sets})
+                out = os.path.join(d, f"cal{i}.json")
+                args = [a for kv in meta["set"].split(";") for a in ("--set", kv)]
+                r = subprocess.run([XPUSIM, "calibrate", "--backend", "trace", "--trace", t,
+                                    "-d", meta["device"], "-s", meta["scenario"], "-o", out] + args,
+                                   cwd=ROOT, capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(out) as f:
+                    doc = json.load(f)
+                factors.append(doc["model"]["class_time_factor"])
+                shapes.append(doc["calibration"]["classes"]["gemm"]["per_shape"])
+            self.assertEqual(factors[0], factors[1])
+            self.assertEqual(shapes[0], shapes[1])  # the GEMM ops' shapes survive trimming
+            self.assertGreaterEqual(shapes[1]["n"], 4)
+            self.assertAlmostEqual(shapes[1]["multiplier"], 1.2, places=5)
+            self.assertAlmostEqual(factors[1]["gemm"], 1.2, places=5)
+            self.assertAlmostEqual(factors[1]["norm"], 1.0, places=5)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -128,6 +128,9 @@ GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 # step whose ProfilerStep#N span holds its launch (matched by correlation id).
 LAUNCH_CATEGORIES = ("cuda_runtime", "cuda_driver")
 STEP_PREFIX = "ProfilerStep#"
+# ATen's GEMM ops: with record_shapes their "Input Dims" give the shape of
+# the GEMM kernels launched inside them (xpusim sim/trace.c).
+GEMM_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm")
 
 
 def trim_trace(src, dst, meta):
@@ -135,7 +138,8 @@ def trim_trace(src, dst, meta):
     with a provenance object `xpusim` (meta: device, scenario, set, how it
     was made): the GPU events, the ProfilerStep#N spans (host and GPU side)
     and, cut down to their correlation id, the runtime calls that launched
-    the kept GPU events. Returns the number of GPU events kept."""
+    the kept GPU events, and the GEMM ops (aten::mm, addmm, bmm, baddbmm)
+    with their Input Dims. Returns the number of GPU events kept."""
     with open(src) as f:
         trace = json.load(f)
     events = trace.get("traceEvents") if isinstance(trace, dict) else None
@@ -161,7 +165,14 @@ def trim_trace(src, dst, meta):
             slim = {k: e[k] for k in ("ph", "cat", "name", "pid", "tid", "ts", "dur") if k in e}
             slim["args"] = {"correlation": args["correlation"]}
             launches.append(slim)
-    out = {"xpusim": meta, "traceEvents": steps + launches + kept}
+    gemms = []
+    for e in complete:
+        args = e.get("args")
+        if e.get("name") in GEMM_OPS and isinstance(args, dict) and "Input Dims" in args:
+            slim = {k: e[k] for k in ("ph", "cat", "name", "pid", "tid", "ts", "dur") if k in e}
+            slim["args"] = {"Input Dims": args["Input Dims"]}
+            gemms.append(slim)
+    out = {"xpusim": meta, "traceEvents": steps + gemms + launches + kept}
     for key in ("deviceProperties", "schemaVersion"):
         if isinstance(trace, dict) and key in trace:
             out[key] = trace[key]

@@ -149,11 +149,29 @@ def main():
     write("trace", "array-of-events", compact(kernels[:6]))
     write("trace", "capital-kernel",
           compact({"traceEvents": [dict(e, cat="Kernel") for e in kernels[:4]]}))
+    # a GEMM op with its Input Dims around a kernel's launch: the shape reader
+    gemm = next(e for e in kernels if "gemm" in e["name"])
+    shaped = {"traceEvents": [
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
+         "ts": 0, "dur": 1000},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 10,
+         "dur": 20, "args": {"Input Dims": [[3072], [512, 768], [768, 3072], [], []]}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::bmm", "pid": 1, "tid": 2, "ts": 12,
+         "dur": 30, "args": {"Input Dims": [[12, 384, 64], [12, 64, 384]]}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+         "ts": 15, "dur": 2, "args": {"correlation": 1}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2,
+         "ts": 35, "dur": 2, "args": {"correlation": 2}},
+        dict(gemm, ts=100, dur=40, args={"correlation": 1}),
+        dict(gemm, ts=150, dur=10, args={"correlation": 2})]}
+    write("trace", "gemm-shapes", compact(shaped))
     trace_words = set(JSON_TOKENS)
     keys_and_words(trace, trace_words)
+    keys_and_words(shaped, trace_words)
     trace_words |= {"multi_tensor", "adam", "flash", "fmha", "gemm", "cutlass", "xmma", "nll_loss",
                     "softmax", "layer_norm", "embedding", "copy", "cat", "reduce", "Kernel",
-                    "kernel", "X", "traceEvents"}
+                    "kernel", "X", "traceEvents", "Input Dims", "aten::mm", "aten::addmm",
+                    "aten::bmm", "aten::baddbmm", "cpu_op", "cuda_runtime", "correlation", "tid"}
     write_dict("trace", trace_words)
 
 
