@@ -20,6 +20,7 @@
 #include "bounds.h"
 #include "checked.h"
 #include "grow.h"
+#include "kernel_op.h"
 
 typedef struct {
     xs_workload *wl;
@@ -254,6 +255,15 @@ static void head_copies(bld *c, const char *name, double elems, int tensors, int
     mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, launches, "%s.bwd", name);
 }
 
+/* Softmax along rows, in and out in es bytes an element; backward reads y
+ * and dy and writes dx. is_log: log_softmax (no division: one FLOP fewer). */
+static void softmax(bld *c, const char *name, double elems, int es, int is_log)
+{
+    mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, elems, 2.0 * es, is_log ? 4 : 5, 1, "%s", name);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, elems, 3.0 * es, 3, 1, "%s.bwd", name);
+}
+
 /* softmax(scale * Q K^T + mask) with dropout, scores held in memory. */
 static void attention_unfused(bld *c, int causal)
 {
@@ -291,9 +301,7 @@ static void attention_unfused(bld *c, int causal)
             mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.mask");
         }
         c->broadcast = 0;
-        mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, S2, 2.0 * sm, 5, 1, "attn.softmax");
-        bwd_group(c);
-        mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, S2, 3.0 * sm, 3, 1, "attn.softmax.bwd");
+        softmax(c, "attn.softmax", S2, sm, 0);
         /* BERT drops out fp32 probs and autocast casts them for P.V; GPT-2
          * casts back to the value format first, then drops out. */
         if (causal && sm != H) {
@@ -488,6 +496,18 @@ static void decoder_embeddings(bld *c)
     dropout(c, "embed.dropout", e, c->I, m->dropout);
 }
 
+/* Cross-entropy over rows of `classes` logits in ls bytes, as
+ * F.cross_entropy runs it: log_softmax, then nll_loss (a gather and a
+ * mean: two kernels); backward scatters -1/rows into a zeroed gradient
+ * (two kernels), then log_softmax's backward. */
+static void cross_entropy(bld *c, double rows, double classes, int ls)
+{
+    softmax(c, "head.log_softmax", rows * classes, ls, 1);
+    mem_op(c, XS_PH_FWD, XS_OP_LOSS, rows, ls + 8, 1, 2, "head.nll");
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_LOSS, rows * classes, ls, 0, 2, "head.nll.bwd");
+}
+
 /* Logits over the vocabulary and the cross-entropy loss; the LM weight is
  * the token embedding (tied), so its two gradients are summed. */
 static void lm_head(bld *c, int causal)
@@ -520,12 +540,7 @@ static void lm_head(bld *c, int causal)
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_CAST, rows * V, 4 + H, 0, 1, "head.loss.cast.bwd");
     }
-    mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, rows * V, 2.0 * ls, 4, 1, "head.log_softmax");
-    bwd_group(c);
-    mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, rows * V, 3.0 * ls, 3, 1, "head.log_softmax.bwd");
-    mem_op(c, XS_PH_FWD, XS_OP_LOSS, rows, ls + 8, 1, 2, "head.nll");
-    bwd_group(c);
-    mem_op(c, XS_PH_BWD, XS_OP_LOSS, rows * V, ls, 0, 2, "head.nll.bwd");
+    cross_entropy(c, rows, V, ls);
 }
 
 /* SQuAD span head: a linear to 2 logits a token, two cross-entropies over
@@ -780,4 +795,149 @@ void xs_wl_free(xs_workload *wl)
     free(wl->ops);
     wl->ops = NULL;
     wl->n = wl->cap = 0;
+}
+
+/* The ops of one kernel row come from the builders above, run on a context
+ * that holds nothing else: a scenario with only the framework's loop
+ * figures, one micro-batch, the formats the row names. Kernels that the
+ * step builds inside a larger builder (a bias gradient inside linear(), the
+ * gradient-clipping scale inside optimizer()) are taken from that builder's
+ * output by name, so no byte count is written twice. */
+static void kernel_ctx(bld *c, xs_scenario *s, xs_workload *wl, const xs_kernel_spec *k)
+{
+    s->train.batch = s->train.seq = s->train.grad_accum = 1;
+    s->train.generic_loop_efficiency = k->generic_loop_efficiency;
+    s->train.loop_elems = k->loop_elems;
+    s->model.hidden = s->model.heads = 1;
+    wl->micro_batches = 1;
+    setup(c, s, wl);
+    c->layer = -1;
+    c->mm = k->dtype;
+    c->H = c->I = c->W = c->Wm = xs_dtype_bytes(k->dtype);
+}
+
+/* The ops named pick (NULL: all) of the forward list or, for bwd, of the
+ * tape in the order its replay launches them. */
+static int take(const bld *c, int bwd, const char *pick, xs_op *ops, int *n)
+{
+    const xs_op *list = bwd ? c->tape : c->wl->ops;
+    size_t len = bwd ? c->tn : c->wl->n;
+    *n = 0;
+    for (size_t j = 0; j < len && !c->failed; j++) {
+        const xs_op *op = &list[bwd ? len - 1 - j : j];
+        if (pick && strcmp(op->name, pick) != 0)
+            continue;
+        if (*n == XS_KERNEL_OPS_MAX)
+            return -1;
+        ops[(*n)++] = *op;
+    }
+    return *n > 0 ? 0 : -1;
+}
+
+int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err)
+{
+    *n = 0;
+    if (k->op < 0 || k->op >= XS_KOP_COUNT || k->loop_elems < 1 ||
+        !(k->generic_loop_efficiency > 0) || k->generic_loop_efficiency > 1)
+        return xs_error_set(err, XS_ERANGE, "kernel: op %d, loop_elems %lld or "
+                            "generic_loop_efficiency %g out of range",
+                            k->op, (long long)k->loop_elems, k->generic_loop_efficiency);
+    xs_scenario s;
+    xs_workload wl;
+    bld c;
+    memset(&s, 0, sizeof s);
+    memset(&wl, 0, sizeof wl);
+    snprintf(s.id, sizeof s.id, "kernel");
+    const char *pick = NULL;
+    int bwd = k->bwd, H = xs_dtype_bytes(k->dtype);
+    if (k->op == XS_KOP_BIAS_GELU)
+        s.train.ffn_bias = XS_FFN_BIAS_SEPARATE;
+    if (k->op == XS_KOP_SCALE)
+        s.train.grad_clip = 1;
+    if (k->op == XS_KOP_UNSCALE) { /* fp32 gradients: GradScaler; fp16: apex O2 */
+        s.train.precision = XS_P_AMP_FP16;
+        s.train.amp_mode = k->dtype == XS_FP32 ? XS_AMP_AUTOCAST : XS_AMP_O2;
+    }
+    kernel_ctx(&c, &s, &wl, k);
+    switch (k->op) {
+    case XS_KOP_SOFTMAX:
+        softmax(&c, k->log ? "log_softmax" : "softmax", k->rows * k->cols, H, k->log);
+        break;
+    case XS_KOP_LAYERNORM:
+        c.h = k->cols;
+        layernorm(&c, "layernorm", k->rows, H, xs_dtype_bytes(k->out_dtype));
+        break;
+    case XS_KOP_DROPOUT:
+        dropout(&c, "dropout", k->elems, H, 1); /* its traffic does not depend on p > 0 */
+        break;
+    case XS_KOP_GELU:
+    case XS_KOP_BIAS_GELU:
+        activation(&c, k->elems);
+        break;
+    case XS_KOP_ADD:
+        residual_add(&c, "add", k->elems, H, xs_dtype_bytes(k->b_dtype),
+                     xs_dtype_bytes(k->out_dtype));
+        break;
+    case XS_KOP_COPY: /* the step's casts: an fp32 island into a half GEMM, and back */
+        bwd = k->dtype != XS_FP32;
+        pick = bwd ? "x.dX.cast" : "x.cast_x";
+        c.amp = 1;
+        c.mm = bwd ? k->dtype : k->out_dtype;
+        c.H = xs_dtype_bytes(c.mm);
+        linear(&c, "x", k->elems, 1, 1, 0, 1);
+        break;
+    case XS_KOP_TRANSPOSE:
+        if (k->strided)
+            transposing_copy(&c, bwd ? XS_PH_BWD : XS_PH_FWD, k->elems, "transpose", "");
+        else
+            head_copies(&c, "transpose", k->elems, 1, 0);
+        break;
+    case XS_KOP_REDUCE: /* the bias gradient: a column sum over the rows */
+        bwd = 1;
+        pick = "x.db";
+        linear(&c, "x", k->rows, 1, k->cols, 1, 0);
+        break;
+    case XS_KOP_EMBEDDING:
+    case XS_KOP_EMBEDDING_BWD:
+        bwd = k->op == XS_KOP_EMBEDDING_BWD;
+        c.h = k->dim;
+        embedding(&c, "embedding", k->vocab, k->lookups);
+        break;
+    case XS_KOP_CROSS_ENTROPY:
+        cross_entropy(&c, k->rows, k->cols, H);
+        break;
+    case XS_KOP_L2NORM:
+    case XS_KOP_SCALE:
+    case XS_KOP_UNSCALE:
+        bwd = 0;
+        c.replayed = 1;
+        wl.params = k->params;
+        wl.tensors = k->tensors;
+        if (k->op == XS_KOP_L2NORM) {
+            grad_norm(&c, "multi_tensor_l2norm");
+        } else {
+            pick = k->op == XS_KOP_SCALE ? "grad_clip.scale"
+                   : c.o2                ? "amp.master_grads"
+                                         : "amp.unscale_check";
+            optimizer(&c);
+        }
+        break;
+    default:
+        break;
+    }
+    int rc = take(&c, bwd, pick, ops, n);
+    for (int i = 0; i < *n; i++)
+        ops[i].layer = -1;
+    int failed = c.failed;
+    free(c.tape);
+    free(c.groups);
+    xs_wl_free(&wl);
+    if (failed)
+        return xs_error_set(err, XS_ENOMEM, "kernel: out of memory");
+    if (rc)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "kernel: a training step has no %s kernel of that kind%s",
+                            bwd ? "backward" : "forward",
+                            pick ? "" : " (its builder emitted none)");
+    return XS_OK;
 }
