@@ -369,11 +369,28 @@ static void set_rest_factor(xs_vrow *r, double share)
     r->rest_factor = (slower - share) / (1 - share);
 }
 
+/* The class a row is summarised under: its scenario, or a kernel row's op
+ * with ".bwd" for a backward kernel (the two directions are different
+ * kernels, with different traffic). */
+static void row_class(xs_vrow *r)
+{
+    char op[40], dir[8];
+    if (strcmp(r->scenario, "-") != 0) {
+        snprintf(r->kclass, sizeof r->kclass, "%.*s", (int)sizeof r->kclass - 1, r->scenario);
+        return;
+    }
+    if (!xs_kv_get(r->set, "op", op, sizeof op))
+        snprintf(op, sizeof op, "-");
+    int bwd = xs_kv_get(r->set, "dir", dir, sizeof dir) && strcmp(dir, "bwd") == 0;
+    snprintf(r->kclass, sizeof r->kclass, "%s%s", op, bwd ? ".bwd" : "");
+}
+
 void xs_validate_row(xs_vrow *r)
 {
     if (!r->ok)
         return;
     r->ok = 0;
+    row_class(r);
     xs_device dev;
     if (load_device(r->device, &dev, r->reason, sizeof r->reason))
         return;

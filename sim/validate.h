@@ -17,6 +17,9 @@ typedef struct {
     char scenario[128];
     char set[512];
     char metric[32];
+    /* What the row measures, for the summary by class: a kernel row's op
+     * ("layernorm"; "layernorm.bwd" for dir=bwd), a run's scenario. */
+    char kclass[48];
     double measured;
     int ok;              /* 0: see reason */
     char reason[1024]; /* as long as an xs_error message */
