@@ -8,7 +8,7 @@
 #include "kvset.h"
 #include "schema.h"
 
-#define COMMON "op|dtype|loop_elems|generic_loop_efficiency"
+#define COMMON XS_KOP_COMMON_KEYS
 #define DTYPES "fp32|fp16|bf16"
 static const xs_dtype DTYPE_OF[] = {XS_FP32, XS_FP16, XS_BF16};
 

@@ -74,6 +74,9 @@ int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err);
  * naming the key. 0 or -1. */
 int xs_kernel_spec_parse(const char *set, xs_kernel_spec *k, char *reason, size_t size);
 
+/* Keys every class takes; xs_kernel_keys(op) starts with them, then "|". */
+#define XS_KOP_COMMON_KEYS "op|dtype|loop_elems|generic_loop_efficiency"
+
 /* The keys each class of kernel row takes, for --help and the README. */
 const char *xs_kernel_keys(int op);
 

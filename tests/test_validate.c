@@ -31,7 +31,7 @@ static void measured_rows_should_be_predicted_or_carry_a_reason(void)
     }
     static const char *reasons[] = {
         "unknown device 'x100'",      "unknown key 'train.bach'", "'k' is required",
-        "op must be gemm or optimizer", "metric 'time_s' is for single kernels",
+        "op must be one of gemm|optimizer|", "metric 'time_s' is for single kernels",
         "'value' must be a number > 0", "'metric' must be one of",
         "expected 6 fields, got 4",    "unterminated quote"};
     for (int i = 3; i < 12; i++) {
