@@ -13,7 +13,9 @@
 static const xs_dtype DTYPE_OF[] = {XS_FP32, XS_FP16, XS_BF16};
 
 /* Keys besides COMMON, and dir: 1 the class has a forward and a backward
- * kernel (dir=fwd|bwd required), 2 a forward one only (dir=fwd allowed). */
+ * kernel (dir=fwd|bwd|both required; both: forward then backward, as a
+ * benchmark that times y = f(x); y.backward(dy) runs them), 2 a forward
+ * one only (dir=fwd allowed). */
 static const struct {
     const char *keys;
     int dir;
@@ -94,7 +96,7 @@ int xs_kernel_spec_parse(const char *set, xs_kernel_spec *k, char *reason, size_
         }
     } else if (KOPS[op].dir) {
         int d;
-        if (xs_kv_choice(set, "dir", "fwd|bwd", -1, &d, reason, size))
+        if (xs_kv_choice(set, "dir", "fwd|bwd|both", -1, &d, reason, size))
             return -1;
         k->bwd = d;
     }

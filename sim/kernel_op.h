@@ -45,7 +45,8 @@ typedef enum {
 
 typedef struct {
     int op;              /* xs_kop */
-    int bwd;             /* 0: the forward kernel(s), 1: the backward ones */
+    int bwd;             /* 0: the forward kernel(s), 1: the backward ones,
+                            2: both, forward first (a timed fwd + bwd call) */
     double rows, cols;   /* row kernels: softmax, layernorm, reduce, cross_entropy */
     double elems;        /* elementwise kernels */
     xs_dtype dtype;      /* input (or table, gradient) format */
@@ -60,8 +61,8 @@ typedef struct {
     double generic_loop_efficiency;
 } xs_kernel_spec;
 
-/* Most kernels one spec stands for (bias + gelu forward is two). */
-#define XS_KERNEL_OPS_MAX 4
+/* Most kernels one spec stands for (cross-entropy forward and backward: four). */
+#define XS_KERNEL_OPS_MAX 6
 
 /* The op(s) of k as the workload builds them, in launch order, into
  * ops[XS_KERNEL_OPS_MAX]; *n their count. XS_ERANGE/XS_EUNSUPPORTED with a

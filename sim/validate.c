@@ -370,8 +370,8 @@ static void set_rest_factor(xs_vrow *r, double share)
 }
 
 /* The class a row is summarised under: its scenario, or a kernel row's op
- * with ".bwd" for a backward kernel (the two directions are different
- * kernels, with different traffic). */
+ * with ".bwd" for a backward kernel and ".fwdbwd" for both (the directions
+ * are different kernels, with different traffic). */
 static void row_class(xs_vrow *r)
 {
     char op[40], dir[8];
@@ -381,8 +381,12 @@ static void row_class(xs_vrow *r)
     }
     if (!xs_kv_get(r->set, "op", op, sizeof op))
         snprintf(op, sizeof op, "-");
-    int bwd = xs_kv_get(r->set, "dir", dir, sizeof dir) && strcmp(dir, "bwd") == 0;
-    snprintf(r->kclass, sizeof r->kclass, "%s%s", op, bwd ? ".bwd" : "");
+    int has_dir = xs_kv_get(r->set, "dir", dir, sizeof dir);
+    const char *suffix = !has_dir                     ? ""
+                         : strcmp(dir, "bwd") == 0  ? ".bwd"
+                         : strcmp(dir, "both") == 0 ? ".fwdbwd"
+                                                    : "";
+    snprintf(r->kclass, sizeof r->kclass, "%s%s", op, suffix);
 }
 
 void xs_validate_row(xs_vrow *r)

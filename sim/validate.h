@@ -18,7 +18,8 @@ typedef struct {
     char set[512];
     char metric[32];
     /* What the row measures, for the summary by class: a kernel row's op
-     * ("layernorm"; "layernorm.bwd" for dir=bwd), a run's scenario. */
+     * ("layernorm"; "layernorm.bwd" for dir=bwd, "layernorm.fwdbwd" for
+     * dir=both), a run's scenario. */
     char kclass[48];
     double measured;
     int ok;              /* 0: see reason */

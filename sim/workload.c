@@ -818,7 +818,7 @@ static void kernel_ctx(bld *c, xs_scenario *s, xs_workload *wl, const xs_kernel_
 
 /* The ops named pick (NULL: all) of the forward list or, for bwd, of the
  * tape in the order its replay launches them. */
-static int take(const bld *c, int bwd, const char *pick, xs_op *ops, int *n)
+static int take(const bld *c, int bwd, const char *pick, xs_op *ops, int *n, int cap)
 {
     const xs_op *list = bwd ? c->tape : c->wl->ops;
     size_t len = bwd ? c->tn : c->wl->n;
@@ -827,7 +827,7 @@ static int take(const bld *c, int bwd, const char *pick, xs_op *ops, int *n)
         const xs_op *op = &list[bwd ? len - 1 - j : j];
         if (pick && strcmp(op->name, pick) != 0)
             continue;
-        if (*n == XS_KERNEL_OPS_MAX)
+        if (*n == cap)
             return -1;
         ops[(*n)++] = *op;
     }
@@ -925,7 +925,15 @@ int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err)
     default:
         break;
     }
-    int rc = take(&c, bwd, pick, ops, n);
+    int rc, nb = 0;
+    if (bwd == 2) { /* forward, then backward: what a timed fwd + bwd call runs */
+        rc = take(&c, 0, pick, ops, n, XS_KERNEL_OPS_MAX);
+        if (!rc)
+            rc = take(&c, 1, pick, ops + *n, &nb, XS_KERNEL_OPS_MAX - *n);
+        *n += nb;
+    } else {
+        rc = take(&c, bwd, pick, ops, n, XS_KERNEL_OPS_MAX);
+    }
     for (int i = 0; i < *n; i++)
         ops[i].layer = -1;
     int failed = c.failed;
@@ -937,7 +945,7 @@ int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err)
     if (rc)
         return xs_error_set(err, XS_EUNSUPPORTED,
                             "kernel: a training step has no %s kernel of that kind%s",
-                            bwd ? "backward" : "forward",
+                            bwd == 2 ? "forward and backward" : bwd ? "backward" : "forward",
                             pick ? "" : " (its builder emitted none)");
     return XS_OK;
 }

@@ -35,7 +35,8 @@ static void usage(FILE *out)
             "op=optimizer;optimizer=..;fused=0|1;params=N[;tensors=N][;state_bytes=4].\n"
             "Every other kernel class a training step costs has a row too: the kernel(s)\n"
             "the workload builds for that shape (the same builder as in a step), their\n"
-            "times summed. dtype is fp32|fp16|bf16; dir=fwd|bwd where the class has both;\n"
+            "times summed. dtype is fp32|fp16|bf16; dir=fwd|bwd|both where the class has\n"
+            "a backward kernel (both: forward then backward, as y = f(x); y.backward(dy));\n"
             "loop_elems (default %d) and generic_loop_efficiency (default %.2f) are the\n"
             "framework's elementwise-loop figures, as in a scenario. Keys besides those:\n",
             XS_KOP_LOOP_ELEMS, XS_KOP_GENERIC_LOOP_EFFICIENCY);
@@ -51,9 +52,9 @@ static void usage(FILE *out)
             "transpose inner=strided: the K^T head copy that reads across rows.)\n"
             "Prints per row predicted, measured, signed error and the uncertainty band, then\n"
             "the count, MAPE, median and max absolute error overall, per file, per device,\n"
-            "per metric and per class (a kernel row's op, with .bwd for dir=bwd; a run's\n"
-            "scenario). A row that cannot be parsed or predicted is listed with its\n"
-            "reason and counted apart.\n\n"
+            "per metric and per class (a kernel row's op, with .bwd for dir=bwd and\n"
+            ".fwdbwd for dir=both; a run's scenario). A row that cannot be parsed or\n"
+            "predicted is listed with its reason and counted apart.\n\n"
             "Where the error sits: a scenario row also gets matmul_share_pct, the share of\n"
             "the predicted step spent in GEMM, batched-GEMM and fused-attention kernels, and\n"
             "rest_factor, how many times longer than predicted the rest of the step (every\n"
