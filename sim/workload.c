@@ -255,11 +255,37 @@ static void head_copies(bld *c, const char *name, double elems, int tensors, int
     mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, launches, "%s.bwd", name);
 }
 
-/* Softmax along rows, in and out in es bytes an element; backward reads y
- * and dy and writes dx. is_log: log_softmax (no division: one FLOP fewer). */
-static void softmax(bld *c, const char *name, double elems, int es, int is_log)
+/* Shared memory a CUDA thread block gets without opting in: 48 KiB on
+ * every compute capability here (CUDA C++ Programming Guide, "Technical
+ * Specifications per Compute Capability"). */
+#define SMEM_PER_BLOCK_BYTES 49152.0
+
+/* Times PyTorch's softmax forward reads each input element
+ * (pytorch/pytorch@000cace5a401cabff792f70ee9768708415ec98d:
+ * aten/src/ATen/native/cuda/SoftMax.cu, host_softmax): rows of at most 1024
+ * elements and 4 KiB run a warp a row that keeps the row in registers; a
+ * longer row gets a block that caches it in shared memory when it fits the
+ * block's 48 KiB less a float per warp (at most 32 warps:
+ * cunn_SoftMaxForwardSmem, rows of whole 16-byte vectors); any other row
+ * is read three times, for its max, for the sum of exponentials and to
+ * write the result (cunn_SoftMaxForward). */
+static int softmax_reads(double cols, int es)
 {
-    mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, elems, 2.0 * es, is_log ? 4 : 5, 1, "%s", name);
+    if (cols <= 1024 && cols * es <= 4096)
+        return 1;
+    /* the shared-memory kernel also needs whole 16-byte vectors a row */
+    if (cols * es < SMEM_PER_BLOCK_BYTES - 32 * 4 && fmod(cols * es, 16) == 0)
+        return 1;
+    return 3;
+}
+
+/* Softmax along rows of cols elements, in and out in es bytes an element;
+ * backward reads y and dy and writes dx. is_log: log_softmax (no division:
+ * one FLOP fewer). */
+static void softmax(bld *c, const char *name, double elems, double cols, int es, int is_log)
+{
+    mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, elems, (softmax_reads(cols, es) + 1.0) * es,
+           is_log ? 4 : 5, 1, "%s", name);
     bwd_group(c);
     mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, elems, 3.0 * es, 3, 1, "%s.bwd", name);
 }
@@ -301,7 +327,7 @@ static void attention_unfused(bld *c, int causal)
             mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.mask");
         }
         c->broadcast = 0;
-        softmax(c, "attn.softmax", S2, sm, 0);
+        softmax(c, "attn.softmax", S2, s, sm, 0);
         /* BERT drops out fp32 probs and autocast casts them for P.V; GPT-2
          * casts back to the value format first, then drops out. */
         if (causal && sm != H) {
@@ -496,14 +522,25 @@ static void decoder_embeddings(bld *c)
     dropout(c, "embed.dropout", e, c->I, m->dropout);
 }
 
+/* PyTorch's nll_loss with a mean or sum runs one block of this many
+ * threads over all rows (pytorch/pytorch@00e3254d33da268c08133d662510079a77804b29:
+ * aten/src/ATen/native/cuda/Loss.cu, NLL_LOSS_THREADS and
+ * nll_loss_forward_reduce_cuda_kernel_2d<<<1, NLL_LOSS_THREADS>>>). */
+#define NLL_LOSS_THREADS 32.0
+
 /* Cross-entropy over rows of `classes` logits in ls bytes, as
  * F.cross_entropy runs it: log_softmax, then nll_loss (a gather and a
  * mean: two kernels); backward scatters -1/rows into a zeroed gradient
- * (two kernels), then log_softmax's backward. */
+ * (two kernels), then log_softmax's backward. The nll_loss forward is one
+ * block of 32 threads: each thread loads a row's target, then the logit it
+ * names, one row after another, so the rows cost two memory round trips
+ * for every 32 of them, however fast the memory streams. */
 static void cross_entropy(bld *c, double rows, double classes, int ls)
 {
-    softmax(c, "head.log_softmax", rows * classes, ls, 1);
+    softmax(c, "head.log_softmax", rows * classes, classes, ls, 1);
     mem_op(c, XS_PH_FWD, XS_OP_LOSS, rows, ls + 8, 1, 2, "head.nll");
+    if (!c->failed)
+        c->wl->ops[c->wl->n - 1].hints.serial_trips = 2 * ceil(rows / NLL_LOSS_THREADS);
     bwd_group(c);
     mem_op(c, XS_PH_BWD, XS_OP_LOSS, rows * classes, ls, 0, 2, "head.nll.bwd");
 }
@@ -861,7 +898,7 @@ int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err)
     kernel_ctx(&c, &s, &wl, k);
     switch (k->op) {
     case XS_KOP_SOFTMAX:
-        softmax(&c, k->log ? "log_softmax" : "softmax", k->rows * k->cols, H, k->log);
+        softmax(&c, k->log ? "log_softmax" : "softmax", k->rows * k->cols, k->cols, H, k->log);
         break;
     case XS_KOP_LAYERNORM:
         c.h = k->cols;
