@@ -198,15 +198,23 @@ static void dropout(bld *c, const char *name, double elems, int es, double p)
 }
 
 /* LayerNorm over rows of h: forward saves mean and rstd; backward is one
- * kernel for dx and one for dgamma/dbeta, as PyTorch runs it. */
+ * kernel for dx and one for dgamma/dbeta, as PyTorch runs it. Both row
+ * kernels walk their row twice, first for its statistics, then to write
+ * (pytorch/pytorch@0005c538e468a9597b4372816aecacb33733deb6:
+ * aten/src/ATen/native/cuda/layer_norm_kernel.cu: the forward's
+ * compute_stats, then a second loop over X; layer_norm_grad_input_kernel's
+ * sums over X and dY, then a second loop over both; apex's
+ * cuComputeGradInput does the same): x, and dy, are read twice. */
 static void layernorm(bld *c, const char *name, double rows, int es_in, int es_out)
 {
     double h = c->h;
     add_params(c, 2 * h, 2, 0);
-    mem_op(c, XS_PH_FWD, XS_OP_NORM, rows * h, es_in + es_out + 8.0 / h, 8, 1, "%s", name);
+    mem_op(c, XS_PH_FWD, XS_OP_NORM, rows * h, 2.0 * es_in + es_out + 8.0 / h, 8, 1, "%s",
+           name);
     bwd_group(c);
-    mem_op(c, XS_PH_BWD, XS_OP_NORM, rows * h, 2.0 * es_in + es_out + 8.0 / h + es_in + es_out,
-           12, 2, "%s.bwd", name);
+    /* dx: x and dy twice, dx once; dgamma/dbeta: x and dy once */
+    mem_op(c, XS_PH_BWD, XS_OP_NORM, rows * h,
+           2.0 * (es_in + es_out) + es_in + 8.0 / h + es_in + es_out, 12, 2, "%s.bwd", name);
 }
 
 /* A tensor read by `consumers` ops gets that many gradients; autograd adds
