@@ -99,6 +99,7 @@ static void usage(FILE *out)
             "then class.\n\n"
             "Examples:\n"
             "  xpusim validate --measured data/measured/dev-bert-finetune-lambda.csv\n"
+            "  xpusim validate --measured data/published/kernels.csv --format csv\n"
             "  xpusim validate --trace step.json -d a100-sxm4-80gb -s bert-base-squad\n"
             "  xpusim validate --backend cpu -d my-host.json --quick\n");
 }
