@@ -132,6 +132,14 @@ static double sector_time(const xs_device *dev, const xs_op *op)
     return op->hints.strided_elems * L2_SECTOR_BYTES / (dev->gpu.l2_bw_gbs * 1e9);
 }
 
+/* A kernel that runs as one small block cannot spread its loads over the
+ * device: each thread waits out every round trip of its chain in turn, at
+ * the unloaded latency (nothing else loads the memory system). */
+static double chain_time(const xs_device *dev, const xs_op *op)
+{
+    return op->hints.serial_trips * dev->gpu.mem_latency_ns * 1e-9;
+}
+
 static int gpu_estimate_model(const xs_device *dev, const xs_op *op, xs_estimate *est,
                               xs_error *err)
 {
@@ -153,7 +161,7 @@ static int gpu_estimate_model(const xs_device *dev, const xs_op *op, xs_estimate
     est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->gpu.mem_bw_efficiency * share);
     est->overhead_s = (double)op->launches * dev->gpu.kernel_launch_us * 1e-6;
     double stream = fmax(fmax(est->compute_s, est->memory_s), sector_time(dev, op));
-    double wait = in_flight_time(dev, op);
+    double wait = fmax(in_flight_time(dev, op), chain_time(dev, op));
     double body = fmax(stream, wait);
     est->time_s = body + est->overhead_s;
     if (est->overhead_s > body)

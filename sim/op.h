@@ -48,6 +48,11 @@ typedef struct {
     double strided_elems; /* elements read one per L2 sector (a transposing
                              copy that walks its output's order); 0 for
                              kernels whose warps read contiguous runs */
+    double serial_trips; /* memory round trips one thread makes one after
+                            another, each waiting on the last (a kernel
+                            launched as one small block that walks its
+                            input); 0 for kernels that spread their work
+                            over the whole device */
 } xs_op_hints;
 
 /* One kernel (or a short fixed sequence of them) of a training step. The

@@ -21,13 +21,20 @@ static int same_file(const xs_vrow *r, const void *arg)
 {
     return strcmp(r->file, (const char *)arg) == 0;
 }
+static int same_class(const xs_vrow *r, const void *arg)
+{
+    return strcmp(r->kclass, (const char *)arg) == 0;
+}
 
 /* Distinct values of one string field of the rows, in first-seen order. */
 static size_t distinct(const xs_vrow *rows, size_t n, int which, const char **out)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *v = which == 0 ? rows[i].device : which == 1 ? rows[i].metric : rows[i].file;
+        const char *v = which == 0   ? rows[i].device
+                        : which == 1 ? rows[i].metric
+                        : which == 2 ? rows[i].file
+                                     : rows[i].kclass;
         if (which != 2 && !rows[i].ok)
             continue;
         size_t j = 0;
@@ -368,7 +375,7 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
         /* new columns go at the end: scripts index the old ones */
         xs_sb_printf(sb, "file,line,device,scenario,set,metric,measured,predicted,low,high,"
                          "error_pct,status,measured_iqr_pct,matmul_share_pct,rest_factor,"
-                         "trace_steps,kernels_per_step,kernels_predicted\n");
+                         "trace_steps,kernels_per_step,kernels_predicted,class\n");
         for (size_t i = 0; i < n; i++) {
             const xs_vrow *r = &rows[i];
             xs_sb_csv(sb, r->file);
@@ -394,10 +401,12 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
             else
                 xs_sb_printf(sb, ",,");
             if (r->trace_steps > 0)
-                xs_sb_printf(sb, ",%d,%.9g,%.9g\n", r->trace_steps, r->trace_events,
+                xs_sb_printf(sb, ",%d,%.9g,%.9g,", r->trace_steps, r->trace_events,
                              r->trace_launches);
             else
-                xs_sb_printf(sb, ",,,\n");
+                xs_sb_printf(sb, ",,,,");
+            xs_sb_csv(sb, r->kclass);
+            xs_sb_printf(sb, "\n");
         }
     } else if (fmt == XS_FMT_JSON) {
         cJSON *root = cJSON_CreateObject();
@@ -411,6 +420,7 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
             cJSON_AddStringToObject(o, "scenario", r->scenario);
             cJSON_AddStringToObject(o, "set", r->set);
             cJSON_AddStringToObject(o, "metric", r->metric);
+            cJSON_AddStringToObject(o, "class", r->kclass);
             cJSON_AddNumberToObject(o, "measured", r->measured);
             if (r->has_spread)
                 cJSON_AddNumberToObject(o, "measured_iqr_pct", r->spread_pct);
@@ -436,9 +446,10 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
         cJSON *sum = summary_json(&all);
         cJSON_AddNumberToObject(sum, "failed", (double)failed);
         cJSON_AddItemToObject(root, "summary", sum);
-        static const char *groups[] = {"by_device", "by_metric", "by_file"};
-        int (*keep[])(const xs_vrow *, const void *) = {same_device, same_metric, same_file};
-        for (int g = 0; g < 3; g++) {
+        static const char *groups[] = {"by_device", "by_metric", "by_file", "by_class"};
+        int (*keep[])(const xs_vrow *, const void *) = {same_device, same_metric, same_file,
+                                                        same_class};
+        for (int g = 0; g < 4; g++) {
             cJSON *obj = cJSON_AddObjectToObject(root, groups[g]);
             size_t m = distinct(rows, n, g, keys);
             for (size_t j = 0; j < m; j++) {
@@ -469,9 +480,10 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
                          "clock and efficiency ranges)\n");
         summary_line(sb, "all rows", &all);
         /* a trace is one device, one file, one row per metric: nothing to group */
-        static const char *titles[] = {"by device", "by metric", "by file"};
-        int (*keep[])(const xs_vrow *, const void *) = {same_device, same_metric, same_file};
-        for (int g = 0; !t && g < 3; g++) {
+        static const char *titles[] = {"by device", "by metric", "by file", "by class"};
+        int (*keep[])(const xs_vrow *, const void *) = {same_device, same_metric, same_file,
+                                                        same_class};
+        for (int g = 0; !t && g < 4; g++) {
             size_t m = distinct(rows, n, g, keys);
             xs_sb_printf(sb, "%s\n", titles[g]);
             for (size_t j = 0; j < m; j++) {

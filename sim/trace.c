@@ -759,6 +759,7 @@ int xs_trace_rows(const xs_trace *t, const char *trace_path, const xs_device *de
         snprintf(r->scenario, sizeof r->scenario, "%s", scenario);
         snprintf(r->set, sizeof r->set, "%s", set);
         snprintf(r->metric, sizeof r->metric, "kernel_time_s:%s", xs_kclass_name(c));
+        snprintf(r->kclass, sizeof r->kclass, "%s", xs_kclass_name(c));
         r->measured = t->measured_s[c];
         r->predicted = predicted[c];
         r->low = r->high = predicted[c];
@@ -791,6 +792,7 @@ int xs_trace_rows(const xs_trace *t, const char *trace_path, const xs_device *de
     snprintf(r->scenario, sizeof r->scenario, "%s", scenario);
     snprintf(r->set, sizeof r->set, "%s", set);
     snprintf(r->metric, sizeof r->metric, "step_time_s");
+    snprintf(r->kclass, sizeof r->kclass, "%.*s", (int)sizeof r->kclass - 1, scenario);
     r->measured = t->step_s;
     r->predicted = p->step_time_s;
     r->low = p->step_time_low_s > 0 ? p->step_time_low_s : p->step_time_s;

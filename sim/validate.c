@@ -13,6 +13,8 @@
 #include "fileio.h"
 #include "gemm.h"
 #include "job.h"
+#include "kernel_op.h"
+#include "kvset.h"
 #include "workload.h"
 
 #define MEASURED_HEADER "device,scenario,set,metric,value,source"
@@ -180,63 +182,6 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
     return XS_OK;
 }
 
-/* The value of key in a ';'-separated "k=v;k=v" list, copied into dst. */
-static int kv_get(const char *set, const char *key, char *dst, size_t size)
-{
-    size_t kl = strlen(key);
-    for (const char *s = set; *s;) {
-        const char *semi = strchr(s, ';');
-        size_t len = semi ? (size_t)(semi - s) : strlen(s);
-        if (len > kl && strncmp(s, key, kl) == 0 && s[kl] == '=') {
-            snprintf(dst, size, "%.*s", (int)(len - kl - 1), s + kl + 1);
-            return 1;
-        }
-        s = semi ? semi + 1 : s + len;
-    }
-    return 0;
-}
-
-static int kv_int(const xs_vrow *r, const char *key, long long lo, long long hi, long long dflt,
-                  long long *out, char *reason, size_t size)
-{
-    char v[64];
-    if (!kv_get(r->set, key, v, sizeof v)) {
-        if (dflt < 0) {
-            snprintf(reason, size, "set: '%s' is required", key);
-            return -1;
-        }
-        *out = dflt;
-        return 0;
-    }
-    char *end;
-    long long x = strtoll(v, &end, 10);
-    if (!v[0] || *end || x < lo || x > hi) {
-        snprintf(reason, size, "set: '%s' must be an integer in [%lld, %lld], got \"%s\"", key,
-                 lo, hi, v);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
-/* Every key of a kernel row must be one this kind of row knows. */
-static int known_keys(const xs_vrow *r, const char *allowed, char *reason, size_t size)
-{
-    for (const char *s = r->set; *s;) {
-        const char *semi = strchr(s, ';');
-        size_t len = semi ? (size_t)(semi - s) : strlen(s);
-        const char *eq = memchr(s, '=', len);
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)(eq ? eq - s : (ptrdiff_t)len), s);
-        if (!eq || xs_choice_index(allowed, key) < 0) {
-            snprintf(reason, size, "set: unknown key '%s' (known: %s)", key, allowed);
-            return -1;
-        }
-        s = semi ? semi + 1 : s + len;
-    }
-    return 0;
-}
-
 static int load_device(const char *id, xs_device *dev, char *reason, size_t size)
 {
     xs_error err;
@@ -255,20 +200,20 @@ static int predict_gemm(const xs_device *dev, xs_vrow *r, double *t, double *lo,
     long long m, n, k, batch;
     char v[16], dt[16];
     size_t rs = sizeof r->reason;
-    if (known_keys(r, "op|m|n|k|batch|ta|tb|dtype|layout", r->reason, rs) ||
-        kv_int(r, "m", 1, 1 << 24, -1, &m, r->reason, rs) ||
-        kv_int(r, "n", 1, 1 << 24, -1, &n, r->reason, rs) ||
-        kv_int(r, "k", 1, 1 << 24, -1, &k, r->reason, rs) ||
-        kv_int(r, "batch", 1, 1 << 20, 1, &batch, r->reason, rs))
+    if (xs_kv_known(r->set, "op|m|n|k|batch|ta|tb|dtype|layout", r->reason, rs) ||
+        xs_kv_int(r->set, "m", 1, 1 << 24, -1, &m, r->reason, rs) ||
+        xs_kv_int(r->set, "n", 1, 1 << 24, -1, &n, r->reason, rs) ||
+        xs_kv_int(r->set, "k", 1, 1 << 24, -1, &k, r->reason, rs) ||
+        xs_kv_int(r->set, "batch", 1, 1 << 20, 1, &batch, r->reason, rs))
         return -1;
     int t_a = 0, t_b = 0, col = 1;
-    if (kv_get(r->set, "ta", v, sizeof v))
+    if (xs_kv_get(r->set, "ta", v, sizeof v))
         t_a = strcmp(v, "T") == 0 ? 1 : strcmp(v, "N") == 0 ? 0 : -1;
-    if (kv_get(r->set, "tb", v, sizeof v))
+    if (xs_kv_get(r->set, "tb", v, sizeof v))
         t_b = strcmp(v, "T") == 0 ? 1 : strcmp(v, "N") == 0 ? 0 : -1;
-    if (kv_get(r->set, "layout", v, sizeof v))
+    if (xs_kv_get(r->set, "layout", v, sizeof v))
         col = strcmp(v, "col") == 0 ? 1 : strcmp(v, "row") == 0 ? 0 : -1;
-    int dtype = kv_get(r->set, "dtype", dt, sizeof dt) ? xs_choice_index("fp32|tf32|fp16|bf16", dt)
+    int dtype = xs_kv_get(r->set, "dtype", dt, sizeof dt) ? xs_choice_index("fp32|tf32|fp16|bf16", dt)
                                                        : -1;
     if (t_a < 0 || t_b < 0 || col < 0 || dtype < 0) {
         snprintf(r->reason, rs, "set: ta/tb must be N or T, layout col or row, dtype one of "
@@ -300,15 +245,15 @@ static int predict_optimizer(const xs_device *dev, xs_vrow *r, double *t, double
     long long fused, params, tensors;
     char name[16];
     size_t rs = sizeof r->reason;
-    if (known_keys(r, "op|optimizer|fused|params|tensors|state_bytes", r->reason, rs) ||
-        kv_int(r, "fused", 0, 1, -1, &fused, r->reason, rs) ||
-        kv_int(r, "params", 1, (long long)1 << 45, -1, &params, r->reason, rs) ||
-        kv_int(r, "tensors", 1, 1 << 24, 1, &tensors, r->reason, rs))
+    if (xs_kv_known(r->set, "op|optimizer|fused|params|tensors|state_bytes", r->reason, rs) ||
+        xs_kv_int(r->set, "fused", 0, 1, -1, &fused, r->reason, rs) ||
+        xs_kv_int(r->set, "params", 1, (long long)1 << 45, -1, &params, r->reason, rs) ||
+        xs_kv_int(r->set, "tensors", 1, 1 << 24, 1, &tensors, r->reason, rs))
         return -1;
     long long state_bytes;
-    if (kv_int(r, "state_bytes", 2, 4, 4, &state_bytes, r->reason, rs))
+    if (xs_kv_int(r->set, "state_bytes", 2, 4, 4, &state_bytes, r->reason, rs))
         return -1;
-    int o = kv_get(r->set, "optimizer", name, sizeof name)
+    int o = xs_kv_get(r->set, "optimizer", name, sizeof name)
                 ? xs_choice_index(XS_OPTIMIZER_CHOICES, name)
                 : -1;
     if (o < 0) {
@@ -327,6 +272,38 @@ static int predict_optimizer(const xs_device *dev, xs_vrow *r, double *t, double
             return -1;
         }
         *(c < 0 ? hi : c == 0 ? t : lo) = e.time_s;
+    }
+    return 0;
+}
+
+/* Every other class (op=softmax, layernorm, ...): the kernel(s) the
+ * workload builds for that shape, their times summed. */
+static int predict_kernel(const xs_device *dev, xs_vrow *r, double *t, double *lo, double *hi)
+{
+    size_t rs = sizeof r->reason;
+    xs_kernel_spec k;
+    xs_op ops[XS_KERNEL_OPS_MAX];
+    int n;
+    xs_error err;
+    if (xs_kernel_spec_parse(r->set, &k, r->reason, rs))
+        return -1;
+    if (xs_kernel_ops(&k, ops, &n, &err)) {
+        snprintf(r->reason, rs, "%s", err.msg);
+        return -1;
+    }
+    for (int c = -1; c <= 1; c++) {
+        xs_device d;
+        xs_dev_corner(dev, c, &d);
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            xs_estimate e;
+            if (xs_dev_estimate(&d, &ops[i], &e, &err)) {
+                snprintf(r->reason, rs, "%s", err.msg);
+                return -1;
+            }
+            sum += e.time_s;
+        }
+        *(c < 0 ? hi : c == 0 ? t : lo) = sum;
     }
     return 0;
 }
@@ -404,11 +381,32 @@ static void set_rest_factor(xs_vrow *r, double share)
     r->rest_factor = (slower - share) / (1 - share);
 }
 
+/* The class a row is summarised under: its scenario, or a kernel row's op
+ * with ".bwd" for a backward kernel and ".fwdbwd" for both (the directions
+ * are different kernels, with different traffic). */
+static void row_class(xs_vrow *r)
+{
+    char op[40], dir[8];
+    if (strcmp(r->scenario, "-") != 0) {
+        snprintf(r->kclass, sizeof r->kclass, "%.*s", (int)sizeof r->kclass - 1, r->scenario);
+        return;
+    }
+    if (!xs_kv_get(r->set, "op", op, sizeof op))
+        snprintf(op, sizeof op, "-");
+    int has_dir = xs_kv_get(r->set, "dir", dir, sizeof dir);
+    const char *suffix = !has_dir                     ? ""
+                         : strcmp(dir, "bwd") == 0  ? ".bwd"
+                         : strcmp(dir, "both") == 0 ? ".fwdbwd"
+                                                    : "";
+    snprintf(r->kclass, sizeof r->kclass, "%s%s", op, suffix);
+}
+
 void xs_validate_row(xs_vrow *r)
 {
     if (!r->ok)
         return;
     r->ok = 0;
+    row_class(r);
     xs_device dev;
     if (load_device(r->device, &dev, r->reason, sizeof r->reason))
         return;
@@ -420,18 +418,21 @@ void xs_validate_row(xs_vrow *r)
             snprintf(r->reason, sizeof r->reason, "a kernel row (scenario '-') needs metric time_s");
             return;
         }
-        if (!kv_get(r->set, "op", op, sizeof op)) {
-            snprintf(r->reason, sizeof r->reason, "a kernel row (scenario '-') needs op=gemm or "
-                                                  "op=optimizer in its set");
+        if (!xs_kv_get(r->set, "op", op, sizeof op)) {
+            snprintf(r->reason, sizeof r->reason,
+                     "a kernel row (scenario '-') needs op= in its set, one of gemm|optimizer|%s",
+                     XS_KOP_CHOICES);
             return;
         }
         if (strcmp(op, "gemm") == 0)
             rc = predict_gemm(&dev, r, &v, &lo, &hi);
         else if (strcmp(op, "optimizer") == 0)
             rc = predict_optimizer(&dev, r, &v, &lo, &hi);
+        else if (xs_choice_index(XS_KOP_CHOICES, op) >= 0)
+            rc = predict_kernel(&dev, r, &v, &lo, &hi);
         else {
-            snprintf(r->reason, sizeof r->reason, "set: op must be gemm or optimizer, got '%s'",
-                     op);
+            snprintf(r->reason, sizeof r->reason,
+                     "set: op must be one of gemm|optimizer|%s, got '%.40s'", XS_KOP_CHOICES, op);
             return;
         }
     } else {

@@ -22,6 +22,10 @@ typedef struct {
     char scenario[128];
     char set[512];
     char metric[32];
+    /* What the row measures, for the summary by class: a kernel row's op
+     * ("layernorm"; "layernorm.bwd" for dir=bwd, "layernorm.fwdbwd" for
+     * dir=both), a run's scenario. */
+    char kclass[48];
     double measured;
     int ok;              /* 0: see reason */
     char reason[1024]; /* as long as an xs_error message */

@@ -20,6 +20,7 @@
 #include "bounds.h"
 #include "checked.h"
 #include "grow.h"
+#include "kernel_op.h"
 
 typedef struct {
     xs_workload *wl;
@@ -197,15 +198,23 @@ static void dropout(bld *c, const char *name, double elems, int es, double p)
 }
 
 /* LayerNorm over rows of h: forward saves mean and rstd; backward is one
- * kernel for dx and one for dgamma/dbeta, as PyTorch runs it. */
+ * kernel for dx and one for dgamma/dbeta, as PyTorch runs it. Both row
+ * kernels walk their row twice, first for its statistics, then to write
+ * (pytorch/pytorch@0005c538e468a9597b4372816aecacb33733deb6:
+ * aten/src/ATen/native/cuda/layer_norm_kernel.cu: the forward's
+ * compute_stats, then a second loop over X; layer_norm_grad_input_kernel's
+ * sums over X and dY, then a second loop over both; apex's
+ * cuComputeGradInput does the same): x, and dy, are read twice. */
 static void layernorm(bld *c, const char *name, double rows, int es_in, int es_out)
 {
     double h = c->h;
     add_params(c, 2 * h, 2, 0);
-    mem_op(c, XS_PH_FWD, XS_OP_NORM, rows * h, es_in + es_out + 8.0 / h, 8, 1, "%s", name);
+    mem_op(c, XS_PH_FWD, XS_OP_NORM, rows * h, 2.0 * es_in + es_out + 8.0 / h, 8, 1, "%s",
+           name);
     bwd_group(c);
-    mem_op(c, XS_PH_BWD, XS_OP_NORM, rows * h, 2.0 * es_in + es_out + 8.0 / h + es_in + es_out,
-           12, 2, "%s.bwd", name);
+    /* dx: x and dy twice, dx once; dgamma/dbeta: x and dy once */
+    mem_op(c, XS_PH_BWD, XS_OP_NORM, rows * h,
+           2.0 * (es_in + es_out) + es_in + 8.0 / h + es_in + es_out, 12, 2, "%s.bwd", name);
 }
 
 /* A tensor read by `consumers` ops gets that many gradients; autograd adds
@@ -254,6 +263,41 @@ static void head_copies(bld *c, const char *name, double elems, int tensors, int
     mem_op(c, XS_PH_BWD, XS_OP_COPY, elems * plain, 2.0 * c->H, 0, launches, "%s.bwd", name);
 }
 
+/* Shared memory a CUDA thread block gets without opting in: 48 KiB on
+ * every compute capability here (CUDA C++ Programming Guide, "Technical
+ * Specifications per Compute Capability"). */
+#define SMEM_PER_BLOCK_BYTES 49152.0
+
+/* Times PyTorch's softmax forward reads each input element
+ * (pytorch/pytorch@000cace5a401cabff792f70ee9768708415ec98d:
+ * aten/src/ATen/native/cuda/SoftMax.cu, host_softmax): rows of at most 1024
+ * elements and 4 KiB run a warp a row that keeps the row in registers; a
+ * longer row gets a block that caches it in shared memory when it fits the
+ * block's 48 KiB less a float per warp (at most 32 warps:
+ * cunn_SoftMaxForwardSmem, rows of whole 16-byte vectors); any other row
+ * is read three times, for its max, for the sum of exponentials and to
+ * write the result (cunn_SoftMaxForward). */
+static int softmax_reads(double cols, int es)
+{
+    if (cols <= 1024 && cols * es <= 4096)
+        return 1;
+    /* the shared-memory kernel also needs whole 16-byte vectors a row */
+    if (cols * es < SMEM_PER_BLOCK_BYTES - 32 * 4 && fmod(cols * es, 16) == 0)
+        return 1;
+    return 3;
+}
+
+/* Softmax along rows of cols elements, in and out in es bytes an element;
+ * backward reads y and dy and writes dx. is_log: log_softmax (no division:
+ * one FLOP fewer). */
+static void softmax(bld *c, const char *name, double elems, double cols, int es, int is_log)
+{
+    mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, elems, (softmax_reads(cols, es) + 1.0) * es,
+           is_log ? 4 : 5, 1, "%s", name);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, elems, 3.0 * es, 3, 1, "%s.bwd", name);
+}
+
 /* softmax(scale * Q K^T + mask) with dropout, scores held in memory. */
 static void attention_unfused(bld *c, int causal)
 {
@@ -291,9 +335,7 @@ static void attention_unfused(bld *c, int causal)
             mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.mask");
         }
         c->broadcast = 0;
-        mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, S2, 2.0 * sm, 5, 1, "attn.softmax");
-        bwd_group(c);
-        mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, S2, 3.0 * sm, 3, 1, "attn.softmax.bwd");
+        softmax(c, "attn.softmax", S2, s, sm, 0);
         /* BERT drops out fp32 probs and autocast casts them for P.V; GPT-2
          * casts back to the value format first, then drops out. */
         if (causal && sm != H) {
@@ -488,6 +530,29 @@ static void decoder_embeddings(bld *c)
     dropout(c, "embed.dropout", e, c->I, m->dropout);
 }
 
+/* PyTorch's nll_loss with a mean or sum runs one block of this many
+ * threads over all rows (pytorch/pytorch@00e3254d33da268c08133d662510079a77804b29:
+ * aten/src/ATen/native/cuda/Loss.cu, NLL_LOSS_THREADS and
+ * nll_loss_forward_reduce_cuda_kernel_2d<<<1, NLL_LOSS_THREADS>>>). */
+#define NLL_LOSS_THREADS 32.0
+
+/* Cross-entropy over rows of `classes` logits in ls bytes, as
+ * F.cross_entropy runs it: log_softmax, then nll_loss (a gather and a
+ * mean: two kernels); backward scatters -1/rows into a zeroed gradient
+ * (two kernels), then log_softmax's backward. The nll_loss forward is one
+ * block of 32 threads: each thread loads a row's target, then the logit it
+ * names, one row after another, so the rows cost two memory round trips
+ * for every 32 of them, however fast the memory streams. */
+static void cross_entropy(bld *c, double rows, double classes, int ls)
+{
+    softmax(c, "head.log_softmax", rows * classes, classes, ls, 1);
+    mem_op(c, XS_PH_FWD, XS_OP_LOSS, rows, ls + 8, 1, 2, "head.nll");
+    if (!c->failed)
+        c->wl->ops[c->wl->n - 1].hints.serial_trips = 2 * ceil(rows / NLL_LOSS_THREADS);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_LOSS, rows * classes, ls, 0, 2, "head.nll.bwd");
+}
+
 /* Logits over the vocabulary and the cross-entropy loss; the LM weight is
  * the token embedding (tied), so its two gradients are summed. */
 static void lm_head(bld *c, int causal)
@@ -520,12 +585,7 @@ static void lm_head(bld *c, int causal)
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_CAST, rows * V, 4 + H, 0, 1, "head.loss.cast.bwd");
     }
-    mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, rows * V, 2.0 * ls, 4, 1, "head.log_softmax");
-    bwd_group(c);
-    mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, rows * V, 3.0 * ls, 3, 1, "head.log_softmax.bwd");
-    mem_op(c, XS_PH_FWD, XS_OP_LOSS, rows, ls + 8, 1, 2, "head.nll");
-    bwd_group(c);
-    mem_op(c, XS_PH_BWD, XS_OP_LOSS, rows * V, ls, 0, 2, "head.nll.bwd");
+    cross_entropy(c, rows, V, ls);
 }
 
 /* SQuAD span head: a linear to 2 logits a token, two cross-entropies over
@@ -780,4 +840,157 @@ void xs_wl_free(xs_workload *wl)
     free(wl->ops);
     wl->ops = NULL;
     wl->n = wl->cap = 0;
+}
+
+/* The ops of one kernel row come from the builders above, run on a context
+ * that holds nothing else: a scenario with only the framework's loop
+ * figures, one micro-batch, the formats the row names. Kernels that the
+ * step builds inside a larger builder (a bias gradient inside linear(), the
+ * gradient-clipping scale inside optimizer()) are taken from that builder's
+ * output by name, so no byte count is written twice. */
+static void kernel_ctx(bld *c, xs_scenario *s, xs_workload *wl, const xs_kernel_spec *k)
+{
+    s->train.batch = s->train.seq = s->train.grad_accum = 1;
+    s->train.generic_loop_efficiency = k->generic_loop_efficiency;
+    s->train.loop_elems = k->loop_elems;
+    s->model.hidden = s->model.heads = 1;
+    wl->micro_batches = 1;
+    setup(c, s, wl);
+    c->layer = -1;
+    c->mm = k->dtype;
+    c->H = c->I = c->W = c->Wm = xs_dtype_bytes(k->dtype);
+}
+
+/* The ops named pick (NULL: all) of the forward list or, for bwd, of the
+ * tape in the order its replay launches them. */
+static int take(const bld *c, int bwd, const char *pick, xs_op *ops, int *n, int cap)
+{
+    const xs_op *list = bwd ? c->tape : c->wl->ops;
+    size_t len = bwd ? c->tn : c->wl->n;
+    *n = 0;
+    for (size_t j = 0; j < len && !c->failed; j++) {
+        const xs_op *op = &list[bwd ? len - 1 - j : j];
+        if (pick && strcmp(op->name, pick) != 0)
+            continue;
+        if (*n == cap)
+            return -1;
+        ops[(*n)++] = *op;
+    }
+    return *n > 0 ? 0 : -1;
+}
+
+int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err)
+{
+    *n = 0;
+    if (k->op < 0 || k->op >= XS_KOP_COUNT || k->loop_elems < 1 ||
+        !(k->generic_loop_efficiency > 0) || k->generic_loop_efficiency > 1)
+        return xs_error_set(err, XS_ERANGE, "kernel: op %d, loop_elems %lld or "
+                            "generic_loop_efficiency %g out of range",
+                            k->op, (long long)k->loop_elems, k->generic_loop_efficiency);
+    xs_scenario s;
+    xs_workload wl;
+    bld c;
+    memset(&s, 0, sizeof s);
+    memset(&wl, 0, sizeof wl);
+    snprintf(s.id, sizeof s.id, "kernel");
+    const char *pick = NULL;
+    int bwd = k->bwd, H = xs_dtype_bytes(k->dtype);
+    if (k->op == XS_KOP_BIAS_GELU)
+        s.train.ffn_bias = XS_FFN_BIAS_SEPARATE;
+    if (k->op == XS_KOP_SCALE)
+        s.train.grad_clip = 1;
+    if (k->op == XS_KOP_UNSCALE) { /* fp32 gradients: GradScaler; fp16: apex O2 */
+        s.train.precision = XS_P_AMP_FP16;
+        s.train.amp_mode = k->dtype == XS_FP32 ? XS_AMP_AUTOCAST : XS_AMP_O2;
+    }
+    kernel_ctx(&c, &s, &wl, k);
+    switch (k->op) {
+    case XS_KOP_SOFTMAX:
+        softmax(&c, k->log ? "log_softmax" : "softmax", k->rows * k->cols, k->cols, H, k->log);
+        break;
+    case XS_KOP_LAYERNORM:
+        c.h = k->cols;
+        layernorm(&c, "layernorm", k->rows, H, xs_dtype_bytes(k->out_dtype));
+        break;
+    case XS_KOP_DROPOUT:
+        dropout(&c, "dropout", k->elems, H, 1); /* its traffic does not depend on p > 0 */
+        break;
+    case XS_KOP_GELU:
+    case XS_KOP_BIAS_GELU:
+        activation(&c, k->elems);
+        break;
+    case XS_KOP_ADD:
+        residual_add(&c, "add", k->elems, H, xs_dtype_bytes(k->b_dtype),
+                     xs_dtype_bytes(k->out_dtype));
+        break;
+    case XS_KOP_COPY: /* the step's casts: an fp32 island into a half GEMM, and back */
+        bwd = k->dtype != XS_FP32;
+        pick = bwd ? "x.dX.cast" : "x.cast_x";
+        c.amp = 1;
+        c.mm = bwd ? k->dtype : k->out_dtype;
+        c.H = xs_dtype_bytes(c.mm);
+        linear(&c, "x", k->elems, 1, 1, 0, 1);
+        break;
+    case XS_KOP_TRANSPOSE:
+        if (k->strided)
+            transposing_copy(&c, bwd ? XS_PH_BWD : XS_PH_FWD, k->elems, "transpose", "");
+        else
+            head_copies(&c, "transpose", k->elems, 1, 0);
+        break;
+    case XS_KOP_REDUCE: /* the bias gradient: a column sum over the rows */
+        bwd = 1;
+        pick = "x.db";
+        linear(&c, "x", k->rows, 1, k->cols, 1, 0);
+        break;
+    case XS_KOP_EMBEDDING:
+    case XS_KOP_EMBEDDING_BWD:
+        bwd = k->op == XS_KOP_EMBEDDING_BWD;
+        c.h = k->dim;
+        embedding(&c, "embedding", k->vocab, k->lookups);
+        break;
+    case XS_KOP_CROSS_ENTROPY:
+        cross_entropy(&c, k->rows, k->cols, H);
+        break;
+    case XS_KOP_L2NORM:
+    case XS_KOP_SCALE:
+    case XS_KOP_UNSCALE:
+        bwd = 0;
+        c.replayed = 1;
+        wl.params = k->params;
+        wl.tensors = k->tensors;
+        if (k->op == XS_KOP_L2NORM) {
+            grad_norm(&c, "multi_tensor_l2norm");
+        } else {
+            pick = k->op == XS_KOP_SCALE ? "grad_clip.scale"
+                   : c.o2                ? "amp.master_grads"
+                                         : "amp.unscale_check";
+            optimizer(&c);
+        }
+        break;
+    default:
+        break;
+    }
+    int rc, nb = 0;
+    if (bwd == 2) { /* forward, then backward: what a timed fwd + bwd call runs */
+        rc = take(&c, 0, pick, ops, n, XS_KERNEL_OPS_MAX);
+        if (!rc)
+            rc = take(&c, 1, pick, ops + *n, &nb, XS_KERNEL_OPS_MAX - *n);
+        *n += nb;
+    } else {
+        rc = take(&c, bwd, pick, ops, n, XS_KERNEL_OPS_MAX);
+    }
+    for (int i = 0; i < *n; i++)
+        ops[i].layer = -1;
+    int failed = c.failed;
+    free(c.tape);
+    free(c.groups);
+    xs_wl_free(&wl);
+    if (failed)
+        return xs_error_set(err, XS_ENOMEM, "kernel: out of memory");
+    if (rc)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "kernel: a training step has no %s kernel of that kind%s",
+                            bwd == 2 ? "forward and backward" : bwd ? "backward" : "forward",
+                            pick ? "" : " (its builder emitted none)");
+    return XS_OK;
 }

@@ -39,6 +39,7 @@ int tu_add_gpu_suite(void);
 int tu_add_gemm_suite(void);
 int tu_add_advise_suite(void);
 int tu_add_validate_suite(void);
+int tu_add_kernel_op_suite(void);
 int tu_add_trace_suite(void);
 int tu_add_kernel_class_suite(void);
 int tu_add_kernels_optim_suite(void);

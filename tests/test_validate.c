@@ -31,7 +31,7 @@ static void measured_rows_should_be_predicted_or_carry_a_reason(void)
     }
     static const char *reasons[] = {
         "unknown device 'x100'",      "unknown key 'train.bach'", "'k' is required",
-        "op must be gemm or optimizer", "metric 'time_s' is for single kernels",
+        "op must be one of gemm|optimizer|", "metric 'time_s' is for single kernels",
         "'value' must be a number > 0", "'metric' must be one of",
         "expected 6 fields, got 4",    "unterminated quote"};
     for (int i = 3; i < 12; i++) {
@@ -195,8 +195,9 @@ static void validate_cli_should_report_and_exit_on_failed_rows(void)
     r = tu_run(cmd);
     CU_ASSERT_EQUAL(r.status, 0);
     CU_ASSERT_EQUAL(tu_lines(r.out), 2);
-    /* a kernel row: no measured spread, no matmul share or rest factor */
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",ok,,,,,,\n")); /* nor trace columns */
+    /* a kernel row: no measured spread, no matmul share or rest factor, nor
+     * trace columns; its class last */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",ok,,,,,,,gemm\n"));
     tu_run_free(&r);
     r = tu_run("validate");
     CU_ASSERT_EQUAL(r.status, 2);
@@ -232,15 +233,15 @@ static void validate_csv_should_quote_fields_holding_commas_and_quotes(void)
     CU_ASSERT_STRING_EQUAL(sb.data, "plain\"|a, \"\"b\"\"|\"");
     xs_sb_free(&sb);
     /* reasons with quotes and commas (mixed.csv), trace rows whose set
-     * have their own columns, last */
+     * have their own columns, then the class, last */
     tu_result r = tu_run("validate --measured tests/data/measured/mixed.csv --format csv");
-    CU_ASSERT_EQUAL(csv_columns(r.out), 18);
+    CU_ASSERT_EQUAL(csv_columns(r.out), 19);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"field 'value' must be a number > 0, got \"\"-5\"\"\""));
     tu_run_free(&r);
     r = tu_run("validate --trace tests/data/traces/synthetic-a100-step.json -d a100-sxm4-80gb "
                "-s tests/data/scenarios/tiny.json --format csv");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_EQUAL(csv_columns(r.out), 18);
+    CU_ASSERT_EQUAL(csv_columns(r.out), 19);
     tu_run_free(&r);
 }
 

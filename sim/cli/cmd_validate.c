@@ -2,6 +2,8 @@
  * measured-run CSV files, a profiler trace of one step, or a calibration
  * backend's own runs of real kernels on this machine. */
 #include "cli.h"
+#include "kernel_op.h"
+#include "schema.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -33,10 +35,28 @@ static void usage(FILE *out)
             "metric time_s) with set op=gemm;m=..;n=..;k=..;ta=N|T;tb=N|T;dtype=..\n"
             "[;batch=..][;layout=col|row] (col, the BLAS convention, by default) or\n"
             "op=optimizer;optimizer=..;fused=0|1;params=N[;tensors=N][;state_bytes=4].\n"
+            "Every other kernel class a training step costs has a row too: the kernel(s)\n"
+            "the workload builds for that shape (the same builder as in a step), their\n"
+            "times summed. dtype is fp32|fp16|bf16; dir=fwd|bwd|both where the class has\n"
+            "a backward kernel (both: forward then backward, as y = f(x); y.backward(dy));\n"
+            "loop_elems (default %d) and generic_loop_efficiency (default %.2f) are the\n"
+            "framework's elementwise-loop figures, as in a scenario. Keys besides those:\n",
+            XS_KOP_LOOP_ELEMS, XS_KOP_GENERIC_LOOP_EFFICIENCY);
+    for (int k = 0; k < XS_KOP_COUNT; k++) {
+        char name[32];
+        xs_choice_word(XS_KOP_CHOICES, k, name, sizeof name);
+        fprintf(out, "  op=%-21s %s\n", name, xs_kernel_keys(k) + strlen(XS_KOP_COMMON_KEYS "|"));
+    }
+    fprintf(out,
+            "(rows, cols: a row kernel's shape; elems: elements; classes: logits a row;\n"
+            "vocab, dim, lookups: the table and the indices gathered; params, tensors: the\n"
+            "gradients a multi-tensor kernel walks; copy: a cast between fp32 and fp16/bf16;\n"
+            "transpose inner=strided: the K^T head copy that reads across rows.)\n"
             "Prints per row predicted, measured, signed error and the uncertainty band, then\n"
-            "the count, MAPE, median and max absolute error overall, per file, per device\n"
-            "and per metric. A row that cannot be parsed or predicted is listed with its\n"
-            "reason and counted apart.\n\n"
+            "the count, MAPE, median and max absolute error overall, per file, per device,\n"
+            "per metric and per class (a kernel row's op, with .bwd for dir=bwd and\n"
+            ".fwdbwd for dir=both; a run's scenario). A row that cannot be parsed or\n"
+            "predicted is listed with its reason and counted apart.\n\n"
             "Where the error sits: a scenario row also gets matmul_share_pct, the share of\n"
             "the predicted step spent in GEMM, batched-GEMM and fused-attention kernels, and\n"
             "rest_factor, how many times longer than predicted the rest of the step (every\n"
@@ -69,16 +89,19 @@ static void usage(FILE *out)
     fprintf(out,
             "Exit status: 0 when every row was predicted, 1 when any row could not be\n"
             "(the report is still written), 2 for bad usage.\n\n"
-            "JSON: rows[] {file, line, device, scenario, set, metric, measured,\n"
+            "JSON: rows[] {file, line, device, scenario, set, metric, class, measured,\n"
             "[measured_iqr_pct,] predicted, low, high, error_pct, [matmul_share_pct,\n"
             "rest_factor] | error, [trace_steps, kernels_per_step, kernels_predicted]},\n"
             "summary {n, mape_pct, median_abs_pct, max_abs_pct, mean_signed_pct,\n"
             "in_band_pct, [rest_factor_median,] failed}, by_device, by_metric, by_file,\n"
+            "by_class,\n"
             "[trace {steps, has_step_spans, first_step, last_step, empty_steps, assigned,\n"
             "outside_events, outside_s, step_time, gpu_events_per_step, gpu_busy_s, gpu_name,\n"
-            "other {time_s, events, largest[]}}]. CSV: the same row fields, trace columns last.\n\n"
+            "other {time_s, events, largest[]}}]. CSV: the same row fields, trace columns,\n"
+            "then class.\n\n"
             "Examples:\n"
             "  xpusim validate --measured data/measured/dev-bert-finetune-lambda.csv\n"
+            "  xpusim validate --measured data/published/kernels.csv --format csv\n"
             "  xpusim validate --trace step.json -d a100-sxm4-80gb -s bert-base-squad\n"
             "  xpusim validate --backend cpu -d my-host.json --quick\n");
 }

@@ -1,0 +1,181 @@
+/* kernel_op.c — the keys of a single-kernel row (see kernel_op.h); the ops
+ * themselves are built in workload.c. */
+#include "kernel_op.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kvset.h"
+#include "schema.h"
+
+#define COMMON XS_KOP_COMMON_KEYS
+#define DTYPES "fp32|fp16|bf16"
+static const xs_dtype DTYPE_OF[] = {XS_FP32, XS_FP16, XS_BF16};
+
+/* Keys besides COMMON, and dir: 1 the class has a forward and a backward
+ * kernel (dir=fwd|bwd|both required; both: forward then backward, as a
+ * benchmark that times y = f(x); y.backward(dy) runs them), 2 a forward
+ * one only (dir=fwd allowed). */
+static const struct {
+    const char *keys;
+    int dir;
+} KOPS[XS_KOP_COUNT] = {
+    [XS_KOP_SOFTMAX] = {"rows|cols|log", 1},
+    [XS_KOP_LAYERNORM] = {"rows|cols|out_dtype", 1},
+    [XS_KOP_DROPOUT] = {"elems", 1},
+    [XS_KOP_GELU] = {"elems", 1},
+    [XS_KOP_BIAS_GELU] = {"elems", 1},
+    [XS_KOP_ADD] = {"elems|b_dtype|out_dtype", 2},
+    [XS_KOP_COPY] = {"elems|out_dtype", 0},
+    [XS_KOP_TRANSPOSE] = {"elems|inner", 1},
+    [XS_KOP_REDUCE] = {"rows|cols", 0},
+    [XS_KOP_EMBEDDING] = {"vocab|dim|lookups", 0},
+    [XS_KOP_EMBEDDING_BWD] = {"vocab|dim|lookups", 0},
+    [XS_KOP_CROSS_ENTROPY] = {"rows|classes", 1},
+    [XS_KOP_L2NORM] = {"params|tensors", 0},
+    [XS_KOP_SCALE] = {"params|tensors", 0},
+    [XS_KOP_UNSCALE] = {"params|tensors", 0},
+};
+
+const char *xs_kernel_keys(int op)
+{
+    static char buf[XS_KOP_COUNT][160];
+    if (op < 0 || op >= XS_KOP_COUNT)
+        return "";
+    snprintf(buf[op], sizeof buf[op], "%s|%s%s", COMMON, KOPS[op].keys,
+             KOPS[op].dir ? "|dir" : "");
+    return buf[op];
+}
+
+#define SIZE_MAX_KEY ((long long)1 << 40)
+
+static int size_key(const char *set, const char *key, double *out, char *reason, size_t size)
+{
+    long long v;
+    if (xs_kv_int(set, key, 1, SIZE_MAX_KEY, -1, &v, reason, size))
+        return -1;
+    *out = (double)v;
+    return 0;
+}
+
+static int dtype_key(const char *set, const char *key, int dflt, xs_dtype *out, char *reason,
+                     size_t size)
+{
+    int i;
+    if (xs_kv_choice(set, key, DTYPES, dflt, &i, reason, size))
+        return -1;
+    *out = DTYPE_OF[i];
+    return 0;
+}
+
+int xs_kernel_spec_parse(const char *set, xs_kernel_spec *k, char *reason, size_t size)
+{
+    memset(k, 0, sizeof *k);
+    int op;
+    if (xs_kv_choice(set, "op", XS_KOP_CHOICES, -1, &op, reason, size))
+        return -1;
+    k->op = op;
+    const char *keys = xs_kernel_keys(op);
+    if (xs_kv_known(set, keys, reason, size) || dtype_key(set, "dtype", -1, &k->dtype, reason, size))
+        return -1;
+    long long le;
+    if (xs_kv_int(set, "loop_elems", 1, 64, XS_KOP_LOOP_ELEMS, &le, reason, size))
+        return -1;
+    k->loop_elems = le;
+    if (xs_kv_num(set, "generic_loop_efficiency", 0, 1,
+                  XS_KOP_GENERIC_LOOP_EFFICIENCY, &k->generic_loop_efficiency, reason, size))
+        return -1;
+    if (KOPS[op].dir == 2) {
+        int d;
+        if (xs_kv_choice(set, "dir", "fwd|bwd", 0, &d, reason, size))
+            return -1;
+        if (d) {
+            snprintf(reason, size, "set: op=%s has no backward kernel (the gradient of a sum "
+                                   "passes through unchanged): dir must be fwd", "add");
+            return -1;
+        }
+    } else if (KOPS[op].dir) {
+        int d;
+        if (xs_kv_choice(set, "dir", "fwd|bwd|both", -1, &d, reason, size))
+            return -1;
+        k->bwd = d;
+    }
+    int di = k->dtype == XS_FP32 ? 0 : k->dtype == XS_FP16 ? 1 : 2;
+    switch (op) {
+    case XS_KOP_SOFTMAX:
+    case XS_KOP_LAYERNORM:
+    case XS_KOP_REDUCE:
+        if (size_key(set, "rows", &k->rows, reason, size) ||
+            size_key(set, "cols", &k->cols, reason, size))
+            return -1;
+        if (op == XS_KOP_SOFTMAX) {
+            long long lg;
+            if (xs_kv_int(set, "log", 0, 1, 0, &lg, reason, size))
+                return -1;
+            k->log = (int)lg;
+        }
+        if (op == XS_KOP_LAYERNORM &&
+            dtype_key(set, "out_dtype", di, &k->out_dtype, reason, size))
+            return -1;
+        break;
+    case XS_KOP_CROSS_ENTROPY:
+        if (size_key(set, "rows", &k->rows, reason, size) ||
+            size_key(set, "classes", &k->cols, reason, size))
+            return -1;
+        break;
+    case XS_KOP_ADD:
+        if (size_key(set, "elems", &k->elems, reason, size) ||
+            dtype_key(set, "b_dtype", di, &k->b_dtype, reason, size) ||
+            dtype_key(set, "out_dtype", di, &k->out_dtype, reason, size))
+            return -1;
+        break;
+    case XS_KOP_COPY:
+        if (size_key(set, "elems", &k->elems, reason, size) ||
+            dtype_key(set, "out_dtype", -1, &k->out_dtype, reason, size))
+            return -1;
+        if ((k->dtype == XS_FP32) == (k->out_dtype == XS_FP32)) {
+            snprintf(reason, size,
+                     "set: op=copy is a format conversion between fp32 and fp16 or bf16 (the "
+                     "step's AMP casts); a same-format copy in a step is a permute: op=transpose");
+            return -1;
+        }
+        break;
+    case XS_KOP_TRANSPOSE: {
+        int inner;
+        if (size_key(set, "elems", &k->elems, reason, size) ||
+            xs_kv_choice(set, "inner", "contiguous|strided", 0, &inner, reason, size))
+            return -1;
+        k->strided = inner;
+        break;
+    }
+    case XS_KOP_EMBEDDING:
+    case XS_KOP_EMBEDDING_BWD:
+        if (size_key(set, "vocab", &k->vocab, reason, size) ||
+            size_key(set, "dim", &k->dim, reason, size) ||
+            size_key(set, "lookups", &k->lookups, reason, size))
+            return -1;
+        break;
+    case XS_KOP_L2NORM:
+    case XS_KOP_SCALE:
+    case XS_KOP_UNSCALE: {
+        long long p, t;
+        if (xs_kv_int(set, "params", 1, (long long)1 << 45, -1, &p, reason, size) ||
+            xs_kv_int(set, "tensors", 1, 1 << 24, 1, &t, reason, size))
+            return -1;
+        k->params = (double)p;
+        k->tensors = t;
+        if (op == XS_KOP_UNSCALE && k->dtype == XS_BF16) {
+            snprintf(reason, size, "set: op=multi_tensor_unscale takes dtype fp32 (GradScaler "
+                                   "unscales fp32 gradients in place) or fp16 (apex O2: fp16 "
+                                   "gradients into fp32 master gradients), got bf16");
+            return -1;
+        }
+        break;
+    }
+    default: /* dropout, gelu, bias_gelu */
+        if (size_key(set, "elems", &k->elems, reason, size))
+            return -1;
+        break;
+    }
+    return 0;
+}

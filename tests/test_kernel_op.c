@@ -1,0 +1,402 @@
+/* test_kernel_op.c — single-kernel rows of every class (op=softmax,
+ * layernorm, ...): their keys and reasons, that each is the op a training
+ * step builds (same bytes, launches and hints), the summary by class, and
+ * the two PyTorch mechanisms the cross-entropy rows brought in (a softmax
+ * row read three times, the one-block nll_loss). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "device.h"
+#include "kernel_op.h"
+#include "paths.h"
+#include "scenario.h"
+#include "test_util.h"
+#include "validate.h"
+#include "workload.h"
+
+#define HEADER "device,scenario,set,metric,value,source\n"
+
+/* One row of every class, each predicted finite and positive. */
+static const char *GOOD[] = {
+    "op=softmax;rows=4608;cols=384;dtype=fp16;dir=fwd",
+    "op=softmax;rows=4608;cols=384;dtype=fp32;dir=bwd;log=1",
+    "op=layernorm;rows=4096;cols=1024;dtype=fp32;dir=fwd",
+    "op=layernorm;rows=4096;cols=1024;dtype=fp16;out_dtype=fp32;dir=both",
+    "op=dropout;elems=1048576;dtype=fp16;dir=fwd",
+    "op=gelu;elems=1048576;dtype=bf16;dir=bwd",
+    "op=bias_gelu;elems=1048576;dtype=fp16;dir=fwd",
+    "op=add;elems=1048576;dtype=fp16;b_dtype=fp32;out_dtype=fp32",
+    "op=copy;elems=1048576;dtype=fp32;out_dtype=fp16",
+    "op=copy;elems=1048576;dtype=bf16;out_dtype=fp32",
+    "op=transpose;elems=1048576;dtype=fp16;dir=fwd",
+    "op=transpose;elems=1048576;dtype=fp16;dir=bwd;inner=strided",
+    "op=reduce;rows=4096;cols=1024;dtype=fp16",
+    "op=embedding;vocab=30522;dim=768;lookups=4096;dtype=fp32",
+    "op=embedding_bwd;vocab=30522;dim=768;lookups=4096;dtype=fp16",
+    "op=cross_entropy;rows=4096;classes=50257;dtype=fp32;dir=both",
+    "op=multi_tensor_l2norm;params=110000000;tensors=200;dtype=fp32",
+    "op=multi_tensor_scale;params=110000000;tensors=200;dtype=fp32",
+    "op=multi_tensor_unscale;params=110000000;tensors=200;dtype=fp16",
+    "op=multi_tensor_unscale;params=110000000;dtype=fp32",
+};
+
+/* Bad rows and the reason each must carry. */
+static const struct {
+    const char *set, *reason;
+} BAD[] = {
+    {"op=softmax;rows=4;cols=8;dtype=fp16", "'dir' is required"},
+    {"op=softmax;rows=4;cols=8;dtype=fp16;dir=sideways", "'dir' must be one of fwd|bwd|both"},
+    {"op=softmax;rows=0;cols=8;dtype=fp16;dir=fwd", "'rows' must be an integer in [1,"},
+    {"op=softmax;cols=8;dtype=fp16;dir=fwd", "'rows' is required"},
+    {"op=softmax;rows=4;cols=8;dtype=fp16;dir=fwd;log=2", "'log' must be an integer in [0, 1]"},
+    {"op=layernorm;rows=4;cols=8;dtype=int8;dir=fwd", "'dtype' must be one of fp32|fp16|bf16"},
+    {"op=layernorm;rows=4;cols=8;dir=fwd", "'dtype' is required"},
+    {"op=layernorm;rows=4;cols=8;dtype=fp32;dir=fwd;elems=3", "unknown key 'elems'"},
+    {"op=dropout;elems=x;dtype=fp16;dir=fwd", "'elems' must be an integer"},
+    {"op=gelu;elems=8;dtype=fp16;dir=fwd;loop_elems=0", "'loop_elems' must be an integer in [1, 64]"},
+    {"op=gelu;elems=8;dtype=fp16;dir=fwd;generic_loop_efficiency=1.5",
+     "'generic_loop_efficiency' must be a number in (0, 1]"},
+    {"op=add;elems=8;dtype=fp16;dir=bwd", "op=add has no backward kernel"},
+    {"op=copy;elems=8;dtype=fp16;out_dtype=bf16", "op=copy is a format conversion"},
+    {"op=copy;elems=8;dtype=fp16", "'out_dtype' is required"},
+    {"op=transpose;elems=8;dtype=fp16;dir=fwd;inner=diagonal",
+     "'inner' must be one of contiguous|strided"},
+    {"op=reduce;rows=4;cols=8;dtype=fp16;dir=bwd", "unknown key 'dir'"},
+    {"op=embedding;vocab=10;dim=8;dtype=fp32", "'lookups' is required"},
+    {"op=cross_entropy;rows=4;cols=8;dtype=fp32;dir=fwd", "unknown key 'cols'"},
+    {"op=multi_tensor_l2norm;dtype=fp32", "'params' is required"},
+    {"op=multi_tensor_unscale;params=10;dtype=bf16", "takes dtype fp32"},
+    {"op=conv;m=1", "op must be one of gemm|optimizer|softmax|"},
+    {"rows=4", "needs op= in its set"},
+};
+
+static xs_vrow *validate_text(const char *csv, size_t *n)
+{
+    const char *files[] = {tu_write("kernel_rows.csv", csv)};
+    xs_vrow *rows = NULL;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, n, &err), XS_OK);
+    return rows;
+}
+
+static void every_class_should_parse_and_predict(void)
+{
+    size_t ng = sizeof GOOD / sizeof *GOOD, nb = sizeof BAD / sizeof *BAD;
+    char *csv = malloc(16384);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    size_t used = (size_t)snprintf(csv, 16384, HEADER);
+    for (size_t i = 0; i < ng; i++)
+        used += (size_t)snprintf(csv + used, 16384 - used, "a100-sxm4-80gb,-,%s,time_s,1e-4,x\n",
+                                 GOOD[i]);
+    for (size_t i = 0; i < nb; i++)
+        used += (size_t)snprintf(csv + used, 16384 - used, "a100-sxm4-80gb,-,%s,time_s,1e-4,x\n",
+                                 BAD[i].set);
+    size_t n;
+    xs_vrow *rows = validate_text(csv, &n);
+    free(csv);
+    CU_ASSERT_EQUAL_FATAL(n, ng + nb);
+    for (size_t i = 0; i < ng; i++) {
+        if (!rows[i].ok)
+            fprintf(stderr, "\n%s: %s\n", GOOD[i], rows[i].reason);
+        CU_ASSERT(rows[i].ok);
+        CU_ASSERT(isfinite(rows[i].predicted) && rows[i].predicted > 0);
+        CU_ASSERT(rows[i].low <= rows[i].predicted && rows[i].predicted <= rows[i].high);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        const xs_vrow *r = &rows[ng + i];
+        CU_ASSERT_FALSE(r->ok);
+        if (!strstr(r->reason, BAD[i].reason))
+            fprintf(stderr, "\n%s: '%s' lacks '%s'\n", BAD[i].set, r->reason, BAD[i].reason);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r->reason, BAD[i].reason));
+    }
+    free(rows);
+}
+
+static void build(const char *id, const char *const *sets, int nsets, xs_workload *wl)
+{
+    char path[512];
+    xs_scenario s;
+    xs_error err;
+    int rc = xs_resolve("scenarios", id, path, sizeof path, &err);
+    if (!rc)
+        rc = xs_scn_load(path, sets, nsets, &s, &err);
+    if (!rc)
+        rc = xs_wl_build(&s, wl, &err);
+    if (rc)
+        fprintf(stderr, "\n%s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, XS_OK);
+}
+
+static const xs_op *find(const xs_workload *wl, const char *name)
+{
+    for (size_t i = 0; i < wl->n; i++)
+        if (strcmp(wl->ops[i].name, name) == 0 && wl->ops[i].layer <= 0)
+            return &wl->ops[i];
+    return NULL;
+}
+
+/* The kernel row's op(s) against the step's: same traffic, launches, kind
+ * and hints (the name differs: the row's op is not in a layer). */
+static void same_op(const char *set, const xs_workload *wl, const char *const *names, int nnames)
+{
+    xs_kernel_spec k;
+    char reason[256];
+    xs_op ops[XS_KERNEL_OPS_MAX];
+    int n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_kernel_spec_parse(set, &k, reason, sizeof reason), 0);
+    CU_ASSERT_EQUAL_FATAL(xs_kernel_ops(&k, ops, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, nnames);
+    for (int i = 0; i < n; i++) {
+        const xs_op *w = find(wl, names[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        int same = fabs(ops[i].bytes - w->bytes) <= 1e-9 * w->bytes &&
+                   ops[i].launches == w->launches && ops[i].kind == w->kind &&
+                   fabs(ops[i].flops - w->flops) <= 1e-9 * w->flops &&
+                   ops[i].hints.bw_scale == w->hints.bw_scale &&
+                   ops[i].hints.loop_elems == w->hints.loop_elems &&
+                   ops[i].hints.strided_elems == w->hints.strided_elems &&
+                   ops[i].hints.serial_trips == w->hints.serial_trips;
+        if (!same)
+            fprintf(stderr, "\n%s vs %s: bytes %g/%g launches %lld/%lld\n", set, names[i],
+                    ops[i].bytes, w->bytes, (long long)ops[i].launches,
+                    (long long)w->launches);
+        CU_ASSERT(same);
+    }
+}
+
+/* bert-base-squad: batch 32 x seq 384, hidden 768, 12 heads, apex O2 (the
+ * half model: LayerNorm and softmax in fp16), BERT's fp32 embedding table
+ * becomes fp16 under O2 too. */
+static void kernel_rows_should_be_the_steps_own_ops(void)
+{
+    xs_workload wl;
+    build("bert-base-squad", NULL, 0, &wl);
+    double T = 32 * 384.0;
+    char set[256];
+    snprintf(set, sizeof set, "op=layernorm;rows=%.0f;cols=768;dtype=fp16;dir=fwd", T);
+    same_op(set, &wl, (const char *[]){"attn.ln"}, 1);
+    snprintf(set, sizeof set, "op=layernorm;rows=%.0f;cols=768;dtype=fp16;dir=bwd", T);
+    same_op(set, &wl, (const char *[]){"attn.ln.bwd"}, 1);
+    snprintf(set, sizeof set, "op=softmax;rows=%.0f;cols=384;dtype=fp16;dir=fwd", 32 * 12 * 384.0);
+    same_op(set, &wl, (const char *[]){"attn.softmax"}, 1);
+    snprintf(set, sizeof set, "op=softmax;rows=%.0f;cols=384;dtype=fp16;dir=bwd", 32 * 12 * 384.0);
+    same_op(set, &wl, (const char *[]){"attn.softmax.bwd"}, 1);
+    snprintf(set, sizeof set, "op=dropout;elems=%.0f;dtype=fp16;dir=both", T * 768);
+    same_op(set, &wl, (const char *[]){"attn.dropout", "attn.dropout.bwd"}, 2);
+    snprintf(set, sizeof set, "op=bias_gelu;elems=%.0f;dtype=fp16;dir=fwd", T * 3072);
+    same_op(set, &wl, (const char *[]){"ffn.bias_add", "ffn.gelu"}, 2);
+    snprintf(set, sizeof set, "op=gelu;elems=%.0f;dtype=fp16;dir=bwd", T * 3072);
+    same_op(set, &wl, (const char *[]){"ffn.gelu.bwd"}, 1);
+    snprintf(set, sizeof set, "op=add;elems=%.0f;dtype=fp16", T * 768);
+    same_op(set, &wl, (const char *[]){"attn.residual"}, 1);
+    snprintf(set, sizeof set, "op=transpose;elems=%.0f;dtype=fp16;dir=fwd;inner=strided", T * 768);
+    same_op(set, &wl, (const char *[]){"attn.heads.kT"}, 1);
+    snprintf(set, sizeof set, "op=transpose;elems=%.0f;dtype=fp16;dir=bwd", T * 768);
+    same_op(set, &wl, (const char *[]){"attn.merge.bwd"}, 1);
+    snprintf(set, sizeof set, "op=reduce;rows=%.0f;cols=3072;dtype=fp16", T);
+    same_op(set, &wl, (const char *[]){"ffn.up.db"}, 1);
+    snprintf(set, sizeof set, "op=embedding;vocab=30522;dim=768;lookups=%.0f;dtype=fp16", T);
+    same_op(set, &wl, (const char *[]){"embed.word"}, 1);
+    snprintf(set, sizeof set, "op=embedding_bwd;vocab=30522;dim=768;lookups=%.0f;dtype=fp16", T);
+    same_op(set, &wl, (const char *[]){"embed.word.bwd"}, 1);
+    snprintf(set, sizeof set, "op=multi_tensor_l2norm;params=%.0f;tensors=%lld;dtype=fp32",
+             wl.params, (long long)wl.tensors);
+    same_op(set, &wl, (const char *[]){"grad_clip.norm"}, 1);
+    snprintf(set, sizeof set, "op=multi_tensor_scale;params=%.0f;tensors=%lld;dtype=fp32",
+             wl.params, (long long)wl.tensors);
+    same_op(set, &wl, (const char *[]){"grad_clip.scale"}, 1);
+    snprintf(set, sizeof set, "op=multi_tensor_unscale;params=%.0f;tensors=%lld;dtype=fp16",
+             wl.params, (long long)wl.tensors);
+    same_op(set, &wl, (const char *[]){"amp.master_grads"}, 1);
+    xs_wl_free(&wl);
+
+    /* torch.autocast: the fp32 island casts; GPT-2's LM head cross-entropy
+     * in fp32 over b (s - 1) rows of its 50257-token vocabulary */
+    build("gpt2-medium-finetune", NULL, 0, &wl);
+    const xs_op *ln = find(&wl, "ln1");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ln);
+    double rows = ln->elems / 1024; /* b s tokens */
+    snprintf(set, sizeof set, "op=copy;elems=%.0f;dtype=fp32;out_dtype=fp16", rows * 1024);
+    same_op(set, &wl, (const char *[]){"attn.qkv.cast_x"}, 1);
+    const xs_op *nll = find(&wl, "head.nll");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nll);
+    snprintf(set, sizeof set, "op=cross_entropy;rows=%.0f;classes=50257;dtype=fp32;dir=fwd",
+             nll->elems);
+    same_op(set, &wl, (const char *[]){"head.log_softmax", "head.nll"}, 2);
+    snprintf(set, sizeof set, "op=cross_entropy;rows=%.0f;classes=50257;dtype=fp32;dir=bwd",
+             nll->elems);
+    same_op(set, &wl, (const char *[]){"head.nll.bwd", "head.log_softmax.bwd"}, 2);
+    xs_wl_free(&wl);
+}
+
+/* dir=both is the forward kernels, then the backward ones. */
+static void both_should_be_forward_plus_backward(void)
+{
+    size_t n;
+    xs_vrow *rows = validate_text(
+        HEADER "h100-sxm5-80gb,-,op=layernorm;rows=8192;cols=4096;dtype=bf16;dir=fwd,time_s,1e-4,x\n"
+               "h100-sxm5-80gb,-,op=layernorm;rows=8192;cols=4096;dtype=bf16;dir=bwd,time_s,1e-4,x\n"
+               "h100-sxm5-80gb,-,op=layernorm;rows=8192;cols=4096;dtype=bf16;dir=both,time_s,1e-4,x\n",
+        &n);
+    CU_ASSERT_FATAL(n == 3 && rows[0].ok && rows[1].ok && rows[2].ok);
+    CU_ASSERT_DOUBLE_EQUAL(rows[2].predicted, rows[0].predicted + rows[1].predicted,
+                           1e-12 * rows[2].predicted);
+    CU_ASSERT_STRING_EQUAL(rows[0].kclass, "layernorm");
+    CU_ASSERT_STRING_EQUAL(rows[1].kclass, "layernorm.bwd");
+    CU_ASSERT_STRING_EQUAL(rows[2].kclass, "layernorm.fwdbwd");
+    free(rows);
+}
+
+static int same_class(const xs_vrow *r, const void *arg)
+{
+    return strcmp(r->kclass, (const char *)arg) == 0;
+}
+
+/* Kernel rows group by op (and direction), runs by scenario, in the
+ * summary, the CSV and the JSON. */
+static void summaries_should_group_rows_by_class(void)
+{
+    const char *csv =
+        HEADER "a100-sxm4-80gb,-,op=softmax;rows=4096;cols=512;dtype=fp16;dir=fwd,time_s,1e-5,x\n"
+               "h100-sxm5-80gb,-,op=softmax;rows=4096;cols=512;dtype=fp16;dir=fwd,time_s,1e-5,x\n"
+               "a100-sxm4-80gb,-,op=softmax;rows=4096;cols=512;dtype=fp16;dir=bwd,time_s,1e-5,x\n"
+               "a100-sxm4-80gb,-,op=gemm;m=512;n=512;k=512;dtype=fp16,time_s,1e-5,x\n"
+               "a100-sxm4-80gb,bert-base-squad,,samples_per_s,400,x\n";
+    size_t n;
+    xs_vrow *rows = validate_text(csv, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 5);
+    static const char *cls[] = {"softmax", "softmax", "softmax.bwd", "gemm", "bert-base-squad"};
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT(rows[i].ok);
+        CU_ASSERT_STRING_EQUAL(rows[i].kclass, cls[i]);
+    }
+    xs_vsummary v;
+    xs_vsummarize(rows, n, same_class, "softmax", &v);
+    CU_ASSERT_EQUAL(v.n, 2);
+    CU_ASSERT_DOUBLE_EQUAL(v.mape_pct, 0.5 * (fabs(rows[0].error_pct) + fabs(rows[1].error_pct)),
+                           1e-9);
+    free(rows);
+
+    const char *path = tu_write("classes.csv", csv);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "validate --measured '%s'", path);
+    tu_result r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 0);
+    const char *by = strstr(r.out, "\nby class\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(by);
+    static const struct {
+        const char *name;
+        int n;
+    } want[] = {{"softmax", 2}, {"softmax.bwd", 1}, {"gemm", 1}, {"bert-base-squad", 1}};
+    for (int i = 0; i < 4; i++) {
+        char line[96];
+        snprintf(line, sizeof line, "\n  %-40s n %3d   MAPE", want[i].name, want[i].n);
+        CU_ASSERT_PTR_NOT_NULL(strstr(by, line));
+    }
+    tu_run_free(&r);
+
+    snprintf(cmd, sizeof cmd, "validate --measured '%s' --format json", path);
+    r = tu_run(cmd);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *by_class = cJSON_GetObjectItem(doc, "by_class");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(by_class), 4);
+    cJSON *sm = cJSON_GetObjectItem(by_class, "softmax");
+    CU_ASSERT_EQUAL_FATAL(cJSON_IsObject(sm), 1);
+    CU_ASSERT_EQUAL((int)cJSON_GetObjectItem(sm, "n")->valuedouble, 2);
+    cJSON *row2 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rows"), 2);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(row2, "class")->valuestring, "softmax.bwd");
+    cJSON_Delete(doc);
+    tu_run_free(&r);
+
+    snprintf(cmd, sizeof cmd, "validate --measured '%s' --format csv", path);
+    r = tu_run(cmd);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",kernels_predicted,class\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",softmax.bwd\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",bert-base-squad\n"));
+    tu_run_free(&r);
+}
+
+static void kernel_ops(const char *set, xs_op *ops, int *n)
+{
+    xs_kernel_spec k;
+    char reason[256];
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_kernel_spec_parse(set, &k, reason, sizeof reason), 0);
+    CU_ASSERT_EQUAL_FATAL(xs_kernel_ops(&k, ops, n, &err), XS_OK);
+}
+
+/* PyTorch's softmax keeps a row on chip up to what a block's 48 KiB of
+ * shared memory holds (whole 16-byte vectors); a longer row is read three
+ * times. The same elements in short rows move half the bytes. */
+static void long_softmax_rows_should_be_read_three_times(void)
+{
+    xs_op ops[XS_KERNEL_OPS_MAX];
+    int n;
+    kernel_ops("op=softmax;rows=65536;cols=1024;dtype=fp32;dir=fwd;log=1", ops, &n);
+    double elems = 65536.0 * 1024;
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 2 * 4 * elems, 1);
+    kernel_ops("op=softmax;rows=5461;cols=12252;dtype=fp32;dir=fwd;log=1", ops, &n);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 2 * 4 * 5461.0 * 12252, 1); /* 49008 B: fits */
+    kernel_ops("op=softmax;rows=5461;cols=12256;dtype=fp32;dir=fwd;log=1", ops, &n);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 4 * 4 * 5461.0 * 12256, 1); /* 49024 B: does not */
+    kernel_ops("op=softmax;rows=4096;cols=16384;dtype=fp32;dir=fwd;log=1", ops, &n);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 4 * 4 * elems, 1);
+    kernel_ops("op=softmax;rows=4096;cols=16384;dtype=fp16;dir=fwd", ops, &n);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 2 * 2 * elems, 1); /* 32 KiB in fp16: fits */
+    kernel_ops("op=softmax;rows=4096;cols=4099;dtype=fp32;dir=fwd", ops, &n);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 4 * 4 * 4096.0 * 4099, 1); /* not whole vectors */
+    /* the backward is as before */
+    kernel_ops("op=softmax;rows=4096;cols=16384;dtype=fp32;dir=bwd", ops, &n);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 3 * 4 * elems, 1);
+}
+
+/* nll_loss's mean is one block of 32 threads, each loading a target and
+ * then the logit it names: 2 dependent round trips for every 32 rows, at
+ * the unloaded latency, longer than the few bytes it moves. */
+static void nll_loss_should_wait_on_its_gathers(void)
+{
+    xs_op ops[XS_KERNEL_OPS_MAX];
+    int n;
+    kernel_ops("op=cross_entropy;rows=16384;classes=4096;dtype=fp32;dir=fwd", ops, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_STRING_EQUAL(ops[1].name, "head.nll");
+    CU_ASSERT_DOUBLE_EQUAL(ops[1].hints.serial_trips, 2 * 16384 / 32.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].hints.serial_trips, 0, 0);
+    kernel_ops("op=cross_entropy;rows=33;classes=4096;dtype=fp32;dir=fwd", ops, &n);
+    CU_ASSERT_DOUBLE_EQUAL(ops[1].hints.serial_trips, 4, 1e-9);
+    xs_device dev;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_dev_open("a100-sxm4-80gb", &dev, &err), XS_OK);
+    kernel_ops("op=cross_entropy;rows=16384;classes=4096;dtype=fp32;dir=fwd", ops, &n);
+    xs_estimate e;
+    CU_ASSERT_EQUAL_FATAL(xs_dev_estimate(&dev, &ops[1], &e, &err), XS_OK);
+    double chain = 1024 * dev.gpu.mem_latency_ns * 1e-9;
+    CU_ASSERT_DOUBLE_EQUAL(e.time_s, chain + e.overhead_s, 1e-12);
+    CU_ASSERT_EQUAL(e.bound, XS_BOUND_LATENCY);
+    CU_ASSERT(e.memory_s < 0.01 * chain);
+}
+
+int tu_add_kernel_op_suite(void)
+{
+    CU_pSuite s = CU_add_suite("kernel_op", NULL, NULL);
+    if (!s)
+        return -1;
+    return !CU_add_test(s, "every_class_should_parse_and_predict",
+                        every_class_should_parse_and_predict) ||
+           !CU_add_test(s, "kernel_rows_should_be_the_steps_own_ops",
+                        kernel_rows_should_be_the_steps_own_ops) ||
+           !CU_add_test(s, "both_should_be_forward_plus_backward",
+                        both_should_be_forward_plus_backward) ||
+           !CU_add_test(s, "summaries_should_group_rows_by_class",
+                        summaries_should_group_rows_by_class) ||
+           !CU_add_test(s, "long_softmax_rows_should_be_read_three_times",
+                        long_softmax_rows_should_be_read_three_times) ||
+           !CU_add_test(s, "nll_loss_should_wait_on_its_gathers",
+                        nll_loss_should_wait_on_its_gathers);
+}
