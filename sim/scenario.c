@@ -19,6 +19,8 @@
     {path, XS_F_INT, req, lo, hi, 0, NULL, offsetof(xs_scenario, member), 0, help}
 #define ENUM(path, choices, member, help) \
     {path, XS_F_ENUM, 1, 0, 0, 0, choices, offsetof(xs_scenario, member), 0, help}
+#define HOST(path, member, hi, help) \
+    {path, XS_F_NUM, 0, 0, hi, 1, NULL, offsetof(xs_scenario, member), 0, help}
 #define PROB(path, member, help) \
     {path, XS_F_NUM, 1, 0, 0.99, 0, NULL, offsetof(xs_scenario, member), 0, help}
 
@@ -70,10 +72,11 @@ static const xs_field SCENARIO_FIELDS[] = {
     {"train.loss_sync", XS_F_BOOL, 1, 0, 0, 0, NULL, offsetof(xs_scenario, train.loss_sync), 0,
      "the loop reads the loss back every step (loss.item()): the GPU drains at each step's "
      "end and waits while the host issues the next step's first kernels"},
-    {"train.host_op_us", XS_F_NUM, 1, 0, 1000, 0, NULL, offsetof(xs_scenario, train.host_op_us),
+    {"train.host_op_us", XS_F_NUM, 0, 0, 1000, 1, NULL, offsetof(xs_scenario, train.host_op_us),
      0,
-     "host time to issue one kernel in microseconds (Python, framework dispatch, driver; "
-     "PyTorch eager: about 5-25); the GPU idles when the host falls behind"},
+     "optional override: host microseconds to issue any one kernel, whoever issues it "
+     "(Python, dispatcher, autograd, driver all in one figure); absent, the host model "
+     "(the host section) prices each launch by who issues it"},
     /* at least 0.01: it divides the bandwidth, and a loop 100 times slower
      * than the vectorized one (PyTorch's: 0.78 of it) is none a framework ships */
     {"train.generic_loop_efficiency", XS_F_NUM, 1, 0.01, 1, 0, NULL,
@@ -88,6 +91,11 @@ static const xs_field SCENARIO_FIELDS[] = {
     ENUM("train.ffn_bias", XS_FFN_BIAS_CHOICES, train.ffn_bias,
          "where the FFN up-projection adds its bias: in the GEMM (nn.Linear) or in a "
          "separate broadcast add before the activation (NVIDIA's BERT LinearActivation)"),
+    ENUM("train.grad_clip_impl", XS_CLIP_CHOICES, train.grad_clip_impl,
+         "how train.grad_clip runs: apex (NVIDIA's GradientClipper: multi_tensor_l2norm, "
+         ".item(), multi_tensor_scale, after every micro-batch's backward) or torch "
+         "(torch.nn.utils.clip_grad_norm_ once a step: foreach norm, clamped coefficient, "
+         "foreach mul)"),
     ENUM("train.zero_grad", XS_ZERO_GRAD_CHOICES, train.zero_grad,
          "what optimizer.zero_grad() leaves: none (set_to_none, PyTorch >= 2.0's default: "
          "the next backward hands each gradient over) or zero (PyTorch < 2.0's default and "
@@ -101,6 +109,22 @@ static const xs_field SCENARIO_FIELDS[] = {
      "(DataLoader, num_workers=0); the GPU waits for it after a step-end sync. 0: loading "
      "overlaps (workers, prefetch)"},
     INT("cluster.devices", 1, 1, 65536, devices, "devices (data parallel)"),
+    HOST("host.python_us", host.python_us, 1000,
+         "host us of the Python call and argument parsing of one torch op (default 1.0: "
+         "pytorch/pytorch#41383)"),
+    HOST("host.dispatch_us", host.dispatch_us, 1000,
+         "host us of the C++ dispatcher and op set-up of one op, no Python (default 1.0: "
+         "pytorch/pytorch#41383)"),
+    HOST("host.autograd_us", host.autograd_us, 1000,
+         "host us to record the autograd node of a forward op (default 1.8: 6.8 - 5.0 us, "
+         "pytorch/pytorch#41383)"),
+    HOST("host.launch_us", host.launch_us, 1000,
+         "host us of one cudaLaunchKernel (default 1.3: meta-pytorch/tritonbench#1016)"),
+    HOST("host.cpu_scale", host.cpu_scale, 100,
+         "the host CPU's single-thread speed relative to the CPUs the defaults were measured "
+         "on (default 1); every host cost divides by it"),
+    {"host.note", XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096,
+     "where the host figures come from"},
 };
 
 const xs_field *xs_scn_fields(size_t *n)
@@ -122,6 +146,13 @@ int xs_train_optimizer(const xs_train *t, int *fused)
         o = t->fp32_optimizer - 1;
     *fused = o == XS_OPT_BERTADAM ? 0 : t->fused_optimizer;
     return o;
+}
+
+void xs_scn_host(const xs_scenario *s, xs_host *h)
+{
+    xs_host given = s->host;
+    given.flat_us = s->train.host_op_us;
+    xs_host_resolve(&given, h);
 }
 
 const char *xs_optimizer_name(int o)
