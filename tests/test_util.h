@@ -50,5 +50,6 @@ int tu_add_backend_suite(void);
 int tu_add_cli_suite(void);
 int tu_add_bounds_suite(void);
 int tu_add_fileio_suite(void);
+int tu_add_host_suite(void);
 
 #endif
