@@ -260,6 +260,8 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     int fused;
     cJSON_AddStringToObject(to, "optimizer", xs_optimizer_name(xs_train_optimizer(t, &fused)));
     cJSON_AddBoolToObject(to, "fused_optimizer", fused);
+    static const char *impls[] = {"auto", "multi_tensor", "per_tensor", "foreach", "for_loop"};
+    cJSON_AddStringToObject(to, "optimizer_impl", impls[xs_train_optimizer_impl(t)]);
     cJSON_AddBoolToObject(to, "loss_sync", t->loss_sync);
     cJSON_AddNumberToObject(to, "host_op_us", t->host_op_us);
     cJSON_AddStringToObject(to, "kernels", kernels[t->kernels]);

@@ -91,6 +91,13 @@ static const xs_field SCENARIO_FIELDS[] = {
     ENUM("train.ffn_bias", XS_FFN_BIAS_CHOICES, train.ffn_bias,
          "where the FFN up-projection adds its bias: in the GEMM (nn.Linear) or in a "
          "separate broadcast add before the activation (NVIDIA's BERT LinearActivation)"),
+    {"train.optimizer_impl", XS_F_ENUM, 0, 0, 0, 0, XS_OPT_IMPL_CHOICES,
+     offsetof(xs_scenario, train.optimizer_impl), 0,
+     "optional: the optimizer's kernels: multi_tensor (one kernel a param group: apex "
+     "FusedAdam, torch fused=True), per_tensor (one fused kernel a tensor: the older apex "
+     "FusedAdam), foreach (torch's _foreach ops, adam/adamw), for_loop (Python ops a tensor); "
+     "auto (or absent): train.fused_optimizer decides, multi_tensor or for_loop; a value "
+     "must agree with train.fused_optimizer"},
     ENUM("train.grad_clip_impl", XS_CLIP_CHOICES, train.grad_clip_impl,
          "how train.grad_clip runs: apex (NVIDIA's GradientClipper: multi_tensor_l2norm, "
          ".item(), multi_tensor_scale, after every micro-batch's backward) or torch "
@@ -153,6 +160,17 @@ void xs_scn_host(const xs_scenario *s, xs_host *h)
     xs_host given = s->host;
     given.flat_us = s->train.host_op_us;
     xs_host_resolve(&given, h);
+}
+
+int xs_train_optimizer_impl(const xs_train *t)
+{
+    int fused;
+    int o = xs_train_optimizer(t, &fused);
+    if (o == XS_OPT_BERTADAM)
+        return XS_OPT_IMPL_FOR_LOOP;
+    if (t->optimizer_impl != XS_OPT_IMPL_AUTO)
+        return t->optimizer_impl;
+    return fused ? XS_OPT_IMPL_MULTI_TENSOR : XS_OPT_IMPL_FOR_LOOP;
 }
 
 const char *xs_optimizer_name(int o)
@@ -397,6 +415,29 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
         return xs_error_set(err, XS_ERANGE,
                             "%s: train.seq (%lld) must not exceed model.max_positions (%lld)",
                             path, (long long)s->train.seq, (long long)m->max_positions);
+    const xs_train *t = &s->train;
+    int impl = t->optimizer_impl, fused_impl = impl == XS_OPT_IMPL_MULTI_TENSOR ||
+                                               impl == XS_OPT_IMPL_PER_TENSOR;
+    char word[32];
+    xs_choice_word(XS_OPT_IMPL_CHOICES, impl, word, sizeof word);
+    if (impl != XS_OPT_IMPL_AUTO && fused_impl != (t->fused_optimizer != 0))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: train.optimizer_impl '%s' needs train.fused_optimizer %s, "
+                            "got %s",
+                            path, word, fused_impl ? "true" : "false",
+                            t->fused_optimizer ? "true" : "false");
+    if (impl == XS_OPT_IMPL_FOREACH && t->optimizer != XS_OPT_ADAM &&
+        t->optimizer != XS_OPT_ADAMW)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.optimizer_impl 'foreach' is modelled for train.optimizer "
+                            "adam and adamw, got %s",
+                            path, xs_optimizer_name(t->optimizer));
+    if (impl != XS_OPT_IMPL_AUTO && impl != XS_OPT_IMPL_FOR_LOOP &&
+        t->optimizer == XS_OPT_BERTADAM)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: train.optimizer_impl '%s': bertadam is a Python loop of "
+                            "tensor ops (for_loop or auto), it has no fused or foreach form",
+                            path, word);
     return xs_scn_bounds_check(s, path, err);
 }
 

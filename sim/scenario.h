@@ -47,6 +47,21 @@ typedef enum { XS_FFN_BIAS_GEMM, XS_FFN_BIAS_SEPARATE } xs_ffn_bias;
  * (foreach norm, clamped coefficient, foreach mul) */
 #define XS_CLIP_CHOICES "apex|torch"
 typedef enum { XS_CLIP_APEX, XS_CLIP_TORCH } xs_clip_impl;
+/* which kernels the optimizer step launches: auto (train.fused_optimizer
+ * decides: multi_tensor or for_loop), one multi-tensor kernel a param group
+ * (apex FusedAdam since 2019, torch fused=True), one fused kernel a tensor
+ * (the older apex FusedAdam, DeepLearningExamples' fused_adam_local.py),
+ * torch's foreach ops (a multi-tensor kernel per elementwise op), or a
+ * Python loop of elementwise ops a tensor (torch's for-loop, Hugging Face's
+ * AdamW of 2022) */
+#define XS_OPT_IMPL_CHOICES "auto|multi_tensor|per_tensor|foreach|for_loop"
+typedef enum {
+    XS_OPT_IMPL_AUTO,
+    XS_OPT_IMPL_MULTI_TENSOR,
+    XS_OPT_IMPL_PER_TENSOR,
+    XS_OPT_IMPL_FOREACH,
+    XS_OPT_IMPL_FOR_LOOP
+} xs_opt_impl;
 #define XS_ZERO_GRAD_CHOICES "none|zero"
 typedef enum { XS_ZERO_GRAD_NONE, XS_ZERO_GRAD_ZERO } xs_zero_grad;
 
@@ -72,6 +87,7 @@ typedef struct {
     int64_t loop_elems; /* elements a thread of the elementwise loops loads at once */
     int zero_grad;      /* xs_zero_grad */
     int grad_clip_impl; /* xs_clip_impl */
+    int optimizer_impl; /* xs_opt_impl */
 } xs_train;
 
 typedef struct {
@@ -103,8 +119,12 @@ const char *xs_precision_name(int p);
 const char *xs_optimizer_name(int o);
 
 /* The optimizer t runs (train.fp32_optimizer applies in fp32/tf32) and
- * whether it runs as one multi-tensor kernel. */
+ * whether it runs as fused kernels (multi-tensor, or one a tensor). */
 int xs_train_optimizer(const xs_train *t, int *fused);
+
+/* The optimizer's kernels (never XS_OPT_IMPL_AUTO): train.optimizer_impl,
+ * or what train.fused_optimizer implies; bertadam is its own for-loop. */
+int xs_train_optimizer_impl(const xs_train *t);
 
 /* The host model s runs with: its `host` section over the defaults, and
  * train.host_op_us as a flat per-launch override when given. */

@@ -805,6 +805,54 @@ static void scale_loss(bld *c)
     mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, 1, 12, 1, 1, "amp.scale_loss.bwd");
 }
 
+/* Elements of the parameter tensors in one optimizer group (-1: all). */
+static double group_params(const bld *c, int group)
+{
+    double n = 0;
+    for (size_t i = 0; i < c->pn; i++)
+        if (group < 0 || c->pdecay[i] == group)
+            n += c->psize[i];
+    return n;
+}
+
+/* torch.optim.Adam/AdamW with foreach (the default on CUDA since PyTorch
+ * 2.0), state steps on the CPU (capturable=False): per param group,
+ * torch/optim/adamw.py @ 002d2f0 _multi_tensor_adamw runs these _foreach_
+ * ops, each one multi-tensor launch series over the group's tensors. The
+ * weight-decay multiply is skipped where weight_decay is 0 (the no-decay
+ * group) and Adam has none (its L2 decay, when set, is not modelled). */
+static void foreach_adam(bld *c, int o)
+{
+    static const struct {
+        const char *name;
+        int depth;    /* tensor lists */
+        double bpe;   /* fp32 bytes a parameter: loads + stores */
+        double fpe;
+        int decay_only;
+    } OPS[] = {
+        {"mul", 1, 8, 1, 1},     /* params *= 1 - lr wd */
+        {"lerp", 2, 12, 2, 0},   /* exp_avg += (1 - b1) (grad - exp_avg) */
+        {"mul_sq", 1, 8, 1, 0},  /* exp_avg_sq *= b2 */
+        {"addcmul", 3, 16, 2, 0}, /* exp_avg_sq += (1 - b2) grad grad: 3 lists read */
+        {"sqrt", 2, 8, 1, 0},    /* denom = sqrt(exp_avg_sq), a new list */
+        {"div", 1, 8, 1, 0},     /* denom /= sqrt(bias_correction2) */
+        {"add", 1, 8, 1, 0},     /* denom += eps */
+        {"addcdiv", 3, 16, 2, 0}, /* params += step_size exp_avg / denom */
+    };
+    double pd = group_params(c, 1), pn = group_params(c, 0);
+    for (size_t k = 0; k < sizeof OPS / sizeof OPS[0]; k++) {
+        if (OPS[k].decay_only && o != XS_OPT_ADAMW)
+            continue;
+        double elems = OPS[k].decay_only ? pd : pd + pn;
+        int64_t launches = mta(c, OPS[k].depth, 1) + (OPS[k].decay_only ? 0
+                                                                         : mta(c, OPS[k].depth, 0));
+        if (elems <= 0 || launches <= 0)
+            continue;
+        opt_op(c, XS_OP_OPTIMIZER, elems, OPS[k].bpe, OPS[k].fpe, launches, XS_ISSUE_MULTI, 1,
+               "optimizer.%s.foreach.%s", xs_optimizer_name(o), OPS[k].name);
+    }
+}
+
 static void optimizer(bld *c)
 {
     const xs_train *t = &c->s->train;
@@ -857,12 +905,24 @@ static void optimizer(bld *c)
         grad_clip(c);
     if (o == XS_OPT_BERTADAM) /* its own global norm (apex l2norm), before its loop */
         grad_norm(c, "bertadam.grad_norm", 1);
+    int impl = xs_train_optimizer_impl(t);
     xs_op op;
-    if (xs_wl_optimizer_op(o, fused, P, tensors, c->W, &op) == XS_OK) {
-        /* a fused optimizer launches per param group (apex FusedAdam.step,
-         * apex/optimizers/fused_adam.py: one multi_tensor_applier a group) */
-        if (fused)
+    if (impl == XS_OPT_IMPL_FOREACH) {
+        foreach_adam(c, o);
+    } else if (xs_wl_optimizer_op(o, fused, P, tensors, c->W, &op) == XS_OK) {
+        if (impl == XS_OPT_IMPL_MULTI_TENSOR) {
+            /* one launch series a param group (apex FusedAdam.step,
+             * apex/optimizers/fused_adam.py @ f7fa414: a multi_tensor_applier
+             * over [g, p, m, v] for each group's fp32 tensors) */
             op.launches = mta(c, OPTIMIZERS[o].lists, 1) + mta(c, OPTIMIZERS[o].lists, 0);
+        } else if (impl == XS_OPT_IMPL_PER_TENSOR) {
+            /* the older apex FusedAdam (DeepLearningExamples @ 0053b4b,
+             * PyTorch/LanguageModeling/BERT/fused_adam_local.py): a Python loop
+             * calling fused_adam_cuda.adam once a tensor, same traffic */
+            op.launches = tensors;
+            op.issue = XS_ISSUE_LOOP;
+            snprintf(op.name, sizeof op.name, "optimizer.%s.per_tensor", xs_optimizer_name(o));
+        }
         emit(c, &op);
     } else {
         c->failed = 1;

@@ -420,6 +420,78 @@ static void amp_kernels_should_match_the_audited_recipes(void)
     xs_wl_free(&wl);
 }
 
+/* The optimizer's kernels as each implementation launches them. */
+static void optimizer_impls_should_launch_as_their_code_does(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    const char *tiny = "tests/data/scenarios/tiny.json";
+    const int L = 20;
+    const int64_t decay = 3 + 6 * L + 1, nodecay = 2 + 10 * L + 1, T = decay + nodecay;
+    const char *mt[] = {"model.layers=20", "train.optimizer_impl=multi_tensor"};
+    build(tiny, mt, 2, &s, &wl);
+    const xs_op *op = find(&wl, "optimizer.adamw", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(decay, 4) + ref_small(nodecay, 4));
+    CU_ASSERT_EQUAL(op->issue, XS_ISSUE_MULTI);
+    double bytes = op->bytes, P = wl.params;
+    xs_wl_free(&wl);
+    /* the older apex FusedAdam: the same traffic, one kernel a tensor from Python */
+    const char *pt[] = {"model.layers=20", "train.optimizer_impl=per_tensor"};
+    build(tiny, pt, 2, &s, &wl);
+    op = find(&wl, "optimizer.adamw.per_tensor", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT(op->launches == T && op->issue == XS_ISSUE_LOOP);
+    CU_ASSERT_DOUBLE_EQUAL(op->bytes, bytes, 0);
+    xs_wl_free(&wl);
+    /* torch foreach AdamW: eight _foreach_ ops, the weight-decay multiply
+     * only over the decay group; 84 bytes a decayed parameter, 76 the rest */
+    const char *fe[] = {"model.layers=20", "train.fused_optimizer=false",
+                        "train.optimizer_impl=foreach"};
+    build(tiny, fe, 3, &s, &wl);
+    int ops = 0;
+    double fb = 0;
+    for (size_t i = 0; i < wl.n; i++)
+        if (strncmp(wl.ops[i].name, "optimizer.adamw.foreach.", 24) == 0) {
+            ops++;
+            fb += wl.ops[i].bytes;
+            CU_ASSERT_EQUAL(wl.ops[i].issue, XS_ISSUE_MULTI);
+        }
+    CU_ASSERT_EQUAL(ops, 8);
+    op = find(&wl, "optimizer.adamw.foreach.addcmul", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(decay, 3) + ref_small(nodecay, 3));
+    op = find(&wl, "optimizer.adamw.foreach.mul", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(decay, 1));
+    double pn = 2 * 64 + L * (4 * 64 + 4 * 64 + 256 + 64) + 2; /* LN vectors and biases */
+    CU_ASSERT_DOUBLE_EQUAL(fb, 84 * (P - pn) + 76 * pn, 1e-6);
+    xs_wl_free(&wl);
+    const char *fa[] = {"train.optimizer=adam", "train.fused_optimizer=false",
+                        "train.optimizer_impl=foreach"};
+    build(tiny, fa, 3, &s, &wl);
+    CU_ASSERT_PTR_NULL(find(&wl, "optimizer.adam.foreach.mul", -1));
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "optimizer.adam.foreach.addcdiv", -1));
+    xs_wl_free(&wl);
+    /* a value that contradicts train.fused_optimizer, or has no such kernels, is refused */
+    char path[512];
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_resolve("scenarios", tiny, path, sizeof path, &err), XS_OK);
+    const char *c1[] = {"train.optimizer_impl=foreach"};
+    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c1, 1, &s, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.fused_optimizer false"));
+    const char *c2[] = {"train.optimizer=sgd", "train.fused_optimizer=false",
+                        "train.optimizer_impl=foreach"};
+    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c2, 3, &s, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "adam and adamw"));
+    const char *c3[] = {"train.optimizer=bertadam", "train.optimizer_impl=multi_tensor"};
+    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c3, 2, &s, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bertadam"));
+    const char *c4[] = {"train.optimizer_impl=fast"};
+    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c4, 1, &s, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.optimizer_impl"));
+}
+
 static double total(const xs_workload *wl, int bytes)
 {
     double t = 0;
@@ -751,6 +823,8 @@ int tu_add_workload_suite(void)
                         multi_tensor_apply_should_launch_as_apex_chunks_it) ||
            !CU_add_test(s, "amp_kernels_should_match_the_audited_recipes",
                         amp_kernels_should_match_the_audited_recipes) ||
+           !CU_add_test(s, "optimizer_impls_should_launch_as_their_code_does",
+                        optimizer_impls_should_launch_as_their_code_does) ||
            !CU_add_test(s, "tiny_model_op_list_should_match_the_golden_file",
                         tiny_model_op_list_should_match_the_golden_file);
 }
