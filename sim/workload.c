@@ -894,15 +894,19 @@ static void optimizer(bld *c)
         /* GradScaler.unscale_: inv_scale = scale.double().reciprocal().float()
          * (3 kernels), found_inf = torch.full(...) (1), then
          * _amp_foreach_non_finite_check_and_unscale_ over the fp32
-         * gradients; step() reads found_inf back before optimizer.step() */
+         * gradients */
         opt_op(c, XS_OP_ELTWISE, 1, 8 + 8 + 8 + 4, 1, 3, XS_ISSUE_LOOP, 1, "amp.inv_scale");
         opt_op(c, XS_OP_ELTWISE, 1, 4, 0, 1, XS_ISSUE_LOOP, 1, "amp.found_inf");
         opt_op(c, XS_OP_OPTIMIZER, P, 2.0 * 4, 2, mta(c, 1, -1), XS_ISSUE_MULTI, 1,
                "amp.unscale_check");
-        host_reads_back(c);
     }
     if (t->grad_clip)
         grad_clip(c);
+    /* GradScaler.step reads found_inf back (.item()) just before
+     * optimizer.step(): after whatever the loop did between unscale_ and
+     * step, such as clipping */
+    if (scaler)
+        host_reads_back(c);
     if (o == XS_OPT_BERTADAM) /* its own global norm (apex l2norm), before its loop */
         grad_norm(c, "bertadam.grad_norm", 1);
     int impl = xs_train_optimizer_impl(t);

@@ -394,7 +394,7 @@ static void amp_kernels_should_match_the_audited_recipes(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(T, 1));
     CU_ASSERT_DOUBLE_EQUAL(op->bytes, 8 * P, 0);
-    CU_ASSERT(op->sync);
+    CU_ASSERT(!op->sync); /* unscale_ does not sync; step() does, after clipping */
     op = find(&wl, "grad_clip.norm", -1); /* _foreach_norm, stack, vector_norm */
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT(op->launches == ref_small(T, 1) + 2 && op->count == 1);
@@ -405,6 +405,7 @@ static void amp_kernels_should_match_the_audited_recipes(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(T, 1));
     CU_ASSERT_DOUBLE_EQUAL(op->bytes, 8 * P, 0);
+    CU_ASSERT(op->sync); /* found_inf.item() right before optimizer.step() */
     size_t upd = index_of(&wl, "amp.update_scale"), opt = index_of(&wl, "optimizer.adamw");
     CU_ASSERT(upd < wl.n && opt < upd);
     CU_ASSERT_EQUAL(wl.ops[upd].launches, 1);
