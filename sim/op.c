@@ -27,6 +27,13 @@ const char *xs_op_kind_name(int kind)
     return kind >= 0 && kind < XS_OP_KIND_COUNT ? names[kind] : "?";
 }
 
+const char *xs_issue_name(int issue)
+{
+    static const char *names[XS_ISSUE_COUNT] = {"eager", "engine", "multi_tensor", "loop",
+                                                     "autocast"};
+    return issue >= 0 && issue < XS_ISSUE_COUNT ? names[issue] : "?";
+}
+
 const char *xs_phase_name(int phase)
 {
     static const char *names[XS_PHASE_COUNT] = {"fwd", "bwd", "opt", "comm"};

@@ -29,6 +29,23 @@ typedef enum {
 
 typedef enum { XS_PH_FWD, XS_PH_BWD, XS_PH_OPT, XS_PH_COMM, XS_PHASE_COUNT } xs_phase;
 
+/* Who issues an op's kernels on the host, which sets what each costs the
+ * CPU (host.h): a Python-level torch call that autograd records (the
+ * forward); the C++ autograd engine, no Python (backward nodes,
+ * AccumulateGrad); one Python call that launches a multi-tensor kernel in
+ * chunks from C++ (apex multi_tensor_applier, torch._foreach_*, fused
+ * optimizers); a Python op under no_grad (per-tensor optimizer loops,
+ * zero_grad, the loss scaler's scalar ops); or a cast autocast inserts
+ * inside the dispatcher, no Python but recorded by autograd. */
+typedef enum {
+    XS_ISSUE_EAGER,
+    XS_ISSUE_ENGINE,
+    XS_ISSUE_MULTI,
+    XS_ISSUE_LOOP,
+    XS_ISSUE_AUTOCAST,
+    XS_ISSUE_COUNT
+} xs_issue;
+
 /* What the workload knows about how the framework runs a kernel, beyond
  * its work. Each device class reads the hints its model has terms for and
  * ignores the rest; a zero (or -1 for fn) means "not known / not special". */
@@ -76,6 +93,7 @@ typedef struct {
     int64_t count;    /* calls per optimizer step */
     int sync;         /* the host reads a result of this op back (.item()) and
                          waits for the device before issuing anything else */
+    int issue;        /* xs_issue: how the host issues its launches */
     xs_op_hints hints;
 } xs_op;
 
@@ -110,6 +128,7 @@ xs_op xs_op_make(int kind, int phase, xs_dtype dtype, const char *name);
 const char *xs_op_kind_name(int kind);
 const char *xs_phase_name(int phase);
 const char *xs_bound_name(int bound);
+const char *xs_issue_name(int issue);
 /* 1 for kinds that run on the matrix engine (their FLOPs are model FLOPs). */
 int xs_op_is_matmul(int kind);
 

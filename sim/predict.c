@@ -13,16 +13,18 @@
 #include "energy.h"
 #include "gemm.h"
 #include "power.h"
+#include "host.h"
 
-/* Host and device run asynchronously: the host spends host_s per kernel
- * launch queueing an op's kernels; the device starts the op's first kernel
- * once it is queued and the previous op is done, and cannot finish before
- * its last kernel is queued. An op whose result the host reads back (sync),
- * and the loss read at a step's end (loss_sync), make the host wait for the
- * device. The host fetches the step's samples (load_s) before it queues the
- * first kernel. Two steps run so that the second starts with the lead the
- * host built in the first; its length is the steady-state step. */
-static double timeline(const xs_workload *wl, const xs_estimate *est, double host_s,
+/* Host and device run asynchronously: the host spends the host model's
+ * time for each op queueing its kernels (who issues them sets the price a
+ * launch, host.h); the device starts the op's first kernel once it is
+ * queued and the previous op is done, and cannot finish before its last
+ * kernel is queued. An op whose result the host reads back (sync), and the
+ * loss read at a step's end (loss_sync), make the host wait for the
+ * device. The host fetches the step's samples (load_s) before it queues
+ * the first kernel. Two steps run so that the second starts with the lead
+ * the host built in the first; its length is the steady-state step. */
+static double timeline(const xs_workload *wl, const xs_estimate *est, const xs_host *h,
                        double load_s, int loss_sync)
 {
     double host = 0, dev = 0, first_end = 0;
@@ -32,8 +34,10 @@ static double timeline(const xs_workload *wl, const xs_estimate *est, double hos
             const xs_op *op = &wl->ops[i];
             double launches = (double)op->launches * (double)op->count;
             double t = est[i].time_s * (double)op->count;
-            double start = fmax(dev, host + (launches > 0 ? host_s : 0));
-            host += launches * host_s;
+            double issue = xs_host_op_s(h, op) * (double)op->count;
+            double first = launches > 0 ? issue / launches : 0;
+            double start = fmax(dev, host + first);
+            host += issue;
             dev = fmax(start + t, host + (launches > 0 ? t / launches : 0));
             if (op->sync)
                 host = fmax(host, dev);
@@ -133,8 +137,10 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     /* each device's loop fetches its own micro-batches */
     double load_s = s->loader_us * 1e-6 * (double)(s->train.batch * s->train.grad_accum);
     if (be->async) {
-        double t = timeline(wl, p->est, s->train.host_op_us * 1e-6, load_s,
-                            s->train.loss_sync);
+        xs_scn_host(s, &p->host);
+        double t = timeline(wl, p->est, &p->host, load_s, s->train.loss_sync);
+        for (size_t i = 0; i < wl->n; i++)
+            p->host_issue_s += xs_host_op_s(&p->host, &wl->ops[i]) * (double)wl->ops[i].count;
         p->host_wait_s = fmax(0, t - p->device_time_s);
     } else {
         p->host_wait_s = load_s; /* the host is the device: loading is serial */

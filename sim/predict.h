@@ -16,6 +16,8 @@ typedef struct {
     double device_time_s; /* sum of the kernels' times */
     double matmul_time_s; /* of which GEMM, batched GEMM and fused attention */
     double host_wait_s;   /* device idle, waiting for the host (syncs, launches) */
+    xs_host host;         /* the host model the timeline ran with (async devices) */
+    double host_issue_s;  /* host time to issue the step's kernels, all of them */
     double phase_time_s[XS_PHASE_COUNT];
     double bound_time_s[XS_BOUND_COUNT];
     double samples_per_s, tokens_per_s; /* all devices */

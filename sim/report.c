@@ -5,6 +5,8 @@
  * model reads in one screen; JSON and CSV keep every op. */
 #include "report.h"
 
+#include "host.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +127,23 @@ static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenari
         xs_sb_printf(sb, "clock     %.1f%% of the clock at the default %g W limit, under the %g W "
                          "limit\n",
                      100 * p->clock_scale, dev->tdp_w, p->power_limit_w);
+    const xs_host *h = &p->host;
+    if (p->host_issue_s <= 0)
+        return; /* the host is the device: nothing is issued ahead */
+    if (h->flat_us > 0)
+        xs_sb_printf(sb, "host      %.3g us a launch (train.host_op_us), %.1f ms to issue the "
+                         "step\n",
+                     h->flat_us, p->host_issue_s * 1e3);
+    else
+        xs_sb_printf(sb,
+                     "host      us a launch: eager %.3g, engine %.3g, autocast %.3g, loop %.3g, "
+                     "multi-tensor %.3g + %.3g a call (cpu_scale %.3g); %.1f ms to issue the "
+                     "step\n",
+                     xs_host_launch_us(h, XS_ISSUE_EAGER), xs_host_launch_us(h, XS_ISSUE_ENGINE),
+                     xs_host_launch_us(h, XS_ISSUE_AUTOCAST), xs_host_launch_us(h, XS_ISSUE_LOOP),
+                     xs_host_launch_us(h, XS_ISSUE_MULTI),
+                     (h->python_us + h->dispatch_us) / h->cpu_scale, h->cpu_scale,
+                     p->host_issue_s * 1e3);
 }
 
 /* The answer: the step, its band, and the whole run's time, energy, cost. */
@@ -208,6 +227,7 @@ static cJSON *op_json(const xs_op *op, const xs_estimate *e)
     cJSON_AddBoolToObject(o, "tb", op->tb);
     cJSON_AddNumberToObject(o, "calls", c);
     cJSON_AddNumberToObject(o, "launches", (double)op->launches * c);
+    cJSON_AddStringToObject(o, "issue", xs_issue_name(op->issue));
     cJSON_AddNumberToObject(o, "flops", op->flops * c);
     cJSON_AddNumberToObject(o, "bytes", op->bytes * c);
     if (e) {
@@ -248,6 +268,8 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     int fused;
     cJSON_AddStringToObject(to, "optimizer", xs_optimizer_name(xs_train_optimizer(t, &fused)));
     cJSON_AddBoolToObject(to, "fused_optimizer", fused);
+    static const char *impls[] = {"auto", "multi_tensor", "per_tensor", "foreach", "for_loop"};
+    cJSON_AddStringToObject(to, "optimizer_impl", impls[xs_train_optimizer_impl(t)]);
     cJSON_AddBoolToObject(to, "loss_sync", t->loss_sync);
     cJSON_AddNumberToObject(to, "host_op_us", t->host_op_us);
     cJSON_AddStringToObject(to, "kernels", kernels[t->kernels]);
@@ -257,6 +279,20 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
                                                                                : "gemm");
     cJSON_AddStringToObject(to, "zero_grad",
                             t->zero_grad == XS_ZERO_GRAD_ZERO ? "zero" : "none");
+    xs_host h;
+    xs_scn_host(s, &h);
+    cJSON *ho = cJSON_AddObjectToObject(o, "host");
+    cJSON_AddNumberToObject(ho, "python_us", h.python_us);
+    cJSON_AddNumberToObject(ho, "dispatch_us", h.dispatch_us);
+    cJSON_AddNumberToObject(ho, "autograd_us", h.autograd_us);
+    cJSON_AddNumberToObject(ho, "launch_us", h.launch_us);
+    cJSON_AddNumberToObject(ho, "cpu_scale", h.cpu_scale);
+    cJSON_AddNumberToObject(ho, "host_op_us", h.flat_us);
+    cJSON *pl = cJSON_AddObjectToObject(ho, "per_launch_us");
+    for (int i = 0; i < XS_ISSUE_COUNT; i++)
+        cJSON_AddNumberToObject(pl, xs_issue_name(i), xs_host_launch_us(&h, i));
+    cJSON_AddNumberToObject(ho, "multi_tensor_call_us",
+                            h.flat_us > 0 ? 0 : (h.python_us + h.dispatch_us) / h.cpu_scale);
     cJSON *d = cJSON_AddObjectToObject(o, "data");
     cJSON_AddNumberToObject(d, "samples", (double)s->samples);
     cJSON_AddNumberToObject(d, "epochs", (double)s->epochs);
@@ -288,6 +324,7 @@ static cJSON *step_json(const xs_workload *wl, const xs_prediction *p)
     }
     cJSON_AddNumberToObject(st, "device_time_s", p->device_time_s);
     cJSON_AddNumberToObject(st, "host_wait_s", p->host_wait_s);
+    cJSON_AddNumberToObject(st, "host_issue_s", p->host_issue_s);
     cJSON *pt = cJSON_AddObjectToObject(st, "phase_time_s");
     for (int ph = 0; ph < XS_PHASE_COUNT; ph++)
         cJSON_AddNumberToObject(pt, xs_phase_name(ph), p->phase_time_s[ph]);

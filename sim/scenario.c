@@ -19,6 +19,8 @@
     {path, XS_F_INT, req, lo, hi, 0, NULL, offsetof(xs_scenario, member), 0, help}
 #define ENUM(path, choices, member, help) \
     {path, XS_F_ENUM, 1, 0, 0, 0, choices, offsetof(xs_scenario, member), 0, help}
+#define HOST(path, member, hi, help) \
+    {path, XS_F_NUM, 0, 0, hi, 1, NULL, offsetof(xs_scenario, member), 0, help}
 #define PROB(path, member, help) \
     {path, XS_F_NUM, 1, 0, 0.99, 0, NULL, offsetof(xs_scenario, member), 0, help}
 
@@ -70,10 +72,11 @@ static const xs_field SCENARIO_FIELDS[] = {
     {"train.loss_sync", XS_F_BOOL, 1, 0, 0, 0, NULL, offsetof(xs_scenario, train.loss_sync), 0,
      "the loop reads the loss back every step (loss.item()): the GPU drains at each step's "
      "end and waits while the host issues the next step's first kernels"},
-    {"train.host_op_us", XS_F_NUM, 1, 0, 1000, 0, NULL, offsetof(xs_scenario, train.host_op_us),
+    {"train.host_op_us", XS_F_NUM, 0, 0, 1000, 1, NULL, offsetof(xs_scenario, train.host_op_us),
      0,
-     "host time to issue one kernel in microseconds (Python, framework dispatch, driver; "
-     "PyTorch eager: about 5-25); the GPU idles when the host falls behind"},
+     "optional override: host microseconds to issue any one kernel, whoever issues it "
+     "(Python, dispatcher, autograd, driver all in one figure); absent, the host model "
+     "(the host section) prices each launch by who issues it"},
     /* at least 0.01: it divides the bandwidth, and a loop 100 times slower
      * than the vectorized one (PyTorch's: 0.78 of it) is none a framework ships */
     {"train.generic_loop_efficiency", XS_F_NUM, 1, 0.01, 1, 0, NULL,
@@ -88,6 +91,18 @@ static const xs_field SCENARIO_FIELDS[] = {
     ENUM("train.ffn_bias", XS_FFN_BIAS_CHOICES, train.ffn_bias,
          "where the FFN up-projection adds its bias: in the GEMM (nn.Linear) or in a "
          "separate broadcast add before the activation (NVIDIA's BERT LinearActivation)"),
+    {"train.optimizer_impl", XS_F_ENUM, 0, 0, 0, 0, XS_OPT_IMPL_CHOICES,
+     offsetof(xs_scenario, train.optimizer_impl), 0,
+     "optional: the optimizer's kernels: multi_tensor (one kernel a param group: apex "
+     "FusedAdam, torch fused=True), per_tensor (one fused kernel a tensor: the older apex "
+     "FusedAdam), foreach (torch's _foreach ops, adam/adamw), for_loop (Python ops a tensor); "
+     "auto (or absent): train.fused_optimizer decides, multi_tensor or for_loop; a value "
+     "must agree with train.fused_optimizer"},
+    ENUM("train.grad_clip_impl", XS_CLIP_CHOICES, train.grad_clip_impl,
+         "how train.grad_clip runs: apex (NVIDIA's GradientClipper: multi_tensor_l2norm, "
+         ".item(), multi_tensor_scale, after every micro-batch's backward) or torch "
+         "(torch.nn.utils.clip_grad_norm_ once a step: foreach norm, clamped coefficient, "
+         "foreach mul)"),
     ENUM("train.zero_grad", XS_ZERO_GRAD_CHOICES, train.zero_grad,
          "what optimizer.zero_grad() leaves: none (set_to_none, PyTorch >= 2.0's default: "
          "the next backward hands each gradient over) or zero (PyTorch < 2.0's default and "
@@ -106,6 +121,22 @@ static const xs_field SCENARIO_FIELDS[] = {
      "the board's power limit in W (nvidia-smi -pl): the clock drops until the step's average "
      "power fits; within the device's power.limit_min_w..limit_max_w. Absent: the default "
      "limit (power.tdp_w)"},
+    HOST("host.python_us", host.python_us, 1000,
+         "host us of the Python call and argument parsing of one torch op (default 1.0: "
+         "pytorch/pytorch#41383)"),
+    HOST("host.dispatch_us", host.dispatch_us, 1000,
+         "host us of the C++ dispatcher and op set-up of one op, no Python (default 1.0: "
+         "pytorch/pytorch#41383)"),
+    HOST("host.autograd_us", host.autograd_us, 1000,
+         "host us to record the autograd node of a forward op (default 1.8: 6.8 - 5.0 us, "
+         "pytorch/pytorch#41383)"),
+    HOST("host.launch_us", host.launch_us, 1000,
+         "host us of one cudaLaunchKernel (default 1.3: meta-pytorch/tritonbench#1016)"),
+    HOST("host.cpu_scale", host.cpu_scale, 100,
+         "the host CPU's single-thread speed relative to the CPUs the defaults were measured "
+         "on (default 1); every host cost divides by it"),
+    {"host.note", XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096,
+     "where the host figures come from"},
 };
 
 const xs_field *xs_scn_fields(size_t *n)
@@ -127,6 +158,24 @@ int xs_train_optimizer(const xs_train *t, int *fused)
         o = t->fp32_optimizer - 1;
     *fused = o == XS_OPT_BERTADAM ? 0 : t->fused_optimizer;
     return o;
+}
+
+void xs_scn_host(const xs_scenario *s, xs_host *h)
+{
+    xs_host given = s->host;
+    given.flat_us = s->train.host_op_us;
+    xs_host_resolve(&given, h);
+}
+
+int xs_train_optimizer_impl(const xs_train *t)
+{
+    int fused;
+    int o = xs_train_optimizer(t, &fused);
+    if (o == XS_OPT_BERTADAM)
+        return XS_OPT_IMPL_FOR_LOOP;
+    if (t->optimizer_impl != XS_OPT_IMPL_AUTO)
+        return t->optimizer_impl;
+    return fused ? XS_OPT_IMPL_MULTI_TENSOR : XS_OPT_IMPL_FOR_LOOP;
 }
 
 const char *xs_optimizer_name(int o)
@@ -371,6 +420,29 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
         return xs_error_set(err, XS_ERANGE,
                             "%s: train.seq (%lld) must not exceed model.max_positions (%lld)",
                             path, (long long)s->train.seq, (long long)m->max_positions);
+    const xs_train *t = &s->train;
+    int impl = t->optimizer_impl, fused_impl = impl == XS_OPT_IMPL_MULTI_TENSOR ||
+                                               impl == XS_OPT_IMPL_PER_TENSOR;
+    char word[32];
+    xs_choice_word(XS_OPT_IMPL_CHOICES, impl, word, sizeof word);
+    if (impl != XS_OPT_IMPL_AUTO && fused_impl != (t->fused_optimizer != 0))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: train.optimizer_impl '%s' needs train.fused_optimizer %s, "
+                            "got %s",
+                            path, word, fused_impl ? "true" : "false",
+                            t->fused_optimizer ? "true" : "false");
+    if (impl == XS_OPT_IMPL_FOREACH && t->optimizer != XS_OPT_ADAM &&
+        t->optimizer != XS_OPT_ADAMW)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.optimizer_impl 'foreach' is modelled for train.optimizer "
+                            "adam and adamw, got %s",
+                            path, xs_optimizer_name(t->optimizer));
+    if (impl != XS_OPT_IMPL_AUTO && impl != XS_OPT_IMPL_FOR_LOOP &&
+        t->optimizer == XS_OPT_BERTADAM)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: train.optimizer_impl '%s': bertadam is a Python loop of "
+                            "tensor ops (for_loop or auto), it has no fused or foreach form",
+                            path, word);
     return xs_scn_bounds_check(s, path, err);
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "host.h"
 #include "schema.h"
 
 #define XS_MODEL_ARCH_CHOICES "encoder|decoder"
@@ -40,6 +41,27 @@ typedef enum { XS_FFN_BIAS_GEMM, XS_FFN_BIAS_SEPARATE } xs_ffn_bias;
 /* what the loop's zero_grad leaves behind: no gradient tensors (set_to_none,
  * PyTorch >= 2.0's default), or zero-filled ones (PyTorch < 2.0's default and
  * apex amp's patched zero_grad) that autograd must then add into */
+/* how the global gradient norm is clipped: apex multi_tensor_l2norm +
+ * .item() + a conditional multi_tensor_scale after every backward
+ * (NVIDIA's GradientClipper), or torch.nn.utils.clip_grad_norm_ once a step
+ * (foreach norm, clamped coefficient, foreach mul) */
+#define XS_CLIP_CHOICES "apex|torch"
+typedef enum { XS_CLIP_APEX, XS_CLIP_TORCH } xs_clip_impl;
+/* which kernels the optimizer step launches: auto (train.fused_optimizer
+ * decides: multi_tensor or for_loop), one multi-tensor kernel a param group
+ * (apex FusedAdam since 2019, torch fused=True), one fused kernel a tensor
+ * (the older apex FusedAdam, DeepLearningExamples' fused_adam_local.py),
+ * torch's foreach ops (a multi-tensor kernel per elementwise op), or a
+ * Python loop of elementwise ops a tensor (torch's for-loop, Hugging Face's
+ * AdamW of 2022) */
+#define XS_OPT_IMPL_CHOICES "auto|multi_tensor|per_tensor|foreach|for_loop"
+typedef enum {
+    XS_OPT_IMPL_AUTO,
+    XS_OPT_IMPL_MULTI_TENSOR,
+    XS_OPT_IMPL_PER_TENSOR,
+    XS_OPT_IMPL_FOREACH,
+    XS_OPT_IMPL_FOR_LOOP
+} xs_opt_impl;
 #define XS_ZERO_GRAD_CHOICES "none|zero"
 typedef enum { XS_ZERO_GRAD_NONE, XS_ZERO_GRAD_ZERO } xs_zero_grad;
 
@@ -57,12 +79,15 @@ typedef struct {
     int grad_clip; /* clip the global gradient norm every step */
     int fp32_optimizer; /* XS_FP32_OPTIMIZER_CHOICES index */
     int loss_sync;      /* the loop reads the loss back to the host every step */
-    double host_op_us;  /* host time to issue one kernel (Python, framework, driver) */
+    double host_op_us;  /* > 0: host time to issue any kernel, overriding the host
+                           model (scenario `host`); 0: the model */
     double generic_loop_efficiency; /* DRAM efficiency of the framework's generic
                                        elementwise loop relative to its vectorized one */
     int ffn_bias;                   /* xs_ffn_bias */
     int64_t loop_elems; /* elements a thread of the elementwise loops loads at once */
     int zero_grad;      /* xs_zero_grad */
+    int grad_clip_impl; /* xs_clip_impl */
+    int optimizer_impl; /* xs_opt_impl */
 } xs_train;
 
 typedef struct {
@@ -76,6 +101,8 @@ typedef struct {
     /* the devices' power limit the run sets (--set device.power_limit_w),
      * applied to whichever device predicts it (power.h); 0: the default */
     double power_limit_w;
+    xs_host host; /* the `host` section as given: 0 = the default (host.c);
+                     flat_us unused here (train.host_op_us) */
 } xs_scenario;
 
 /* Load path, apply the n overrides ("train.batch=64"), resolve hf_config
@@ -95,7 +122,15 @@ const char *xs_precision_name(int p);
 const char *xs_optimizer_name(int o);
 
 /* The optimizer t runs (train.fp32_optimizer applies in fp32/tf32) and
- * whether it runs as one multi-tensor kernel. */
+ * whether it runs as fused kernels (multi-tensor, or one a tensor). */
 int xs_train_optimizer(const xs_train *t, int *fused);
+
+/* The optimizer's kernels (never XS_OPT_IMPL_AUTO): train.optimizer_impl,
+ * or what train.fused_optimizer implies; bertadam is its own for-loop. */
+int xs_train_optimizer_impl(const xs_train *t);
+
+/* The host model s runs with: its `host` section over the defaults, and
+ * train.host_op_us as a flat per-launch override when given. */
+void xs_scn_host(const xs_scenario *s, xs_host *h);
 
 #endif

@@ -44,6 +44,10 @@ typedef struct {
     int broadcast; /* the ops now emitted read a broadcast operand */
     int transposing; /* the ops now emitted are copies that read across the
                         source's rows, one element from each */
+    double *psize;   /* elements of each parameter tensor, in model order ... */
+    unsigned char *pdecay; /* ... and whether it is in the weight-decay group */
+    size_t pn, pcap;
+    int last_in_tape; /* the last op emitted went to the tape */
 } bld;
 
 static int push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op)
@@ -63,15 +67,30 @@ static xs_op base(bld *c, int phase, int kind, const char *fmt, va_list ap)
     xs_op op = xs_op_make(kind, phase, c->mm, name);
     op.layer = c->layer;
     op.count = phase == XS_PH_FWD || phase == XS_PH_BWD ? c->wl->micro_batches : 1;
+    /* forward ops are Python calls; backward nodes run in the C++ engine;
+     * the optimizer phase states its own */
+    op.issue = phase == XS_PH_BWD ? XS_ISSUE_ENGINE : XS_ISSUE_EAGER;
     return op;
 }
 
 static void emit(bld *c, const xs_op *op)
 {
-    int rc = op->phase == XS_PH_BWD && !c->replayed ? push(&c->tape, &c->tn, &c->tcap, op)
-                                    : push(&c->wl->ops, &c->wl->n, &c->wl->cap, op);
+    c->last_in_tape = op->phase == XS_PH_BWD && !c->replayed;
+    int rc = c->last_in_tape ? push(&c->tape, &c->tn, &c->tcap, op)
+                             : push(&c->wl->ops, &c->wl->n, &c->wl->cap, op);
     if (rc)
         c->failed = 1;
+}
+
+/* The op just emitted (to the list or the tape) is issued this way. */
+static void issued(bld *c, int issue)
+{
+    if (c->failed)
+        return;
+    xs_op *last = c->last_in_tape ? (c->tn ? &c->tape[c->tn - 1] : NULL)
+                                  : (c->wl->n ? &c->wl->ops[c->wl->n - 1] : NULL);
+    if (last)
+        last->issue = issue;
 }
 
 /* Start the backward group of the forward op just emitted. */
@@ -153,12 +172,32 @@ __attribute__((format(printf, 12, 13))) static void gemm(bld *c, int phase, int 
     emit(c, &op);
 }
 
-static void add_params(bld *c, double count, int tensors, int matmul)
+/* One parameter tensor of `count` elements; decay: in the weight-decay
+ * group (not a bias or a LayerNorm weight: the no_decay list of NVIDIA's
+ * run_squad.py and of the Hugging Face Trainer). Fused optimizers launch
+ * once per group, and multi-tensor kernels pack tensors by their sizes. */
+static void add_param(bld *c, double count, int decay, int matmul)
 {
     c->wl->params += count;
-    c->wl->tensors += tensors;
+    c->wl->tensors += 1;
     if (matmul)
         c->wl->params_matmul += count;
+    if (c->pn == c->pcap) {
+        size_t cap = c->pcap ? 2 * c->pcap : 256;
+        double *ps = realloc(c->psize, cap * sizeof *ps);
+        if (ps)
+            c->psize = ps;
+        unsigned char *pd = ps ? realloc(c->pdecay, cap) : NULL;
+        if (pd)
+            c->pdecay = pd;
+        if (!ps || !pd) {
+            c->failed = 1;
+            return;
+        }
+        c->pcap = cap;
+    }
+    c->psize[c->pn] = count;
+    c->pdecay[c->pn++] = (unsigned char)decay;
 }
 
 /* Y[rows x N] = X[rows x K] W^T (+ b). x_island: X is an fp32-island tensor,
@@ -168,13 +207,17 @@ static void linear(bld *c, const char *name, double rows, double K, double N, in
 {
     int cast_x = c->amp && x_island;
     double wn = K * N + (bias ? N : 0);
-    add_params(c, K * N, 1, rows == c->T);
+    add_param(c, K * N, 1, rows == c->T);
     if (bias)
-        add_params(c, N, 1, 0);
-    if (cast_x)
+        add_param(c, N, 0, 0);
+    if (cast_x) {
         mem_op(c, XS_PH_FWD, XS_OP_CAST, rows * K, 4 + c->H, 0, 1, "%s.cast_x", name);
-    if (c->amp) /* autocast casts each weight once per forward (its cache) */
+        issued(c, XS_ISSUE_AUTOCAST);
+    }
+    if (c->amp) { /* autocast casts each weight once per forward (its cache) */
         mem_op(c, XS_PH_FWD, XS_OP_CAST, wn, 4 + c->H, 0, 1 + bias, "%s.cast_w", name);
+        issued(c, XS_ISSUE_AUTOCAST);
+    }
     gemm(c, XS_PH_FWD, XS_OP_GEMM, rows, N, K, 1, 0, 1, c->H, c->H, "%s", name);
     bwd_group(c);
     gemm(c, XS_PH_BWD, XS_OP_GEMM, rows, K, N, 1, 0, 0, c->H, c->H, "%s.dX", name);
@@ -208,7 +251,8 @@ static void dropout(bld *c, const char *name, double elems, int es, double p)
 static void layernorm(bld *c, const char *name, double rows, int es_in, int es_out)
 {
     double h = c->h;
-    add_params(c, 2 * h, 2, 0);
+    add_param(c, h, 0, 0);
+    add_param(c, h, 0, 0);
     mem_op(c, XS_PH_FWD, XS_OP_NORM, rows * h, 2.0 * es_in + es_out + 8.0 / h, 8, 1, "%s",
            name);
     bwd_group(c);
@@ -328,6 +372,8 @@ static void attention_unfused(bld *c, int causal)
         if (sm != H) { /* padding-mask add promotes to fp32; causal: autocast's cast */
             mem_op(c, XS_PH_FWD, XS_OP_CAST, S2, H + sm, 1, 1, "%s",
                    causal ? "attn.softmax.cast" : "attn.mask");
+            if (causal)
+                issued(c, XS_ISSUE_AUTOCAST);
             bwd_group(c);
             mem_op(c, XS_PH_BWD, XS_OP_CAST, S2, sm + H, 0, 1, "%s.bwd",
                    causal ? "attn.softmax.cast" : "attn.mask");
@@ -340,12 +386,14 @@ static void attention_unfused(bld *c, int causal)
          * casts back to the value format first, then drops out. */
         if (causal && sm != H) {
             mem_op(c, XS_PH_FWD, XS_OP_CAST, S2, sm + H, 0, 1, "attn.probs.cast");
+            issued(c, XS_ISSUE_AUTOCAST);
             bwd_group(c);
             mem_op(c, XS_PH_BWD, XS_OP_CAST, S2, H + sm, 0, 1, "attn.probs.cast.bwd");
         }
         dropout(c, "attn.probs.dropout", S2, causal ? H : sm, p);
         if (!causal && sm != H) {
             mem_op(c, XS_PH_FWD, XS_OP_CAST, S2, sm + H, 0, 1, "attn.probs.cast");
+            issued(c, XS_ISSUE_AUTOCAST);
             bwd_group(c);
             mem_op(c, XS_PH_BWD, XS_OP_CAST, S2, H + sm, 0, 1, "attn.probs.cast.bwd");
         }
@@ -399,8 +447,10 @@ static int activation(bld *c, double elems)
          * autocast's fp32 list, so the chain runs in fp32 under AMP. Its
          * autograd backward is 11 kernels of about 30 element accesses. */
         int es = c->I;
-        if (c->amp)
+        if (c->amp) {
             mem_op(c, XS_PH_FWD, XS_OP_CAST, elems, H + 4, 0, 1, "ffn.gelu_new.cast");
+            issued(c, XS_ISSUE_AUTOCAST);
+        }
         mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 18.0 * es, 10, 8, "ffn.gelu_new");
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 30.0 * es, 16, 11, "ffn.gelu_new.bwd");
@@ -429,7 +479,8 @@ static void post_ln_block(bld *c, const char *prefix, double p)
     double e = c->T * c->h;
     char nm[48];
     if (c->fused) {
-        add_params(c, 2 * c->h, 2, 0);
+        add_param(c, c->h, 0, 0);
+        add_param(c, c->h, 0, 0);
         snprintf(nm, sizeof nm, "%s.bias_dropout_residual_ln", prefix);
         mem_op(c, XS_PH_FWD, XS_OP_NORM, e, 4.0 * c->H + 1, 12, 1, "%s", nm);
         bwd_group(c);
@@ -490,7 +541,7 @@ static void decoder_layer(bld *c)
 static void embedding(bld *c, const char *name, double rows, double lookups)
 {
     double h = c->h;
-    add_params(c, rows * h, 1, 0);
+    add_param(c, rows * h, 1, 0);
     double table_reads = fmin(rows, lookups) * h * c->Wm;
     mem_op(c, XS_PH_FWD, XS_OP_EMBED, 1, lookups * (h * c->Wm + 8) + table_reads, 0, 1, "%s",
            name);
@@ -568,10 +619,16 @@ static void lm_head(bld *c, int causal)
         layernorm(c, "head.ln", T, H, c->I);
     }
     /* tied: the weight is the token embedding, so no new weight parameters */
-    double before = c->wl->params, before_t = (double)c->wl->tensors;
+    double before = c->wl->params;
+    int64_t before_t = c->wl->tensors;
+    size_t before_n = c->pn;
     linear(c, "head.lm", T, h, V, !causal, 1);
-    c->wl->params = before + (!causal ? V : 0);
-    c->wl->tensors = (int64_t)before_t + (!causal ? 1 : 0);
+    c->wl->params = before;
+    c->wl->tensors = before_t;
+    if (c->pn > before_n)
+        c->pn = before_n;
+    if (!causal)
+        add_param(c, V, 0, 0);
     /* still in head.lm's backward group: sum the two gradients of the tied weight */
     mem_op(c, XS_PH_BWD, XS_OP_REDUCE, V * h, 3.0 * 4, 1, 1, "head.tied_grad_sum");
     if (causal) { /* logits[..., :-1, :].contiguous() */
@@ -582,6 +639,7 @@ static void lm_head(bld *c, int causal)
     }
     if (c->amp) {
         mem_op(c, XS_PH_FWD, XS_OP_CAST, rows * V, H + 4, 0, 1, "head.loss.cast");
+        issued(c, XS_ISSUE_AUTOCAST);
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_CAST, rows * V, 4 + H, 0, 1, "head.loss.cast.bwd");
     }
@@ -633,15 +691,75 @@ static const struct {
     [XS_OPT_BERTADAM] = {30, 30, 12, 4, 13},
 };
 
-/* Launches of a multi-tensor kernel (PyTorch/apex multi_tensor_apply): at
- * most 110/64/48/36/30 tensors for 1..5+ lists and 320 blocks of 65536
- * elements per launch. */
+/* Launches of a multi-tensor kernel when only totals are known: at most
+ * 110/64/48/36/30 tensors for 1..5+ lists and 320 blocks of 65536 elements
+ * per launch (xs_wl_mta_launches has the exact count from tensor sizes). */
 static int64_t multi_tensor_launches(double params, int64_t tensors, int lists)
 {
     static const int max_tensors[] = {110, 64, 48, 36, 30};
     int mt = max_tensors[lists < 1 ? 0 : lists > 5 ? 4 : lists - 1];
     double by_tensors = ceil((double)tensors / mt), by_blocks = ceil(params / (320.0 * 65536));
     return (int64_t)fmax(1, fmax(by_tensors, by_blocks));
+}
+
+/* multi_tensor_apply as apex (csrc/multi_tensor_apply.cuh @ 123854c) and
+ * PyTorch (aten/src/ATen/native/cuda/MultiTensorApply.cuh) run it: tensors
+ * are cut into chunks of 65536 elements, one block a chunk; a launch goes
+ * out when its 320 blocks are full, when depth_to_max_tensors tensors have
+ * all their chunks in it, or at the last chunk; a tensor cut by a launch
+ * starts the next one. sel: NULL, or 1 for the tensors to take. */
+static const int MTA_MAX_TENSORS[8] = {110, 64, 48, 36, 30, 26, 22, 20};
+#define MTA_MAX_BLOCKS 320.0
+#define MTA_CHUNK 65536.0
+
+static int64_t mta_launches(const double *sizes, const unsigned char *decay, int group,
+                            size_t n, int depth)
+{
+    int max_t = MTA_MAX_TENSORS[depth < 1 ? 0 : depth > 8 ? 7 : depth - 1];
+    size_t last = n;
+    for (size_t t = 0; t < n; t++)
+        if (group < 0 || decay[t] == group)
+            last = t;
+    if (last == n)
+        return 0;
+    double launches = 0, blocks = 0;
+    int tensors = 0;
+    for (size_t t = 0; t <= last; t++) {
+        if (group >= 0 && decay[t] != group)
+            continue;
+        tensors++;
+        double left = ceil(sizes[t] / MTA_CHUNK);
+        if (left < 1)
+            continue; /* an empty tensor takes a slot and no block */
+        if (blocks + left > MTA_MAX_BLOCKS) { /* full before this tensor's last chunk */
+            left -= MTA_MAX_BLOCKS - blocks;
+            launches += 1;
+            tensors = 1;
+            double k = floor((left - 1) / MTA_MAX_BLOCKS);
+            launches += k;
+            left -= k * MTA_MAX_BLOCKS;
+            blocks = 0;
+        }
+        blocks += left;
+        if (tensors == max_t || blocks == MTA_MAX_BLOCKS || t == last) {
+            launches += 1;
+            blocks = 0;
+            tensors = 0;
+        }
+    }
+    return (int64_t)launches;
+}
+
+int64_t xs_wl_mta_launches(const double *sizes, size_t n, int depth)
+{
+    return sizes ? mta_launches(sizes, NULL, -1, n, depth) : 0;
+}
+
+/* over all of the model's parameter tensors (group -1) or one optimizer
+ * group (1: weight decay, 0: none) */
+static int64_t mta(const bld *c, int depth, int group)
+{
+    return mta_launches(c->psize, c->pdecay, group, c->pn, depth);
 }
 
 int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,
@@ -660,6 +778,7 @@ int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,
     op->launches = fused ? multi_tensor_launches(params, tensors, OPTIMIZERS[optimizer].lists)
                          : OPTIMIZERS[optimizer].eager_kernels * tensors;
     op->elems = params;
+    op->issue = fused ? XS_ISSUE_MULTI : XS_ISSUE_LOOP;
     return XS_OK;
 }
 
@@ -670,13 +789,128 @@ static void host_reads_back(bld *c)
         c->wl->ops[c->wl->n - 1].sync = 1;
 }
 
-/* A multi-tensor L2 norm over the gradients, read back to the host. */
-static void grad_norm(bld *c, const char *name)
+/* An optimizer-phase op issued `issue`'s way, `count` times a step. */
+__attribute__((format(printf, 9, 10))) static void opt_op(bld *c, int kind, double elems,
+                                                         double bpe, double fpe,
+                                                         int64_t launches, int issue,
+                                                         int64_t count, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    xs_op op = base(c, XS_PH_OPT, kind, fmt, ap);
+    va_end(ap);
+    op.bytes = elems * bpe;
+    op.flops = elems * fpe;
+    op.elems = elems;
+    op.launches = launches;
+    op.issue = issue;
+    op.count = count;
+    emit(c, &op);
+}
+
+/* A global gradient L2 norm read back to the host. apex multi_tensor_l2norm
+ * (csrc/multi_tensor_l2norm_kernel.cu @ 02085f0): at::zeros of its 320
+ * partial sums, the multi-tensor pass, one cleanup kernel; then .item().
+ * torch.nn.utils.clip_grad_norm_ (torch/nn/utils/clip_grad.py @ 01a57d8):
+ * torch._foreach_norm over the gradients, then torch.stack of the norms and
+ * linalg.vector_norm of the stack. */
+static void grad_norm(bld *c, const char *name, int64_t count)
 {
     double P = c->wl->params;
-    mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, c->W, 2,
-           multi_tensor_launches(P, c->wl->tensors, 1) + 1, "%s", name);
+    opt_op(c, XS_OP_OPTIMIZER, P, c->W, 2, mta(c, 1, -1) + 2, XS_ISSUE_MULTI, count, "%s",
+           name);
     host_reads_back(c);
+}
+
+/* Clip the global gradient norm to max_norm. NVIDIA's run_squad.py
+ * (DeepLearningExamples @ f8b3a63, GradientClipper) calls it after every
+ * backward: the apex norm, .item(), and when the norm is over max_norm
+ * multi_tensor_scale over [grads, grads] (counted every time: the norm of
+ * a fine-tune's early steps is over 1, later ones need not be). PyTorch's
+ * clip_grad_norm_ (the Hugging Face Trainer's, once a step): the foreach
+ * norm; clip_coef = max_norm / (norm + 1e-6) and its clamp to 1 (3 scalar
+ * kernels); torch._foreach_mul_ of every gradient, always (no branch, so
+ * no sync inside it). */
+static void grad_clip(bld *c)
+{
+    double P = c->wl->params;
+    int torch_impl = c->s->train.grad_clip_impl == XS_CLIP_TORCH;
+    int64_t count = torch_impl ? 1 : c->wl->micro_batches;
+    grad_norm(c, "grad_clip.norm", count);
+    if (torch_impl) {
+        opt_op(c, XS_OP_ELTWISE, 1, 3 * 4.0, 1, 3, XS_ISSUE_LOOP, 1, "grad_clip.coef");
+        opt_op(c, XS_OP_OPTIMIZER, P, 2.0 * c->W, 1, mta(c, 1, -1), XS_ISSUE_MULTI, 1,
+               "grad_clip.scale");
+    } else {
+        opt_op(c, XS_OP_OPTIMIZER, P, 2.0 * c->W, 1, mta(c, 2, -1), XS_ISSUE_MULTI, count,
+               "grad_clip.scale");
+    }
+}
+
+/* Loss scaling, per micro-batch, before the backward. apex amp's
+ * scale_loss (apex/amp/handle.py, scaler.py @ b82c6bd) clears the overflow
+ * flag (_overflow_buf.zero_()) and multiplies the loss by the scale;
+ * torch's GradScaler.scale (torch/cuda/amp/grad_scaler.py @ 02f1c1a) only
+ * multiplies. The multiplication's gradient is one more kernel, the first
+ * of the backward. */
+static void scale_loss(bld *c)
+{
+    c->layer = -1;
+    if (c->o2) {
+        mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, 1, 4, 0, 1, "amp.overflow_clear");
+        issued(c, XS_ISSUE_LOOP);
+    }
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, 1, 12, 1, 1, "amp.scale_loss");
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, 1, 12, 1, 1, "amp.scale_loss.bwd");
+}
+
+/* Elements of the parameter tensors in one optimizer group (-1: all). */
+static double group_params(const bld *c, int group)
+{
+    double n = 0;
+    for (size_t i = 0; i < c->pn; i++)
+        if (group < 0 || c->pdecay[i] == group)
+            n += c->psize[i];
+    return n;
+}
+
+/* torch.optim.Adam/AdamW with foreach (the default on CUDA since PyTorch
+ * 2.0), state steps on the CPU (capturable=False): per param group,
+ * torch/optim/adamw.py @ 002d2f0 _multi_tensor_adamw runs these _foreach_
+ * ops, each one multi-tensor launch series over the group's tensors. The
+ * weight-decay multiply is skipped where weight_decay is 0 (the no-decay
+ * group) and Adam has none (its L2 decay, when set, is not modelled). */
+static void foreach_adam(bld *c, int o)
+{
+    static const struct {
+        const char *name;
+        int depth;    /* tensor lists */
+        double bpe;   /* fp32 bytes a parameter: loads + stores */
+        double fpe;
+        int decay_only;
+    } OPS[] = {
+        {"mul", 1, 8, 1, 1},     /* params *= 1 - lr wd */
+        {"lerp", 2, 12, 2, 0},   /* exp_avg += (1 - b1) (grad - exp_avg) */
+        {"mul_sq", 1, 8, 1, 0},  /* exp_avg_sq *= b2 */
+        {"addcmul", 3, 16, 2, 0}, /* exp_avg_sq += (1 - b2) grad grad: 3 lists read */
+        {"sqrt", 2, 8, 1, 0},    /* denom = sqrt(exp_avg_sq), a new list */
+        {"div", 1, 8, 1, 0},     /* denom /= sqrt(bias_correction2) */
+        {"add", 1, 8, 1, 0},     /* denom += eps */
+        {"addcdiv", 3, 16, 2, 0}, /* params += step_size exp_avg / denom */
+    };
+    double pd = group_params(c, 1), pn = group_params(c, 0);
+    for (size_t k = 0; k < sizeof OPS / sizeof OPS[0]; k++) {
+        if (OPS[k].decay_only && o != XS_OPT_ADAMW)
+            continue;
+        double elems = OPS[k].decay_only ? pd : pd + pn;
+        int64_t launches = mta(c, OPS[k].depth, 1) + (OPS[k].decay_only ? 0
+                                                                         : mta(c, OPS[k].depth, 0));
+        if (elems <= 0 || launches <= 0)
+            continue;
+        opt_op(c, XS_OP_OPTIMIZER, elems, OPS[k].bpe, OPS[k].fpe, launches, XS_ISSUE_MULTI, 1,
+               "optimizer.%s.foreach.%s", xs_optimizer_name(o), OPS[k].name);
+    }
 }
 
 static void optimizer(bld *c)
@@ -685,49 +919,85 @@ static void optimizer(bld *c)
     int fused;
     int o = xs_train_optimizer(t, &fused);
     double P = c->wl->params;
-    int64_t tensors = c->wl->tensors;
+    int64_t tensors = c->wl->tensors, mb = c->wl->micro_batches;
+    int scaler = !c->o2 && t->precision == XS_P_AMP_FP16; /* torch GradScaler */
     c->layer = -1;
     /* AccumulateGrad adds each new gradient into the tensor's .grad wherever
      * one exists: after the first micro-batch, and in every micro-batch when
      * zero_grad zero-filled them. apex O2 sets the half gradients to None
      * before each backward (prepare_backward_with_master_weights), so there
-     * its zero fill is wasted and only later micro-batches accumulate (into
-     * the fp32 master gradients). */
+     * its zero fill is wasted and later micro-batches accumulate in apex's
+     * unscale (below), not in autograd. */
     int zeroed = t->zero_grad == XS_ZERO_GRAD_ZERO;
-    int64_t adds = c->wl->micro_batches - 1 + (zeroed && !c->o2);
+    int64_t adds = c->o2 ? 0 : mb - 1 + zeroed;
     if (adds > 0) {
         mem_op(c, XS_PH_BWD, XS_OP_REDUCE, P, 3.0 * c->W, 1, tensors, "grad.accumulate");
         if (!c->failed)
             c->wl->ops[c->wl->n - 1].count = adds; /* not once per micro-batch */
     }
-    /* the overflow flag of both loss scalers (apex, torch GradScaler) is
-     * read on the host to decide whether to skip the step */
-    if (c->o2) { /* half gradients unscaled into the fp32 master gradients, inf check */
-        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 + 4, 2,
-               multi_tensor_launches(P, tensors, 2) + 1, "amp.master_grads");
+    /* apex O2 (apex/amp/_process_optimizer.py @ f17401f,
+     * post_backward_with_master_weights): after each backward the half
+     * gradients are unscaled into the fp32 master gradients,
+     * multi_tensor_scale over [half grads, master grads] the first time and
+     * multi_tensor_axpby over [half, stashed master, master] after that;
+     * update_scale then reads the overflow flag back (.item()). */
+    if (c->o2) {
+        opt_op(c, XS_OP_OPTIMIZER, P, 2.0 + 4, 2, mta(c, 2, -1), XS_ISSUE_MULTI, 1,
+               "amp.master_grads");
         host_reads_back(c);
-    } else if (t->precision == XS_P_AMP_FP16) { /* GradScaler: unscale + inf/nan check */
-        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 * 4, 2,
-               multi_tensor_launches(P, tensors, 1) + 1, "amp.unscale_check");
+        if (mb > 1) {
+            opt_op(c, XS_OP_OPTIMIZER, P, 2.0 + 4 + 4, 3, mta(c, 3, -1), XS_ISSUE_MULTI, mb - 1,
+                   "amp.master_grads.accumulate");
+            host_reads_back(c);
+        }
+    } else if (scaler) {
+        /* GradScaler.unscale_: inv_scale = scale.double().reciprocal().float()
+         * (3 kernels), found_inf = torch.full(...) (1), then
+         * _amp_foreach_non_finite_check_and_unscale_ over the fp32
+         * gradients */
+        opt_op(c, XS_OP_ELTWISE, 1, 8 + 8 + 8 + 4, 1, 3, XS_ISSUE_LOOP, 1, "amp.inv_scale");
+        opt_op(c, XS_OP_ELTWISE, 1, 4, 0, 1, XS_ISSUE_LOOP, 1, "amp.found_inf");
+        opt_op(c, XS_OP_OPTIMIZER, P, 2.0 * 4, 2, mta(c, 1, -1), XS_ISSUE_MULTI, 1,
+               "amp.unscale_check");
+    }
+    if (t->grad_clip)
+        grad_clip(c);
+    /* GradScaler.step reads found_inf back (.item()) just before
+     * optimizer.step(): after whatever the loop did between unscale_ and
+     * step, such as clipping */
+    if (scaler)
         host_reads_back(c);
-    }
-    if (t->grad_clip) { /* the norm, then a scale pass */
-        grad_norm(c, "grad_clip.norm");
-        mem_op(c, XS_PH_OPT, XS_OP_OPTIMIZER, P, 2.0 * c->W, 1,
-               multi_tensor_launches(P, tensors, 1), "grad_clip.scale");
-    }
-    if (o == XS_OPT_BERTADAM) /* its own global norm, before the per-tensor loop */
-        grad_norm(c, "bertadam.grad_norm");
+    if (o == XS_OPT_BERTADAM) /* its own global norm (apex l2norm), before its loop */
+        grad_norm(c, "bertadam.grad_norm", 1);
+    int impl = xs_train_optimizer_impl(t);
     xs_op op;
-    if (xs_wl_optimizer_op(o, fused, P, tensors, c->W, &op) == XS_OK)
+    if (impl == XS_OPT_IMPL_FOREACH) {
+        foreach_adam(c, o);
+    } else if (xs_wl_optimizer_op(o, fused, P, tensors, c->W, &op) == XS_OK) {
+        if (impl == XS_OPT_IMPL_MULTI_TENSOR) {
+            /* one launch series a param group (apex FusedAdam.step,
+             * apex/optimizers/fused_adam.py @ f7fa414: a multi_tensor_applier
+             * over [g, p, m, v] for each group's fp32 tensors) */
+            op.launches = mta(c, OPTIMIZERS[o].lists, 1) + mta(c, OPTIMIZERS[o].lists, 0);
+        } else if (impl == XS_OPT_IMPL_PER_TENSOR) {
+            /* the older apex FusedAdam (DeepLearningExamples @ 0053b4b,
+             * PyTorch/LanguageModeling/BERT/fused_adam_local.py): a Python loop
+             * calling fused_adam_cuda.adam once a tensor, same traffic */
+            op.launches = tensors;
+            op.issue = XS_ISSUE_LOOP;
+            snprintf(op.name, sizeof op.name, "optimizer.%s.per_tensor", xs_optimizer_name(o));
+        }
         emit(c, &op);
-    else
+    } else {
         c->failed = 1;
+    }
     if (c->o2) /* the updated fp32 master weights copied into the half model */
-        mem_op(c, XS_PH_OPT, XS_OP_CAST, P, 4.0 + 2, 0, multi_tensor_launches(P, tensors, 2),
+        opt_op(c, XS_OP_CAST, P, 4.0 + 2, 0, mta(c, 2, -1), XS_ISSUE_MULTI, 1,
                "amp.master_to_model");
+    if (scaler) /* GradScaler.update: torch._amp_update_scale_ */
+        opt_op(c, XS_OP_ELTWISE, 1, 4 + 4 + 4 + 4, 2, 1, XS_ISSUE_LOOP, 1, "amp.update_scale");
     if (zeroed) /* optimizer.zero_grad(): grad.zero_() tensor by tensor */
-        mem_op(c, XS_PH_OPT, XS_OP_ELTWISE, P, c->Wm, 0, tensors, "grad.zero");
+        opt_op(c, XS_OP_ELTWISE, P, c->Wm, 0, tensors, XS_ISSUE_LOOP, 1, "grad.zero");
 }
 
 static int replay_tape(bld *c)
@@ -821,12 +1091,16 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
         span_head(&c);
     else
         cls_head(&c, decoder);
+    if (c.o2 || (c.amp && s->train.precision == XS_P_AMP_FP16))
+        scale_loss(&c);
     rc = c.failed ? -1 : replay_tape(&c);
     c.replayed = 1;
     if (rc == 0)
         optimizer(&c);
     free(c.tape);
     free(c.groups);
+    free(c.psize);
+    free(c.pdecay);
     if (rc || c.failed) {
         xs_wl_free(wl);
         return xs_error_set(err, XS_ENOMEM, "scenario %s: out of memory building the op list",
@@ -956,10 +1230,13 @@ int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err)
     case XS_KOP_UNSCALE:
         bwd = 0;
         c.replayed = 1;
-        wl.params = k->params;
-        wl.tensors = k->tensors;
+        /* a kernel row gives totals only: its parameters split evenly over
+         * its tensors, all in the weight-decay group, is what multi-tensor
+         * launches are counted from (the step's own tensors are uneven) */
+        for (int64_t t = 0; t < k->tensors && !c.failed; t++)
+            add_param(&c, (double)k->params / (double)k->tensors, 1, 0);
         if (k->op == XS_KOP_L2NORM) {
-            grad_norm(&c, "multi_tensor_l2norm");
+            grad_norm(&c, "multi_tensor_l2norm", 1);
         } else {
             pick = k->op == XS_KOP_SCALE ? "grad_clip.scale"
                    : c.o2                ? "amp.master_grads"

@@ -36,5 +36,10 @@ void xs_wl_free(xs_workload *wl);
 int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,
                        int state_bytes, xs_op *op);
 
+/* Kernel launches of one multi_tensor_apply over tensors of these element
+ * counts with `depth` tensor lists (apex and PyTorch: 65536-element
+ * chunks, 320 blocks and 110/64/48/36/30/26/22/20 tensors a launch). */
+int64_t xs_wl_mta_launches(const double *sizes, size_t n, int depth);
+
 
 #endif

@@ -390,7 +390,8 @@ static void predict_summary_should_print_only_the_answer(void)
 {
     tu_result r = tu_run("predict --summary");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_EQUAL(tu_lines(r.out), 7);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 8);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nhost      "));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nstep      "));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nband      "));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nrun       "));

@@ -242,6 +242,257 @@ static void amp_o2_should_trade_casts_for_master_copies(void)
     xs_wl_free(&ac);
 }
 
+/* multi_tensor_apply's loop as apex writes it (csrc/multi_tensor_apply.cuh),
+ * chunk by chunk, to check the workload's closed form against. */
+static int64_t ref_mta(const double *sizes, size_t n, int depth)
+{
+    static const int max_t[8] = {110, 64, 48, 36, 30, 26, 22, 20};
+    int64_t launches = 0;
+    int tensors = 0, blocks = 0;
+    for (size_t t = 0; t < n; t++) {
+        tensors++;
+        int64_t chunks = (int64_t)ceil(sizes[t] / 65536);
+        for (int64_t ch = 0; ch < chunks; ch++) {
+            blocks++;
+            int tensors_full = tensors == max_t[depth - 1] && ch == chunks - 1;
+            int blocks_full = blocks == 320;
+            int last = t == n - 1 && ch == chunks - 1;
+            if (tensors_full || blocks_full || last) {
+                launches++;
+                blocks = 0;
+                tensors = ch == chunks - 1 ? 0 : 1;
+            }
+        }
+    }
+    return launches;
+}
+
+static void multi_tensor_apply_should_launch_as_apex_chunks_it(void)
+{
+    double one[400];
+    for (int i = 0; i < 400; i++)
+        one[i] = 1000;
+    /* 250 one-chunk tensors, one list: 110 tensors a launch */
+    CU_ASSERT_EQUAL(xs_wl_mta_launches(one, 250, 1), 3);
+    /* 400 of them, two lists: 64 a launch, and the 320-block limit at 320 */
+    CU_ASSERT_EQUAL(xs_wl_mta_launches(one, 400, 2), ref_mta(one, 400, 2));
+    /* one tensor of 1000 chunks: full launches at 320, 640, 960, then the rest */
+    double big = 1000 * 65536.0;
+    CU_ASSERT_EQUAL(xs_wl_mta_launches(&big, 1, 4), 4);
+    CU_ASSERT_EQUAL(xs_wl_mta_launches(one, 0, 1), 0);
+    /* mixtures of small and large tensors, every depth: as the loop does it */
+    unsigned seed = 12345;
+    double sizes[600];
+    for (int trial = 0; trial < 40; trial++) {
+        size_t n = 1 + (size_t)(trial * 15 % 600);
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = (seed >> 8) % 1000;
+            sizes[i] = r < 600 ? 1 + r * 100.0 : r < 950 ? 65536.0 * (r - 590) / 7
+                                                          : 65536.0 * 700 + r;
+        }
+        for (int depth = 1; depth <= 8; depth++)
+            CU_ASSERT_EQUAL(xs_wl_mta_launches(sizes, n, depth), ref_mta(sizes, n, depth));
+    }
+}
+
+/* n tensors of one chunk each, as the tiny model's all are */
+static int64_t ref_small(int64_t n, int depth)
+{
+    double *sz = calloc((size_t)n, sizeof *sz);
+    for (int64_t i = 0; i < n; i++)
+        sz[i] = 1000;
+    int64_t l = ref_mta(sz, (size_t)n, depth);
+    free(sz);
+    return l;
+}
+
+static size_t index_of(const xs_workload *wl, const char *name)
+{
+    for (size_t i = 0; i < wl->n; i++)
+        if (strcmp(wl->ops[i].name, name) == 0)
+            return i;
+    return wl->n;
+}
+
+/* The AMP and optimizer kernels of one step, launch by launch and byte by
+ * byte, on a tiny model with enough tensors (20 layers: 327) that the
+ * multi-tensor limits bite. Each tensor fits in one 65536-element chunk. */
+static void amp_kernels_should_match_the_audited_recipes(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    const char *tiny = "tests/data/scenarios/tiny.json";
+    const int L = 20;
+    /* weight-decay group: 3 embedding tables, 6 weights a layer, the span
+     * head's weight; no decay: 2 + 4 LayerNorm vectors a layer, 6 biases a
+     * layer, the head's bias */
+    const int64_t decay = 3 + 6 * L + 1, nodecay = 2 + 10 * L + 1, T = decay + nodecay;
+    /* apex O2 as NVIDIA's run_squad.py runs it */
+    const char *o2[] = {"model.layers=20", "train.amp_mode=o2", "train.grad_clip=true",
+                        "train.grad_clip_impl=apex", "train.zero_grad=zero"};
+    build(tiny, o2, 5, &s, &wl);
+    double P = wl.params;
+    CU_ASSERT_EQUAL_FATAL(wl.tensors, T);
+    const xs_op *op = find(&wl, "amp.overflow_clear", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT(op->launches == 1 && op->count == 2 && op->issue == XS_ISSUE_LOOP);
+    op = find(&wl, "amp.scale_loss", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT(op->launches == 1 && op->count == 2 && op->issue == XS_ISSUE_EAGER);
+    /* the scaled loss's gradient is the backward's first kernel */
+    size_t first_bwd = 0;
+    while (first_bwd < wl.n && wl.ops[first_bwd].phase != XS_PH_BWD)
+        first_bwd++;
+    CU_ASSERT_STRING_EQUAL(wl.ops[first_bwd].name, "amp.scale_loss.bwd");
+    op = find(&wl, "amp.master_grads", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(T, 2));
+    CU_ASSERT_DOUBLE_EQUAL(op->bytes, 6 * P, 0);
+    CU_ASSERT(op->sync && op->issue == XS_ISSUE_MULTI && op->count == 1);
+    op = find(&wl, "amp.master_grads.accumulate", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(T, 3));
+    CU_ASSERT_DOUBLE_EQUAL(op->bytes, 10 * P, 0);
+    CU_ASSERT(op->sync && op->count == 1);
+    op = find(&wl, "grad_clip.norm", -1); /* zeros(320) + l2norm + cleanup */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(T, 1) + 2);
+    CU_ASSERT_DOUBLE_EQUAL(op->bytes, 4 * P, 0);
+    CU_ASSERT(op->sync && op->count == 2);
+    op = find(&wl, "grad_clip.scale", -1); /* multi_tensor_scale over [l, l] */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(T, 2));
+    CU_ASSERT_DOUBLE_EQUAL(op->bytes, 8 * P, 0);
+    CU_ASSERT(!op->sync && op->count == 2);
+    op = find(&wl, "optimizer.adamw", -1); /* FusedAdam: [g, p, m, v] a group */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(decay, 4) + ref_small(nodecay, 4));
+    CU_ASSERT_DOUBLE_EQUAL(op->bytes, 28 * P, 0);
+    op = find(&wl, "amp.master_to_model", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(T, 2));
+    op = find(&wl, "grad.zero", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT(op->launches == T && op->issue == XS_ISSUE_LOOP);
+    CU_ASSERT_PTR_NULL(find(&wl, "amp.unscale_check", -1));
+    xs_wl_free(&wl);
+    /* torch.autocast + GradScaler, clip_grad_norm_ as the Trainer calls it */
+    const char *ac[] = {"model.layers=20", "train.amp_mode=autocast", "train.grad_clip=true",
+                        "train.grad_clip_impl=torch"};
+    build(tiny, ac, 4, &s, &wl);
+    P = wl.params;
+    CU_ASSERT_PTR_NULL(find(&wl, "amp.overflow_clear", -1));
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "amp.scale_loss", -1));
+    op = find(&wl, "amp.inv_scale", -1); /* double(), reciprocal(), float() */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT(op->launches == 3 && op->issue == XS_ISSUE_LOOP);
+    op = find(&wl, "amp.found_inf", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, 1);
+    op = find(&wl, "amp.unscale_check", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(T, 1));
+    CU_ASSERT_DOUBLE_EQUAL(op->bytes, 8 * P, 0);
+    CU_ASSERT(!op->sync); /* unscale_ does not sync; step() does, after clipping */
+    op = find(&wl, "grad_clip.norm", -1); /* _foreach_norm, stack, vector_norm */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT(op->launches == ref_small(T, 1) + 2 && op->count == 1);
+    op = find(&wl, "grad_clip.coef", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, 3);
+    op = find(&wl, "grad_clip.scale", -1); /* _foreach_mul_ */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(T, 1));
+    CU_ASSERT_DOUBLE_EQUAL(op->bytes, 8 * P, 0);
+    CU_ASSERT(op->sync); /* found_inf.item() right before optimizer.step() */
+    size_t upd = index_of(&wl, "amp.update_scale"), opt = index_of(&wl, "optimizer.adamw");
+    CU_ASSERT(upd < wl.n && opt < upd);
+    CU_ASSERT_EQUAL(wl.ops[upd].launches, 1);
+    /* autocast's casts are issued inside the dispatcher, recorded by autograd */
+    CU_ASSERT_EQUAL(find(&wl, "attn.q.cast_w", 0)->issue, XS_ISSUE_AUTOCAST);
+    CU_ASSERT_EQUAL(find(&wl, "attn.q", 0)->issue, XS_ISSUE_EAGER);
+    xs_wl_free(&wl);
+    /* bf16 needs no loss scale: no scaling kernels at all */
+    const char *bf[] = {"train.precision=amp_bf16"};
+    build(tiny, bf, 1, &s, &wl);
+    CU_ASSERT_PTR_NULL(find(&wl, "amp.scale_loss", -1));
+    CU_ASSERT_PTR_NULL(find(&wl, "amp.inv_scale", -1));
+    xs_wl_free(&wl);
+}
+
+/* The optimizer's kernels as each implementation launches them. */
+static void optimizer_impls_should_launch_as_their_code_does(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    const char *tiny = "tests/data/scenarios/tiny.json";
+    const int L = 20;
+    const int64_t decay = 3 + 6 * L + 1, nodecay = 2 + 10 * L + 1, T = decay + nodecay;
+    const char *mt[] = {"model.layers=20", "train.optimizer_impl=multi_tensor"};
+    build(tiny, mt, 2, &s, &wl);
+    const xs_op *op = find(&wl, "optimizer.adamw", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(decay, 4) + ref_small(nodecay, 4));
+    CU_ASSERT_EQUAL(op->issue, XS_ISSUE_MULTI);
+    double bytes = op->bytes, P = wl.params;
+    xs_wl_free(&wl);
+    /* the older apex FusedAdam: the same traffic, one kernel a tensor from Python */
+    const char *pt[] = {"model.layers=20", "train.optimizer_impl=per_tensor"};
+    build(tiny, pt, 2, &s, &wl);
+    op = find(&wl, "optimizer.adamw.per_tensor", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT(op->launches == T && op->issue == XS_ISSUE_LOOP);
+    CU_ASSERT_DOUBLE_EQUAL(op->bytes, bytes, 0);
+    xs_wl_free(&wl);
+    /* torch foreach AdamW: eight _foreach_ ops, the weight-decay multiply
+     * only over the decay group; 84 bytes a decayed parameter, 76 the rest */
+    const char *fe[] = {"model.layers=20", "train.fused_optimizer=false",
+                        "train.optimizer_impl=foreach"};
+    build(tiny, fe, 3, &s, &wl);
+    int ops = 0;
+    double fb = 0;
+    for (size_t i = 0; i < wl.n; i++)
+        if (strncmp(wl.ops[i].name, "optimizer.adamw.foreach.", 24) == 0) {
+            ops++;
+            fb += wl.ops[i].bytes;
+            CU_ASSERT_EQUAL(wl.ops[i].issue, XS_ISSUE_MULTI);
+        }
+    CU_ASSERT_EQUAL(ops, 8);
+    op = find(&wl, "optimizer.adamw.foreach.addcmul", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(decay, 3) + ref_small(nodecay, 3));
+    op = find(&wl, "optimizer.adamw.foreach.mul", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+    CU_ASSERT_EQUAL(op->launches, ref_small(decay, 1));
+    double pn = 2 * 64 + L * (4 * 64 + 4 * 64 + 256 + 64) + 2; /* LN vectors and biases */
+    CU_ASSERT_DOUBLE_EQUAL(fb, 84 * (P - pn) + 76 * pn, 1e-6);
+    xs_wl_free(&wl);
+    const char *fa[] = {"train.optimizer=adam", "train.fused_optimizer=false",
+                        "train.optimizer_impl=foreach"};
+    build(tiny, fa, 3, &s, &wl);
+    CU_ASSERT_PTR_NULL(find(&wl, "optimizer.adam.foreach.mul", -1));
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "optimizer.adam.foreach.addcdiv", -1));
+    xs_wl_free(&wl);
+    /* a value that contradicts train.fused_optimizer, or has no such kernels, is refused */
+    char path[512];
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_resolve("scenarios", tiny, path, sizeof path, &err), XS_OK);
+    const char *c1[] = {"train.optimizer_impl=foreach"};
+    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c1, 1, &s, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.fused_optimizer false"));
+    const char *c2[] = {"train.optimizer=sgd", "train.fused_optimizer=false",
+                        "train.optimizer_impl=foreach"};
+    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c2, 3, &s, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "adam and adamw"));
+    const char *c3[] = {"train.optimizer=bertadam", "train.optimizer_impl=multi_tensor"};
+    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c3, 2, &s, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bertadam"));
+    const char *c4[] = {"train.optimizer_impl=fast"};
+    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c4, 1, &s, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.optimizer_impl"));
+}
+
 static double total(const xs_workload *wl, int bytes)
 {
     double t = 0;
@@ -474,12 +725,31 @@ static void grad_accum_should_repeat_micro_batches_and_accumulate(void)
     build("bert-base-squad", sets, 2, &s, &wl);
     CU_ASSERT_EQUAL(find(&wl, "ffn.up", 0)->count, 4);
     CU_ASSERT_EQUAL(find(&wl, "optimizer.adamw", -1)->count, 1);
-    const xs_op *acc = find(&wl, "grad.accumulate", -1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(acc);
-    CU_ASSERT_EQUAL(acc->count, 3);
+    /* apex O2 sets the half gradients to None before each backward: the
+     * later micro-batches add into the fp32 master gradients in apex's
+     * multi_tensor_axpby, not in autograd */
+    CU_ASSERT_PTR_NULL(find(&wl, "grad.accumulate", -1));
+    const xs_op *axpby = find(&wl, "amp.master_grads.accumulate", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(axpby);
+    CU_ASSERT_EQUAL(axpby->count, 3);
+    CU_ASSERT_EQUAL(axpby->sync, 1);
+    CU_ASSERT_DOUBLE_EQUAL(axpby->bytes, wl.params * (2 + 4 + 4), 0);
+    CU_ASSERT_EQUAL(find(&wl, "amp.master_grads", -1)->count, 1);
+    /* run_squad.py clips after every backward */
+    CU_ASSERT_EQUAL(find(&wl, "grad_clip.norm", -1)->count, 4);
     CU_ASSERT_EQUAL(wl.samples_per_step, 32);
     CU_ASSERT_EQUAL(wl.steps_per_epoch, (88641 + 31) / 32);
     CU_ASSERT_EQUAL(wl.steps, 2 * ((88641 + 31) / 32));
+    xs_wl_free(&wl);
+    /* under autocast autograd's AccumulateGrad adds them, tensor by tensor */
+    const char *ac[] = {"train.grad_accum=4", "train.batch=8", "train.amp_mode=autocast",
+                        "train.zero_grad=none"};
+    build("bert-base-squad", ac, 4, &s, &wl);
+    const xs_op *acc = find(&wl, "grad.accumulate", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(acc);
+    CU_ASSERT_EQUAL(acc->count, 3);
+    CU_ASSERT_EQUAL(acc->launches, wl.tensors);
+    CU_ASSERT_EQUAL(acc->issue, XS_ISSUE_ENGINE);
     xs_wl_free(&wl);
 }
 
@@ -550,6 +820,12 @@ int tu_add_workload_suite(void)
                         grad_accum_should_repeat_micro_batches_and_accumulate) ||
            !CU_add_test(s, "decoder_with_span_head_should_be_refused",
                         decoder_with_span_head_should_be_refused) ||
+           !CU_add_test(s, "multi_tensor_apply_should_launch_as_apex_chunks_it",
+                        multi_tensor_apply_should_launch_as_apex_chunks_it) ||
+           !CU_add_test(s, "amp_kernels_should_match_the_audited_recipes",
+                        amp_kernels_should_match_the_audited_recipes) ||
+           !CU_add_test(s, "optimizer_impls_should_launch_as_their_code_does",
+                        optimizer_impls_should_launch_as_their_code_does) ||
            !CU_add_test(s, "tiny_model_op_list_should_match_the_golden_file",
                         tiny_model_op_list_should_match_the_golden_file);
 }
