@@ -303,6 +303,49 @@ static void dev_sets_should_be_predicted_row_by_row(void)
     free(rows);
 }
 
+/* The published single-kernel rows (data/published/kernels.csv) must all be
+ * predicted, and each must say where its number comes from: a row without a
+ * source cannot be checked by anyone, and a row the model cannot parse
+ * silently drops out of the class summaries. */
+static void published_kernel_rows_should_be_predicted_and_cited(void)
+{
+    const char *files[] = {"data/published/kernels.csv"};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    size_t ok = 0, copies = 0;
+    for (size_t i = 0; i < n; i++) {
+        ok += rows[i].ok;
+        if (!rows[i].ok)
+            fprintf(stderr, "\n%s:%d: %s\n", rows[i].file, rows[i].line, rows[i].reason);
+        copies += rows[i].ok && strcmp(rows[i].kclass, "copy") == 0;
+    }
+    CU_ASSERT(n >= 54); /* other issues may append rows; none may vanish */
+    CU_ASSERT_EQUAL(ok, n);
+    CU_ASSERT(copies >= 6); /* the H100 PCIe casts of pytorch pull 137053 */
+    free(rows);
+
+    char *text = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(xs_read_file(files[0], &text, &len, &err), XS_OK);
+    size_t lines = 0, cited = 0;
+    for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        char *end = strchr(line + 1, '\n');
+        size_t l = end ? (size_t)(end - line - 1) : strlen(line + 1);
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%.*s", (int)(l < sizeof buf - 1 ? l : sizeof buf - 1), line + 1);
+        lines++;
+        if (strstr(buf, "github.com/") || strstr(buf, "http"))
+            cited++;
+        else
+            fprintf(stderr, "\nkernels.csv row %zu names no source: %.80s\n", lines, buf);
+    }
+    CU_ASSERT_EQUAL(lines, n);
+    CU_ASSERT_EQUAL(cited, lines);
+    free(text);
+}
+
 /* data/measured is a copy of the team's shared development sets (so a
  * clone can validate); a stale copy must be noticed, not silently used. */
 static void measured_copy_should_equal_the_shared_sets(void)
@@ -351,6 +394,8 @@ int tu_add_validate_suite(void)
                         rest_factor_should_place_the_error_outside_the_matmuls) ||
            !CU_add_test(s, "dev_sets_should_be_predicted_row_by_row",
                         dev_sets_should_be_predicted_row_by_row) ||
+           !CU_add_test(s, "published_kernel_rows_should_be_predicted_and_cited",
+                        published_kernel_rows_should_be_predicted_and_cited) ||
            !CU_add_test(s, "measured_copy_should_equal_the_shared_sets",
                         measured_copy_should_equal_the_shared_sets) ||
            !CU_add_test(s, "long_fields_should_be_refused_not_cut", long_fields_should_be_refused_not_cut) ||
