@@ -10,6 +10,8 @@
 
 #include "fileio.h"
 #include "test_util.h"
+#include "kvset.h"
+#include "device.h"
 #include "strbuf.h"
 #include "validate.h"
 
@@ -303,6 +305,56 @@ static void dev_sets_should_be_predicted_row_by_row(void)
     free(rows);
 }
 
+/* data/published/gemm.csv (issue 18): every row predicted, every source a
+ * public address, and no row faster than its board's quoted peak for the
+ * dtype (a row above the peak is a conversion slip: TFLOP/s to seconds, or
+ * a batch left out of the FLOPs). */
+static void published_gemm_set_should_be_predicted_and_below_peak(void)
+{
+    const char *files[] = {"data/published/gemm.csv"};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL(n, 78);
+    size_t ok = 0, batched = 0;
+    for (size_t i = 0; i < n; i++) {
+        const xs_vrow *r = &rows[i];
+        ok += r->ok;
+        if (!r->ok)
+            fprintf(stderr, "\n%s:%d: %s\n", r->file, r->line, r->reason);
+        long long m, nn, k, b;
+        char dt[16] = "";
+        char rs[256];
+        CU_ASSERT_FATAL(xs_kv_int(r->set, "m", 1, 1 << 24, -1, &m, rs, sizeof rs) == 0 &&
+                        xs_kv_int(r->set, "n", 1, 1 << 24, -1, &nn, rs, sizeof rs) == 0 &&
+                        xs_kv_int(r->set, "k", 1, 1 << 24, -1, &k, rs, sizeof rs) == 0 &&
+                        xs_kv_int(r->set, "batch", 1, 1 << 20, 1, &b, rs, sizeof rs) == 0);
+        CU_ASSERT_FATAL(xs_kv_get(r->set, "dtype", dt, sizeof dt));
+        batched += b > 1;
+        xs_device d;
+        CU_ASSERT_EQUAL_FATAL(xs_dev_open(r->device, &d, &err), XS_OK);
+        xs_dtype t = strcmp(dt, "fp32") == 0 ? XS_FP32 : strcmp(dt, "bf16") == 0 ? XS_BF16 : XS_FP16;
+        double tflops = 2.0 * m * nn * k * b / r->measured / 1e12;
+        if (!(tflops > 0 && tflops <= d.peak_tflops[t]))
+            fprintf(stderr, "\n%s:%d: %.1f TFLOP/s, above the %s peak %g\n", r->file, r->line,
+                    tflops, dt, d.peak_tflops[t]);
+        CU_ASSERT(tflops > 0 && tflops <= d.peak_tflops[t]);
+    }
+    CU_ASSERT_EQUAL(ok, n);
+    CU_ASSERT_EQUAL(batched, 8);
+    free(rows);
+    char *text = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(xs_read_file(files[0], &text, &len, &err), XS_OK);
+    size_t lines = 0, cited = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        if (lines++ > 0) /* the header */
+            cited += strstr(l, "github.com/") != NULL;
+    CU_ASSERT_EQUAL(cited, 78);
+    free(text);
+}
+
 /* The published single-kernel rows (data/published/kernels.csv) must all be
  * predicted, and each must say where its number comes from: a row without a
  * source cannot be checked by anyone, and a row the model cannot parse
@@ -396,6 +448,8 @@ int tu_add_validate_suite(void)
                         dev_sets_should_be_predicted_row_by_row) ||
            !CU_add_test(s, "published_kernel_rows_should_be_predicted_and_cited",
                         published_kernel_rows_should_be_predicted_and_cited) ||
+           !CU_add_test(s, "published_gemm_set_should_be_predicted_and_below_peak",
+                        published_gemm_set_should_be_predicted_and_below_peak) ||
            !CU_add_test(s, "measured_copy_should_equal_the_shared_sets",
                         measured_copy_should_equal_the_shared_sets) ||
            !CU_add_test(s, "long_fields_should_be_refused_not_cut", long_fields_should_be_refused_not_cut) ||
