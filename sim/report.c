@@ -228,6 +228,7 @@ static cJSON *op_json(const xs_op *op, const xs_estimate *e)
     cJSON_AddNumberToObject(o, "calls", c);
     cJSON_AddNumberToObject(o, "launches", (double)op->launches * c);
     cJSON_AddStringToObject(o, "issue", xs_issue_name(op->issue));
+    cJSON_AddNumberToObject(o, "modules", (double)op->modules * c);
     cJSON_AddNumberToObject(o, "flops", op->flops * c);
     cJSON_AddNumberToObject(o, "bytes", op->bytes * c);
     if (e) {
