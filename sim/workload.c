@@ -93,9 +93,11 @@ static void emit(bld *c, const xs_op *given)
  * the next forward op's host time carries: each leaf module the builders
  * below emit (nn.Linear or GPT-2's Conv1D, nn.LayerNorm, nn.Dropout,
  * nn.Embedding) is one, and so is each container module around them
- * (encoder_layer, decoder_layer, the embeddings). Activation modules are
- * not counted: transformers made GELU an nn.Module only in 2022 and
- * NVIDIA's BERT calls it as a function. */
+ * (encoder_layer, decoder_layer, the embeddings). Not counted: activation
+ * modules (NVIDIA's BERT calls its activation as a function; whether
+ * transformers' ACT2FN hands back a module depends on its version), loss
+ * modules, and the containers of the MLM and classification heads but for
+ * BertPooler. */
 static void enter_modules(bld *c, int64_t n)
 {
     c->modules += n;
