@@ -1301,6 +1301,8 @@ int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err)
     int failed = c.failed;
     free(c.tape);
     free(c.groups);
+    free(c.psize);
+    free(c.pdecay);
     xs_wl_free(&wl);
     if (failed)
         return xs_error_set(err, XS_ENOMEM, "kernel: out of memory");
