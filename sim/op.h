@@ -94,6 +94,9 @@ typedef struct {
     int sync;         /* the host reads a result of this op back (.item()) and
                          waits for the device before issuing anything else */
     int issue;        /* xs_issue: how the host issues its launches */
+    int64_t modules;  /* nn.Module calls whose Python runs with this forward op
+                         (host.h): its own module and the containers the
+                         workload attributes to it; 0 in other phases */
     xs_op_hints hints;
 } xs_op;
 

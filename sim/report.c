@@ -137,13 +137,13 @@ static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenari
     else
         xs_sb_printf(sb,
                      "host      us a launch: eager %.3g, engine %.3g, autocast %.3g, loop %.3g, "
-                     "multi-tensor %.3g + %.3g a call (cpu_scale %.3g); %.1f ms to issue the "
-                     "step\n",
+                     "multi-tensor %.3g + %.3g a call; nn.Module call %.3g (framework %s, "
+                     "cpu_scale %.3g); %.1f ms to issue the step\n",
                      xs_host_launch_us(h, XS_ISSUE_EAGER), xs_host_launch_us(h, XS_ISSUE_ENGINE),
                      xs_host_launch_us(h, XS_ISSUE_AUTOCAST), xs_host_launch_us(h, XS_ISSUE_LOOP),
                      xs_host_launch_us(h, XS_ISSUE_MULTI),
-                     (h->python_us + h->dispatch_us) / h->cpu_scale, h->cpu_scale,
-                     p->host_issue_s * 1e3);
+                     (h->python_us + h->dispatch_us) / h->cpu_scale, h->module_us / h->cpu_scale,
+                     xs_framework_name(h->framework), h->cpu_scale, p->host_issue_s * 1e3);
 }
 
 /* The answer: the step, its band, and the whole run's time, energy, cost. */
@@ -228,6 +228,7 @@ static cJSON *op_json(const xs_op *op, const xs_estimate *e)
     cJSON_AddNumberToObject(o, "calls", c);
     cJSON_AddNumberToObject(o, "launches", (double)op->launches * c);
     cJSON_AddStringToObject(o, "issue", xs_issue_name(op->issue));
+    cJSON_AddNumberToObject(o, "modules", (double)op->modules * c);
     cJSON_AddNumberToObject(o, "flops", op->flops * c);
     cJSON_AddNumberToObject(o, "bytes", op->bytes * c);
     if (e) {
@@ -282,10 +283,12 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     xs_host h;
     xs_scn_host(s, &h);
     cJSON *ho = cJSON_AddObjectToObject(o, "host");
+    cJSON_AddStringToObject(ho, "framework", xs_framework_name(h.framework));
     cJSON_AddNumberToObject(ho, "python_us", h.python_us);
     cJSON_AddNumberToObject(ho, "dispatch_us", h.dispatch_us);
     cJSON_AddNumberToObject(ho, "autograd_us", h.autograd_us);
     cJSON_AddNumberToObject(ho, "launch_us", h.launch_us);
+    cJSON_AddNumberToObject(ho, "module_us", h.module_us);
     cJSON_AddNumberToObject(ho, "cpu_scale", h.cpu_scale);
     cJSON_AddNumberToObject(ho, "host_op_us", h.flat_us);
     cJSON *pl = cJSON_AddObjectToObject(ho, "per_launch_us");

@@ -121,6 +121,16 @@ static const xs_field SCENARIO_FIELDS[] = {
      "the board's power limit in W (nvidia-smi -pl): the clock drops until the step's average "
      "power fits; within the device's power.limit_min_w..limit_max_w. Absent: the default "
      "limit (power.tdp_w)"},
+    {"host.framework", XS_F_ENUM, 0, 0, 0, 0, XS_FRAMEWORK_CHOICES,
+     offsetof(xs_scenario, host.framework), 0,
+     "optional: the PyTorch era the host figures default to (sim/host.c): pytorch-1.8 "
+     "(1.5-1.8: every nn.Module call walks its hook dicts, 2.17 us a call, "
+     "pytorch/pytorch#50431), pytorch-1.13 (1.9-1.13) or pytorch-2 (2.x eager): the no-hooks "
+     "fast path (pytorch/pytorch#52576), its time unpublished, so module calls are not "
+     "priced unless host.module_us says; unstated (or absent): the era-free per-op figures"},
+    HOST("host.module_us", host.module_us, 1000,
+         "host us of one nn.Module call around its forward's ops (default by host.framework: "
+         "2.17 for pytorch-1.8, pytorch/pytorch#50431; 0, not priced, for later eras)"),
     HOST("host.python_us", host.python_us, 1000,
          "host us of the Python call and argument parsing of one torch op (default 1.0: "
          "pytorch/pytorch#41383)"),
@@ -134,7 +144,10 @@ static const xs_field SCENARIO_FIELDS[] = {
          "host us of one cudaLaunchKernel (default 1.3: meta-pytorch/tritonbench#1016)"),
     HOST("host.cpu_scale", host.cpu_scale, 100,
          "the host CPU's single-thread speed relative to the CPUs the defaults were measured "
-         "on (default 1); every host cost divides by it"),
+         "on (default 1; those CPUs are unpublished, so no class has a sourced default); every "
+         "host cost divides by it. Same PyTorch code on two hosts: a Grace (GH200, GB200) "
+         "host ran an nn.Linear forward at 0.41 and 0.36 of a Xeon Platinum 8480C's speed "
+         "(NVIDIA/TransformerEngine#2053)"),
     {"host.note", XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096,
      "where the host figures come from"},
 };

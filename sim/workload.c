@@ -48,6 +48,8 @@ typedef struct {
     unsigned char *pdecay; /* ... and whether it is in the weight-decay group */
     size_t pn, pcap;
     int last_in_tape; /* the last op emitted went to the tape */
+    int64_t modules;  /* nn.Module calls entered whose Python the next forward
+                         op carries (xs_op.modules) */
 } bld;
 
 static int push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op)
@@ -73,13 +75,32 @@ static xs_op base(bld *c, int phase, int kind, const char *fmt, va_list ap)
     return op;
 }
 
-static void emit(bld *c, const xs_op *op)
+static void emit(bld *c, const xs_op *given)
 {
-    c->last_in_tape = op->phase == XS_PH_BWD && !c->replayed;
-    int rc = c->last_in_tape ? push(&c->tape, &c->tn, &c->tcap, op)
-                             : push(&c->wl->ops, &c->wl->n, &c->wl->cap, op);
+    xs_op op = *given;
+    if (op.phase == XS_PH_FWD && c->modules > 0) {
+        op.modules += c->modules;
+        c->modules = 0;
+    }
+    c->last_in_tape = op.phase == XS_PH_BWD && !c->replayed;
+    int rc = c->last_in_tape ? push(&c->tape, &c->tn, &c->tcap, &op)
+                             : push(&c->wl->ops, &c->wl->n, &c->wl->cap, &op);
     if (rc)
         c->failed = 1;
+}
+
+/* The recipe's code enters n nn.Module calls (__call__, then forward) that
+ * the next forward op's host time carries: each leaf module the builders
+ * below emit (nn.Linear or GPT-2's Conv1D, nn.LayerNorm, nn.Dropout,
+ * nn.Embedding) is one, and so is each container module around them
+ * (encoder_layer, decoder_layer, the embeddings). Not counted: activation
+ * modules (NVIDIA's BERT calls its activation as a function; whether
+ * transformers' ACT2FN hands back a module depends on its version), loss
+ * modules, and the containers of the MLM and classification heads but for
+ * BertPooler. */
+static void enter_modules(bld *c, int64_t n)
+{
+    c->modules += n;
 }
 
 /* The op just emitted (to the list or the tape) is issued this way. */
@@ -207,6 +228,7 @@ static void linear(bld *c, const char *name, double rows, double K, double N, in
 {
     int cast_x = c->amp && x_island;
     double wn = K * N + (bias ? N : 0);
+    enter_modules(c, 1);
     add_param(c, K * N, 1, rows == c->T);
     if (bias)
         add_param(c, N, 0, 0);
@@ -235,6 +257,7 @@ static void dropout(bld *c, const char *name, double elems, int es, double p)
 {
     if (p <= 0)
         return;
+    enter_modules(c, 1);
     mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 2.0 * es + 1, 2, 1, "%s", name);
     bwd_group(c);
     mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 2.0 * es + 1, 1, 1, "%s.bwd", name);
@@ -253,6 +276,7 @@ static void layernorm(bld *c, const char *name, double rows, int es_in, int es_o
     double h = c->h;
     add_param(c, h, 0, 0);
     add_param(c, h, 0, 0);
+    enter_modules(c, 1);
     mem_op(c, XS_PH_FWD, XS_OP_NORM, rows * h, 2.0 * es_in + es_out + 8.0 / h, 8, 1, "%s",
            name);
     bwd_group(c);
@@ -482,6 +506,7 @@ static void post_ln_block(bld *c, const char *prefix, double p)
         add_param(c, c->h, 0, 0);
         add_param(c, c->h, 0, 0);
         snprintf(nm, sizeof nm, "%s.bias_dropout_residual_ln", prefix);
+        enter_modules(c, 1);
         mem_op(c, XS_PH_FWD, XS_OP_NORM, e, 4.0 * c->H + 1, 12, 1, "%s", nm);
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_NORM, e, 6.0 * c->H + 1, 16, 2, "%s.bwd", nm);
@@ -495,9 +520,17 @@ static void post_ln_block(bld *c, const char *prefix, double p)
     layernorm(c, nm, c->T, c->I, c->I);
 }
 
+/* BertLayer, BertAttention, BertSelfAttention, BertSelfOutput,
+ * BertIntermediate, BertOutput: the containers of one layer in Hugging
+ * Face's modeling_bert.py and in NVIDIA's BERT modeling.py, its fork. */
+#define BERT_LAYER_CONTAINERS 6
+/* GPT2Block, GPT2Attention, GPT2MLP (transformers' modeling_gpt2.py). */
+#define GPT2_BLOCK_CONTAINERS 3
+
 static void encoder_layer(bld *c)
 {
     double T = c->T, h = c->h, p = c->s->model.dropout;
+    enter_modules(c, BERT_LAYER_CONTAINERS);
     /* The layer input feeds q, k, v (or one qkv) and the residual. */
     grad_fanout(c, "attn.x", T * h, c->I, c->fused ? 1 : 4);
     if (c->fused) {
@@ -520,6 +553,7 @@ static void encoder_layer(bld *c)
 static void decoder_layer(bld *c)
 {
     double T = c->T, h = c->h, e = T * h, p = c->s->model.dropout;
+    enter_modules(c, GPT2_BLOCK_CONTAINERS);
     grad_fanout(c, "attn.residual", e, c->I, 2);
     layernorm(c, "ln1", T, c->I, c->I);
     linear(c, "attn.qkv", T, h, 3 * h, 1, 1);
@@ -542,6 +576,7 @@ static void embedding(bld *c, const char *name, double rows, double lookups)
 {
     double h = c->h;
     add_param(c, rows * h, 1, 0);
+    enter_modules(c, 1);
     double table_reads = fmin(rows, lookups) * h * c->Wm;
     mem_op(c, XS_PH_FWD, XS_OP_EMBED, 1, lookups * (h * c->Wm + 8) + table_reads, 0, 1, "%s",
            name);
@@ -556,6 +591,9 @@ static void encoder_embeddings(bld *c)
     double e = c->T * c->h;
     int tables = m->type_vocab > 0 ? 3 : 2;
     c->layer = -1;
+    /* the task model (BertForQuestionAnswering, ...), BertModel,
+     * BertEmbeddings, and BertEncoder, entered before the first layer */
+    enter_modules(c, 4);
     embedding(c, "embed.word", (double)m->vocab, c->T);
     embedding(c, "embed.position", (double)m->max_positions, c->T);
     if (tables == 3)
@@ -575,6 +613,7 @@ static void decoder_embeddings(bld *c)
     const xs_model *m = &c->s->model;
     double e = c->T * c->h;
     c->layer = -1;
+    enter_modules(c, 2); /* GPT2LMHeadModel (or the task model), GPT2Model */
     embedding(c, "embed.token", (double)m->vocab, c->T);
     embedding(c, "embed.position", (double)m->max_positions, c->T);
     mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 3.0 * c->Wm, 1, 1, "embed.add");
@@ -664,6 +703,7 @@ static void cls_head(bld *c, int decoder)
     if (decoder) {
         linear(c, "head.score", c->T, h, 2, 0, 1);
     } else {
+        enter_modules(c, 1); /* BertPooler */
         mem_op(c, XS_PH_FWD, XS_OP_COPY, b * h, 2.0 * c->I, 0, 1, "head.first_token");
         linear(c, "head.pooler", b, h, h, 1, 1);
         mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, b * h, 2.0 * c->H, 4, 1, "head.tanh");

@@ -1,7 +1,8 @@
 /* test_host.c — the host model: each way of issuing a kernel priced as
- * host.c states, the scenario's host section and train.host_op_us as
- * overrides, bad host figures refused, and the step's issue time and its
- * report. */
+ * host.c states, the defaults of each framework era, the nn.Module calls
+ * the workload records, the scenario's host section and train.host_op_us
+ * as overrides, bad host figures and unknown eras refused, and the step's
+ * issue time and its report. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,12 +197,201 @@ static void a_slower_host_should_wait_longer_after_read_backs(void)
     xs_prediction_free(&slow);
 }
 
+/* Per era as host.c states: the per-op parts are the same in every era;
+ * an nn.Module call costs 2.17 us (3.08 - 0.91, pytorch#50431) up to 1.8
+ * and is not priced after the no-hooks fast path. */
+static void each_era_should_take_its_stated_defaults(void)
+{
+    for (int fw = 0; fw < XS_FW_COUNT; fw++) {
+        xs_host h;
+        xs_host_framework_defaults(fw, &h);
+        CU_ASSERT_EQUAL(h.framework, fw);
+        CU_ASSERT_DOUBLE_EQUAL(h.python_us, 1.0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(h.dispatch_us, 1.0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(h.autograd_us, 1.8, 0);
+        CU_ASSERT_DOUBLE_EQUAL(h.launch_us, 1.3, 0);
+        CU_ASSERT_DOUBLE_EQUAL(h.cpu_scale, 1.0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(h.module_us, fw == XS_FW_PT18 ? 2.17 : 0, 1e-12);
+    }
+    CU_ASSERT_STRING_EQUAL(xs_framework_name(XS_FW_PT18), "pytorch-1.8");
+    CU_ASSERT_STRING_EQUAL(xs_framework_name(XS_FW_PT113), "pytorch-1.13");
+    CU_ASSERT_STRING_EQUAL(xs_framework_name(XS_FW_PT2), "pytorch-2");
+    CU_ASSERT_STRING_EQUAL(xs_framework_name(XS_FW_COUNT), "?");
+    /* an era out of range falls back to the era-free figures */
+    xs_host h;
+    xs_host_framework_defaults(XS_FW_COUNT + 3, &h);
+    CU_ASSERT_EQUAL(h.framework, XS_FW_UNSTATED);
+    /* a module call adds its cost to the op it wraps, scaled by the CPU,
+     * and nothing under the flat override */
+    xs_host given;
+    memset(&given, 0, sizeof given);
+    given.framework = XS_FW_PT18;
+    given.cpu_scale = 2;
+    xs_host_resolve(&given, &h);
+    xs_op op = op_issued(XS_ISSUE_EAGER, 1);
+    op.modules = 3;
+    CU_ASSERT_DOUBLE_EQUAL(xs_host_op_s(&h, &op), (5.1 + 3 * 2.17) / 2 * 1e-6, 1e-15);
+    given.module_us = 4; /* a measured figure replaces the era's */
+    xs_host_resolve(&given, &h);
+    CU_ASSERT_DOUBLE_EQUAL(xs_host_op_s(&h, &op), (5.1 + 3 * 4.0) / 2 * 1e-6, 1e-15);
+    given.flat_us = 10;
+    xs_host_resolve(&given, &h);
+    CU_ASSERT_DOUBLE_EQUAL(xs_host_op_s(&h, &op), 10e-6, 1e-15);
+    /* a module call with no launch of its own still costs the host */
+    xs_host_framework_defaults(XS_FW_PT18, &h);
+    xs_op bare = op_issued(XS_ISSUE_EAGER, 0);
+    bare.modules = 1;
+    CU_ASSERT_DOUBLE_EQUAL(xs_host_op_s(&h, &bare), 2.17e-6, 1e-15);
+}
+
+static int load_id(const char *id, const char *const *sets, int n, xs_scenario *s,
+                   xs_error *err)
+{
+    char path[512];
+    int rc = xs_resolve("scenarios", id, path, sizeof path, err);
+    return rc ? rc : xs_scn_load(path, sets, n, s, err);
+}
+
+/* The shipped scenarios state the era of the recipe's PyTorch; the key is
+ * checked like any other. */
+static void framework_key_should_load_and_refuse_unknown_eras(void)
+{
+    static const struct {
+        const char *id;
+        int fw;
+    } shipped[] = {
+        {"bert-base-squad", XS_FW_PT113},    /* NGC 22.09: PyTorch 1.13.0a0 */
+        {"bert-large-squad", XS_FW_PT113},
+        {"bert-base-squad-hf", XS_FW_PT113}, /* Zeus, 2022 */
+        {"gpt2-medium-finetune", XS_FW_PT2}, /* HF Trainer, PyTorch >= 2.0 */
+    };
+    xs_scenario s;
+    xs_error err;
+    xs_host h;
+    for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(load_id(shipped[i].id, NULL, 0, &s, &err), XS_OK);
+        xs_scn_host(&s, &h);
+        CU_ASSERT_EQUAL(h.framework, shipped[i].fw);
+        CU_ASSERT_DOUBLE_EQUAL(h.module_us, 0, 0);
+    }
+    const char *old[] = {"host.framework=pytorch-1.8"};
+    CU_ASSERT_EQUAL_FATAL(load(old, 1, &s, &err), XS_OK);
+    xs_scn_host(&s, &h);
+    CU_ASSERT_EQUAL(h.framework, XS_FW_PT18);
+    CU_ASSERT_DOUBLE_EQUAL(h.module_us, 2.17, 1e-12);
+    const char *both[] = {"host.framework=pytorch-2", "host.module_us=1.5"};
+    CU_ASSERT_EQUAL_FATAL(load(both, 2, &s, &err), XS_OK);
+    xs_scn_host(&s, &h);
+    CU_ASSERT_EQUAL(h.framework, XS_FW_PT2);
+    CU_ASSERT_DOUBLE_EQUAL(h.module_us, 1.5, 0);
+    /* an unknown era is refused, naming the field and listing the choices */
+    const char *bad[] = {"host.framework=pytorch-3"};
+    CU_ASSERT_NOT_EQUAL(load(bad, 1, &s, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "host.framework"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, XS_FRAMEWORK_CHOICES));
+    static const char *const refused[] = {"host.module_us=0", "host.module_us=-2",
+                                          "host.module_us=2000", "host.module_us=x"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        CU_ASSERT_NOT_EQUAL(load(&refused[i], 1, &s, &err), XS_OK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "host.module_us"));
+    }
+    /* in a file: a number where a name belongs, the file and field named */
+    cJSON *doc = tu_load_json("tests/data/scenarios/tiny.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *host = cJSON_AddObjectToObject(doc, "host");
+    cJSON_AddNumberToObject(host, "framework", 1.13);
+    const char *path = tu_write_json("tiny.json", doc);
+    cJSON_Delete(doc);
+    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, NULL, 0, &s, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "tiny.json"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'host.framework'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "pytorch-1.13"));
+}
+
+/* BERT-base as Hugging Face and NVIDIA write it: per layer six containers
+ * (BertLayer, BertAttention, BertSelfAttention, BertSelfOutput,
+ * BertIntermediate, BertOutput), six nn.Linear, three nn.Dropout, two
+ * nn.LayerNorm; before the layers the task model, BertModel,
+ * BertEmbeddings, BertEncoder, three nn.Embedding, a LayerNorm and a
+ * Dropout; the span head's nn.Linear. No module call outside the forward. */
+static void workload_should_count_the_module_calls_of_the_forward(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    xs_error err;
+    const char *sets[] = {"train.grad_accum=2"};
+    CU_ASSERT_EQUAL_FATAL(load(sets, 1, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_wl_build(&s, &wl, &err), XS_OK);
+    int64_t per_call = 0, per_layer = 0;
+    for (size_t i = 0; i < wl.n; i++) {
+        const xs_op *op = &wl.ops[i];
+        CU_ASSERT(op->modules >= 0);
+        if (op->phase != XS_PH_FWD) {
+            CU_ASSERT_EQUAL(op->modules, 0);
+            continue;
+        }
+        CU_ASSERT_EQUAL(op->count, 2); /* once a micro-batch */
+        per_call += op->modules;
+        if (op->layer == 0)
+            per_layer += op->modules;
+    }
+    CU_ASSERT_EQUAL(per_layer, 6 + 6 + 3 + 2);
+    CU_ASSERT_EQUAL(per_call, 4 + 3 + 1 + 1 + 12 * per_layer + 1);
+    xs_wl_free(&wl);
+    /* GPT-2 blocks: GPT2Block, GPT2Attention, GPT2MLP, four Conv1D, two
+     * LayerNorm, and the residual dropouts (attention dropout is inside
+     * the flash kernel) */
+    CU_ASSERT_EQUAL_FATAL(load_id("gpt2-medium-finetune", NULL, 0, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_wl_build(&s, &wl, &err), XS_OK);
+    int64_t block = 0;
+    for (size_t i = 0; i < wl.n; i++)
+        if (wl.ops[i].phase == XS_PH_FWD && wl.ops[i].layer == 0)
+            block += wl.ops[i].modules;
+    CU_ASSERT_EQUAL(block, 3 + 4 + 2 + (s.model.dropout > 0 ? 2 : 0));
+    xs_wl_free(&wl);
+}
+
+/* PyTorch <= 1.8 pays each module call on top of the launches: the step's
+ * issue time grows by the calls times 2.17 us, and nothing else moves. */
+static void an_older_era_should_add_its_module_calls_to_the_issue_time(void)
+{
+    xs_device d = a100();
+    xs_scenario s;
+    xs_workload wl;
+    xs_prediction now, old;
+    xs_error err;
+    const char *a[] = {"host.framework=pytorch-1.13"};
+    const char *b[] = {"host.framework=pytorch-1.8"};
+    CU_ASSERT_EQUAL_FATAL(load(a, 1, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_wl_build(&s, &wl, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_predict(&d, &s, &wl, &now, &err), XS_OK);
+    double calls = 0;
+    for (size_t i = 0; i < wl.n; i++)
+        calls += (double)(wl.ops[i].modules * wl.ops[i].count);
+    xs_wl_free(&wl);
+    CU_ASSERT(calls > 100);
+    CU_ASSERT_EQUAL_FATAL(load(b, 1, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_wl_build(&s, &wl, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_predict(&d, &s, &wl, &old, &err), XS_OK);
+    xs_wl_free(&wl);
+    CU_ASSERT_DOUBLE_EQUAL(old.host_issue_s - now.host_issue_s, calls * 2.17e-6, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(old.device_time_s, now.device_time_s, 1e-12);
+    CU_ASSERT(old.step_time_s >= now.step_time_s);
+    xs_prediction_free(&now);
+    xs_prediction_free(&old);
+}
+
 static void predict_should_report_the_host_model_used(void)
 {
     tu_result r = tu_run("predict -s bert-base-squad -d a100-sxm4-80gb");
     CU_ASSERT_EQUAL(r.status, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nhost      us a launch: eager 5.1, engine 2.3, "
                                          "autocast 4.1, loop 3.3, multi-tensor 1.3 + 2 a call"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "nn.Module call 0 (framework pytorch-1.13, "));
+    tu_run_free(&r);
+    r = tu_run("predict -s bert-base-squad -d a100-sxm4-80gb --set host.framework=pytorch-1.8");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "nn.Module call 2.17 (framework pytorch-1.8, "));
     tu_run_free(&r);
     r = tu_run("predict -s bert-base-squad -d a100-sxm4-80gb --set train.host_op_us=7");
     CU_ASSERT_EQUAL(r.status, 0);
@@ -218,6 +408,10 @@ static void predict_should_report_the_host_model_used(void)
     CU_ASSERT(cJSON_IsNumber(xs_json_path(doc, "step.host_issue_s")));
     const cJSON *op0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "ops"), 0);
     CU_ASSERT(cJSON_IsString(cJSON_GetObjectItem(op0, "issue")));
+    CU_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(op0, "modules")));
+    const cJSON *fw = xs_json_path(doc, "scenario.host.framework");
+    CU_ASSERT(cJSON_IsString(fw) && strcmp(fw->valuestring, "pytorch-1.13") == 0);
+    CU_ASSERT(cJSON_IsNumber(xs_json_path(doc, "scenario.host.module_us")));
     cJSON_Delete(doc);
     tu_run_free(&r);
 }
@@ -236,6 +430,14 @@ int tu_add_host_suite(void)
                         step_issue_time_should_add_up_the_ops_as_priced) ||
            !CU_add_test(s, "a_slower_host_should_wait_longer_after_read_backs",
                         a_slower_host_should_wait_longer_after_read_backs) ||
+           !CU_add_test(s, "each_era_should_take_its_stated_defaults",
+                        each_era_should_take_its_stated_defaults) ||
+           !CU_add_test(s, "framework_key_should_load_and_refuse_unknown_eras",
+                        framework_key_should_load_and_refuse_unknown_eras) ||
+           !CU_add_test(s, "workload_should_count_the_module_calls_of_the_forward",
+                        workload_should_count_the_module_calls_of_the_forward) ||
+           !CU_add_test(s, "an_older_era_should_add_its_module_calls_to_the_issue_time",
+                        an_older_era_should_add_its_module_calls_to_the_issue_time) ||
            !CU_add_test(s, "predict_should_report_the_host_model_used",
                         predict_should_report_the_host_model_used);
 }
