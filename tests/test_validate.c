@@ -398,6 +398,42 @@ static void published_kernel_rows_should_be_predicted_and_cited(void)
     free(text);
 }
 
+/* Issue 18 asks for each kernel class to be measured on at least two boards:
+ * one board's numbers cannot tell a wrong bandwidth term from a wrong
+ * per-board parameter. Counts the distinct boards the published rows of a
+ * class cover, so a row set that shrinks to one board is noticed. */
+static size_t boards_of_class(const xs_vrow *rows, size_t n, const char *kclass)
+{
+    const char *seen[16];
+    size_t nseen = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!rows[i].ok || strcmp(rows[i].kclass, kclass) != 0)
+            continue;
+        size_t j = 0;
+        while (j < nseen && strcmp(seen[j], rows[i].device) != 0)
+            j++;
+        if (j == nseen && nseen < 16)
+            seen[nseen++] = rows[i].device;
+    }
+    return nseen;
+}
+
+static void published_kernel_classes_should_cover_several_boards(void)
+{
+    const char *files[] = {"data/published/kernels.csv"};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    /* A100 SXM4 and H100 SXM5 (Liger-Kernel's nn.Embedding rows) */
+    CU_ASSERT(boards_of_class(rows, n, "embedding") >= 2);
+    /* A100 SXM4, A100 PCIe, H100 SXM5 */
+    CU_ASSERT(boards_of_class(rows, n, "layernorm") >= 3);
+    CU_ASSERT(boards_of_class(rows, n, "layernorm.fwdbwd") >= 2);
+    CU_ASSERT(boards_of_class(rows, n, "cross_entropy") >= 3);
+    free(rows);
+}
+
 /* data/measured is a copy of the team's shared development sets (so a
  * clone can validate); a stale copy must be noticed, not silently used. */
 static void measured_copy_should_equal_the_shared_sets(void)
@@ -450,6 +486,8 @@ int tu_add_validate_suite(void)
                         published_kernel_rows_should_be_predicted_and_cited) ||
            !CU_add_test(s, "published_gemm_set_should_be_predicted_and_below_peak",
                         published_gemm_set_should_be_predicted_and_below_peak) ||
+           !CU_add_test(s, "published_kernel_classes_should_cover_several_boards",
+                        published_kernel_classes_should_cover_several_boards) ||
            !CU_add_test(s, "measured_copy_should_equal_the_shared_sets",
                         measured_copy_should_equal_the_shared_sets) ||
            !CU_add_test(s, "long_fields_should_be_refused_not_cut", long_fields_should_be_refused_not_cut) ||
