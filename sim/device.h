@@ -36,6 +36,12 @@ typedef struct {
     /* the range of limits the board accepts; 0: not published (then above
      * idle_w, at most tdp_w) */
     double power_limit_min_w, power_limit_max_w;
+    /* How the core's power follows its clock under a power limit (power.h):
+     * the core voltage at the lowest clocks over that at the top clock
+     * (0: absent, the voltage in proportion to the clock), the clock below
+     * which it stops falling, and the share of a dense kernel's core power
+     * that is leakage (follows the voltage, not the clock; 0: none). */
+    double power_v_floor, power_vf_knee_mhz, power_leak_frac;
     /* The power limit in effect (0: the default, tdp_w) and the clock it
      * leaves: clock_scale times the class's clock at the default limit (0
      * or 1: that clock). Set by xs_predict for a --set device.power_limit_w

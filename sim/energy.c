@@ -20,12 +20,12 @@ void xs_energy_fill(const xs_device *dev, xs_estimate *est)
         busy_compute /= busy;
         busy_memory /= busy;
     }
-    /* The core's dynamic power follows its clock as f^3 (power.h); DRAM's
+    /* The core's power follows its clock and voltage (power.h); DRAM's
      * does not, its clock is not capped. At the default limit the scale is
      * 1 and a dense kernel draws TDP. */
     double core = 1.0;
     if (xs_backend_of(dev)->top_clock_scale)
-        core = pow(xs_dev_clock_scale(dev), XS_POWER_CLOCK_EXPONENT);
+        core = xs_power_core_factor(dev, xs_dev_clock_scale(dev));
     est->power_w = dev->idle_w + (dev->tdp_w - dev->idle_w) * (busy_compute * core + busy_memory);
     est->energy_j = est->power_w * est->time_s;
 }

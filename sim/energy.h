@@ -11,8 +11,8 @@
  * why the clock drops to the sustained clock); one that saturates DRAM
  * draws power.memory_frac of the range; launch gaps draw idle power.
  * Under a power limit the core runs at dev's clock scale and its share of
- * the range scales as the clock cubed (power.h); the memory share does
- * not. */
+ * the range scales by xs_power_core_factor (clock, voltage and leakage,
+ * power.h); the memory share does not. */
 void xs_energy_fill(const xs_device *dev, xs_estimate *est);
 
 #endif

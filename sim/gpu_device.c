@@ -57,6 +57,15 @@ static const xs_field GPU_FIELDS[] = {
     NOTE("interconnect.source", "where the interconnect figures come from"),
     NOTE_OPT("interconnect.note", "free text"),
     POWER_ROWS("board power limit", "idle board power"),
+    {"power.v_floor", XS_F_NUM, 0, 0, 1, 1, NULL, OFF(power_v_floor), 0,
+     "core voltage at the lowest clocks over the core voltage at the top clock "
+     "(the boost or tensor clock); with power.vf_knee_mhz (absent: the voltage in "
+     "proportion to the clock, dynamic power ~ f^3)"},
+    POS("power.vf_knee_mhz", 0, power_vf_knee_mhz,
+        "the clock below which the core voltage stops falling (sits at power.v_floor)"),
+    {"power.leak_frac", XS_F_NUM, 0, 0, 1, 0, NULL, OFF(power_leak_frac), 0,
+     "share of a dense kernel's core power (tdp - idle) that is leakage of the active SMs, "
+     "following the voltage rather than the clock (absent: 0)"},
     PRICE_ROWS("device-hour"),
     STR("gemm.tensor_tiles", 1, gpu.tensor_tiles_text,
         "matrix-engine GEMM tiles, space-separated MxN/S[cC] (S stages, C cluster)"),
@@ -145,6 +154,21 @@ int xs_gpu_check_fields(xs_device *dev, const char *path, xs_error *err)
                             "%s: field 'compute.clock_base_mhz' must not exceed "
                             "compute.clock_boost_mhz (%g), got %g",
                             path, d->clock_boost_mhz, d->clock_base_mhz);
+    if ((dev->power_v_floor > 0) != (dev->power_vf_knee_mhz > 0))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: fields 'power.v_floor' and 'power.vf_knee_mhz' come together "
+                            "(the voltage floor and the clock where it starts), got only '%s'",
+                            path, dev->power_v_floor > 0 ? "power.v_floor" : "power.vf_knee_mhz");
+    if (dev->power_vf_knee_mhz > 0 && !(dev->power_vf_knee_mhz < top))
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'power.vf_knee_mhz' must be below the top clock "
+                            "(compute.clock_boost_mhz / clock_tensor_mhz, %g MHz), got %g",
+                            path, top, dev->power_vf_knee_mhz);
+    if (dev->power_v_floor >= 1)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'power.v_floor' must be below 1 (a voltage below that "
+                            "at the top clock), got %g",
+                            path, dev->power_v_floor);
     if (d->stream_latency_ns > 0 && xs_sm_threads(d->sm_version) == 0)
         return xs_error_set(err, XS_EFIELD,
                             "%s: field 'memory.stream_latency_ns' needs resident threads per SM, "

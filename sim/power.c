@@ -49,6 +49,36 @@ int xs_power_set_limit(xs_device *dev, double limit_w, xs_error *err)
     return XS_OK;
 }
 
+/* The core voltage at clock f (MHz) over that at the top clock f_top:
+ * the floor below the knee, a line from the knee to (f_top, 1) above it. */
+static double voltage_at(const xs_device *dev, double f, double f_top)
+{
+    double floor = dev->power_v_floor, knee = dev->power_vf_knee_mhz;
+    if (f <= knee)
+        return floor;
+    return floor + (1.0 - floor) * (f - knee) / (f_top - knee);
+}
+
+double xs_power_voltage_ratio(const xs_device *dev, double scale)
+{
+    if (!(dev->power_v_floor > 0) || dev->gpu.clock_sustained_mhz <= 0)
+        return scale; /* the voltage in proportion to the clock */
+    const xs_gpu_params *g = &dev->gpu;
+    double f_top = fmax(g->clock_boost_mhz, g->clock_tensor_mhz);
+    double f1 = g->clock_sustained_mhz;
+    return voltage_at(dev, scale * f1, f_top) / voltage_at(dev, f1, f_top);
+}
+
+double xs_power_core_factor(const xs_device *dev, double scale)
+{
+    double v = xs_power_voltage_ratio(dev, scale), leak = dev->power_leak_frac;
+    return (1.0 - leak) * scale * v * v + leak * v;
+}
+
+/* The scale at which a dense load's core power reaches the raised limit:
+ * the factor grows with the scale, so bisection on [1, top]. */
+#define CEILING_TOLERANCE 1e-9
+
 double xs_power_scale_ceiling(const xs_device *dev)
 {
     const xs_backend *be = xs_backend_of(dev);
@@ -56,7 +86,16 @@ double xs_power_scale_ceiling(const xs_device *dev)
     double limit = xs_dev_power_limit(dev);
     if (limit <= dev->tdp_w || top_scale <= 1.0)
         return 1.0;
-    double dense = pow((limit - dev->idle_w) / (dev->tdp_w - dev->idle_w),
-                       1.0 / XS_POWER_CLOCK_EXPONENT);
-    return fmin(top_scale, dense);
+    double want = (limit - dev->idle_w) / (dev->tdp_w - dev->idle_w);
+    if (xs_power_core_factor(dev, top_scale) <= want)
+        return top_scale;
+    double lo = 1.0, hi = top_scale;
+    while (hi - lo > CEILING_TOLERANCE) {
+        double mid = 0.5 * (lo + hi);
+        if (xs_power_core_factor(dev, mid) <= want)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }

@@ -4,25 +4,34 @@
  * the voltage, until the power fits. The memory clock is not capped, so
  * DRAM-bound time does not stretch.
  *
- * Power of a busy core ~ f V^2, and in the DVFS range the voltage rises
- * about linearly with the clock, so dynamic power ~ f^3 at the same work
- * per cycle (XS_POWER_CLOCK_EXPONENT); static and memory power do not
- * follow the core clock. */
+ * Power of a busy core ~ f V^2 plus leakage ~ V; the voltage falls with
+ * the clock down to a floor, below which only the clock falls, so under a
+ * low limit the clock must drop much further to shed the same power
+ * (xs_power_core_factor). Idle and memory power do not follow the core
+ * clock. */
 #ifndef XS_POWER_H
 #define XS_POWER_H
 
 #include "device.h"
 #include "error.h"
 
-/* Dynamic core power ~ f^3: P = a C V^2 f, and over the DVFS range the
- * core voltage rises with the clock, so dynamic power grows as f^2 (fixed
- * voltage) to f^3 (voltage in proportion); the GPU DVFS survey and
- * measurements of Mei, Wang and Chu (Digital Communications and Networks
- * 3(2), 2017, doi:10.1016/j.dcan.2016.10.001) use P = a C V^2 f with the
- * voltage set per clock step. The cube is the rule the shipped PCIe files'
- * sustained clocks were derived with (a100-pcie-*, a10, h100-pcie notes),
- * so one law covers the files and the limit. */
-#define XS_POWER_CLOCK_EXPONENT 3.0
+/* The core's power at clock scale s over its power at scale 1, for the
+ * same work per cycle: (1 - leak) s v(s)^2 + leak v(s), where v(s) is the
+ * core voltage at s over that at scale 1 and leak is power.leak_frac.
+ * Dynamic power is a C V^2 f (Mei, Wang and Chu, Digital Communications
+ * and Networks 3(2), 2017, doi:10.1016/j.dcan.2016.10.001); leakage is
+ * V I_leak, scaled by the voltage ratio alone as AccelWattch does for its
+ * static and idle-SM power (Kandiah et al., MICRO'21; accel-sim/
+ * gpgpu-sim_distribution, src/accelwattch/gpgpu_sim_wrapper.cc,
+ * update_components_power). The voltage follows the clock on a line from
+ * (power.vf_knee_mhz, power.v_floor) up to the top clock and stays at the
+ * floor below the knee; without those fields it is in proportion to the
+ * clock (v = s, dynamic power ~ f^3, the rule the shipped PCIe files'
+ * sustained clocks were derived with). Increasing in s; 1 at s = 1. */
+double xs_power_core_factor(const xs_device *dev, double scale);
+
+/* The core voltage at clock scale s over that at scale 1 (see above). */
+double xs_power_voltage_ratio(const xs_device *dev, double scale);
 
 /* The factor of the class's clock at the default limit that dev runs at:
  * dev->clock_scale, or 1 when it is unset (0). */
@@ -43,9 +52,9 @@ int xs_power_set_limit(xs_device *dev, double limit_w, xs_error *err);
 
 /* The highest clock scale a limit allows: 1 (the file's sustained clock,
  * the clock a dense load holds at the default limit) unless the limit is
- * raised above the default, where a dense load's f^3 power reaches the
- * raised limit at a higher clock, up to the clock the peaks are quoted
- * at (the class's top_clock_scale). */
+ * raised above the default, where a dense load's core power
+ * (xs_power_core_factor) reaches the raised limit at a higher clock, up to
+ * the clock the peaks are quoted at (the class's top_clock_scale). */
 double xs_power_scale_ceiling(const xs_device *dev);
 
 #endif

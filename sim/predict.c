@@ -182,8 +182,8 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
  * follow the core clock: memory-heavy phases leave the core less of the
  * limit. The clock is the highest (at most the ceiling, power.h) whose
  * step-average power fits the limit; bisection on the scale, since the
- * average grows with the clock (the core's f^3 share grows, memory-bound
- * time does not shrink). SCALE_FLOOR: no P0 clock
+ * average grows with the clock (the core's share, xs_power_core_factor,
+ * grows; memory-bound time does not shrink). SCALE_FLOOR: no P0 clock
  * under a power cap goes below a few per cent of the boost clock (a V100's
  * lowest SM clock, 135 MHz, is 9% of its 1380-1530 MHz boost). */
 #define SCALE_FLOOR 0.05

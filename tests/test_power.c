@@ -160,11 +160,14 @@ static void memory_bound_time_should_not_follow_the_core_clock(void)
     CU_ASSERT(mem < 1.02);
 }
 
-/* A kernel's core share of the idle-to-TDP range scales as the clock
- * cubed; its memory share does not; at scale 1 the old formula holds. */
+/* A file without the voltage-curve and leakage fields: a kernel's core
+ * share of the idle-to-TDP range scales as the clock cubed (the voltage in
+ * proportion to the clock); its memory share does not; at scale 1 the old
+ * formula holds. */
 static void core_power_should_scale_as_the_clock_cubed(void)
 {
-    xs_device d = load("v100-pcie-32gb");
+    xs_device d = load("a100-pcie-40gb");
+    d.power_v_floor = d.power_vf_knee_mhz = d.power_leak_frac = 0;
     xs_estimate est = {0};
     est.time_s = 1;
     est.compute_s = 1;
@@ -178,6 +181,108 @@ static void core_power_should_scale_as_the_clock_cubed(void)
     xs_energy_fill(&d, &est);
     CU_ASSERT_DOUBLE_EQUAL(est.power_w, d.idle_w + (d.tdp_w - d.idle_w) * d.power_memory_frac,
                            1e-9);
+}
+
+/* The V100 PCIe's law (voltage floor, leakage): 1 at the file's clock,
+ * growing with the clock, the voltage flat below the knee and on the line
+ * above it, and (1 - leak) s v^2 + leak v at every scale. */
+static void core_power_should_follow_voltage_floor_and_leakage(void)
+{
+    xs_device d = load("v100-pcie-32gb");
+    CU_ASSERT_FATAL(d.power_v_floor > 0 && d.power_vf_knee_mhz > 0 && d.power_leak_frac > 0);
+    CU_ASSERT_DOUBLE_EQUAL(xs_power_core_factor(&d, 1.0), 1.0, 1e-12);
+    double knee = d.power_vf_knee_mhz / d.gpu.clock_sustained_mhz;
+    double prev = 0;
+    for (double s = 0.05; s <= 1.0 + 1e-9; s += 0.01) {
+        double c = xs_power_core_factor(&d, s);
+        CU_ASSERT(c > prev);
+        prev = c;
+        double v = xs_power_voltage_ratio(&d, s);
+        CU_ASSERT_DOUBLE_EQUAL(c, (1 - d.power_leak_frac) * s * v * v + d.power_leak_frac * v,
+                               1e-12);
+        if (s < knee) /* the floor, relative to the voltage at the file's clock */
+            CU_ASSERT_DOUBLE_EQUAL(v, xs_power_voltage_ratio(&d, 0.05), 1e-12);
+    }
+    /* below the knee the dynamic part falls only as the clock: halving the
+     * clock there halves it, where the cube would leave an eighth */
+    double s1 = 0.5 * knee, s2 = 0.25 * knee, leak = d.power_leak_frac;
+    double v0 = xs_power_voltage_ratio(&d, s1);
+    CU_ASSERT_DOUBLE_EQUAL(xs_power_core_factor(&d, s2) - leak * v0,
+                           0.5 * (xs_power_core_factor(&d, s1) - leak * v0), 1e-12);
+    /* the energy of a dense kernel at scale s uses the same factor */
+    xs_estimate est = {0};
+    est.time_s = est.compute_s = 1;
+    d.clock_scale = 0.6;
+    xs_energy_fill(&d, &est);
+    CU_ASSERT_DOUBLE_EQUAL(est.power_w,
+                           d.idle_w + (d.tdp_w - d.idle_w) * xs_power_core_factor(&d, 0.6), 1e-9);
+}
+
+/* Under the voltage floor the clock must fall much further to shed the
+ * same watts: 10 W off a limit near 100 W moves the V100's clock several
+ * times more than 10 W off a limit near 200 W, and more than the cube law
+ * (the same board without the fields) moves it. */
+static void below_the_knee_the_clock_should_fall_faster_with_the_limit(void)
+{
+    xs_device d = load("v100-pcie-32gb"), cube = d;
+    cube.power_v_floor = cube.power_vf_knee_mhz = cube.power_leak_frac = 0;
+    double knee = d.power_vf_knee_mhz / d.gpu.clock_sustained_mhz;
+    double clock[2][4];
+    static const double limits[4] = {100, 110, 200, 210};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++) {
+            xs_prediction p;
+            xs_error err;
+            CU_ASSERT_EQUAL_FATAL(predict_at_limit(k ? &cube : &d, "bert-base-squad-hf",
+                                                   limits[i], NULL, &p, &err),
+                                  XS_OK);
+            CU_ASSERT(p.avg_power_w <= limits[i] * (1 + 1e-12));
+            clock[k][i] = p.clock_scale;
+        }
+    CU_ASSERT(clock[0][0] < knee && clock[0][1] < knee); /* 100, 110 W: below the knee */
+    CU_ASSERT(clock[0][2] > knee && clock[0][3] > knee); /* 200, 210 W: above it */
+    double low = clock[0][1] - clock[0][0], high = clock[0][3] - clock[0][2];
+    CU_ASSERT(low > 3 * high);
+    CU_ASSERT(low > clock[1][1] - clock[1][0]);
+    CU_ASSERT(clock[0][0] < clock[1][0]); /* the floor leaves less clock at 100 W */
+}
+
+/* The new power fields of a GPU file are checked: each number in range,
+ * the floor and the knee together, the knee below the top clock. */
+static void bad_voltage_fields_should_be_refused(void)
+{
+    static const struct {
+        const char *key;
+        double value;
+        const char *drop; /* a field removed, or NULL */
+        const char *part;
+    } cases[] = {
+        {"v_floor", 1.2, NULL, "power.v_floor"},
+        {"v_floor", 1.0, NULL, "must be below 1"},
+        {"v_floor", -0.1, NULL, "power.v_floor"},
+        {"vf_knee_mhz", 1380, NULL, "'power.vf_knee_mhz' must be below the top clock"},
+        {"vf_knee_mhz", -5, NULL, "power.vf_knee_mhz"},
+        {"leak_frac", 1.5, NULL, "power.leak_frac"},
+        {"leak_frac", 0.1, "vf_knee_mhz", "come together"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cJSON *doc = tu_load_json("devices/v100-pcie-32gb.json");
+        cJSON *power = cJSON_GetObjectItem(doc, "power");
+        cJSON_DeleteItemFromObject(power, cases[i].key);
+        cJSON_AddNumberToObject(power, cases[i].key, cases[i].value);
+        if (cases[i].drop)
+            cJSON_DeleteItemFromObject(power, cases[i].drop);
+        const char *path = tu_write_json("v100-pcie-32gb.json", doc);
+        cJSON_Delete(doc);
+        xs_device d;
+        xs_error err;
+        int rc = xs_dev_load(path, &d, &err);
+        CU_ASSERT_NOT_EQUAL(rc, XS_OK);
+        if (rc && !strstr(err.msg, cases[i].part))
+            fprintf(stderr, "\nmessage '%s' lacks '%s'\n", err.msg, cases[i].part);
+        CU_ASSERT(rc && strstr(err.msg, cases[i].part) && strstr(err.msg, "v100-pcie-32gb.json"));
+        CU_ASSERT_EQUAL(tu_lines(err.msg), 0);
+    }
 }
 
 /* Limits outside the board's range, non-positive ones and limits for a
@@ -275,6 +380,12 @@ int tu_add_power_suite(void)
                         memory_bound_time_should_not_follow_the_core_clock) ||
            !CU_add_test(s, "core_power_should_scale_as_the_clock_cubed",
                         core_power_should_scale_as_the_clock_cubed) ||
+           !CU_add_test(s, "core_power_should_follow_voltage_floor_and_leakage",
+                        core_power_should_follow_voltage_floor_and_leakage) ||
+           !CU_add_test(s, "below_the_knee_the_clock_should_fall_faster_with_the_limit",
+                        below_the_knee_the_clock_should_fall_faster_with_the_limit) ||
+           !CU_add_test(s, "bad_voltage_fields_should_be_refused",
+                        bad_voltage_fields_should_be_refused) ||
            !CU_add_test(s, "bad_limits_should_be_refused_with_the_range",
                         bad_limits_should_be_refused_with_the_range) ||
            !CU_add_test(s, "power_limit_rows_should_predict_epoch_time_and_power",
