@@ -12,17 +12,6 @@
 #include "predict.h"
 #include "test_util.h"
 
-static xs_device dev(const char *id)
-{
-    char path[512];
-    xs_error err;
-    xs_device d;
-    memset(&d, 0, sizeof d);
-    CU_ASSERT_EQUAL(xs_resolve("devices", id, path, sizeof path, &err), XS_OK);
-    CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_OK);
-    return d;
-}
-
 static xs_op gemm_op(double m, double n, double k, xs_dtype t)
 {
     xs_op op = xs_op_make(XS_OP_GEMM, XS_PH_FWD, t, "g");
@@ -47,7 +36,7 @@ static xs_estimate run(const xs_device *d, const xs_op *op)
 
 static void large_gemm_should_be_compute_bound_at_the_tensor_rate(void)
 {
-    xs_device a = dev("a100-sxm4-80gb");
+    xs_device a = tu_device("a100-sxm4-80gb");
     xs_op op = gemm_op(8192, 8192, 8192, XS_FP16);
     xs_estimate e = run(&a, &op);
     CU_ASSERT_EQUAL(e.bound, XS_BOUND_COMPUTE);
@@ -62,7 +51,7 @@ static void large_gemm_should_be_compute_bound_at_the_tensor_rate(void)
 
 static void formats_without_tensor_cores_should_run_on_fp32_units(void)
 {
-    xs_device v = dev("v100-sxm2-16gb"), t = dev("t4");
+    xs_device v = tu_device("v100-sxm2-16gb"), t = tu_device("t4");
     xs_op op = gemm_op(4096, 4096, 4096, XS_TF32);
     xs_estimate e = run(&v, &op);
     CU_ASSERT_EQUAL(e.engine, XS_FP32);
@@ -90,7 +79,7 @@ static xs_op stream_op(int kind, double bytes)
 
 static void small_and_streaming_ops_should_be_launch_and_memory_bound(void)
 {
-    xs_device h = dev("h100-sxm5-80gb");
+    xs_device h = tu_device("h100-sxm5-80gb");
     xs_op op = stream_op(XS_OP_ELTWISE, 1e9);
     op.flops = 1e8;
     xs_estimate e = run(&h, &op);
@@ -109,7 +98,7 @@ static void small_and_streaming_ops_should_be_launch_and_memory_bound(void)
 
 static void generic_loop_ops_should_stream_at_their_share_of_the_bandwidth(void)
 {
-    xs_device h = dev("h100-sxm5-80gb");
+    xs_device h = tu_device("h100-sxm5-80gb");
     xs_op op = stream_op(XS_OP_COPY, 1e9);
     xs_estimate unset = run(&h, &op);
     op.hints.bw_scale = 1;
@@ -129,7 +118,7 @@ static void generic_loop_ops_should_stream_at_their_share_of_the_bandwidth(void)
 
 static void elementwise_loops_should_wait_on_too_few_loads_in_flight(void)
 {
-    xs_device h = dev("h200-sxm-141gb");
+    xs_device h = tu_device("h200-sxm-141gb");
     /* 2^29 elements: 16-bit in and out, then fp32 in and out */
     double elems = 536870912.0, per_trip = 132.0 * 2048 * 4;
     xs_op half = stream_op(XS_OP_ELTWISE, elems * 4);
@@ -153,7 +142,7 @@ static void elementwise_loops_should_wait_on_too_few_loads_in_flight(void)
      * a measured round trip are not bounded */
     half.hints.loop_elems = 0;
     CU_ASSERT_EQUAL(run(&h, &half).bound, XS_BOUND_MEMORY);
-    xs_device a = dev("a100-sxm4-80gb");
+    xs_device a = tu_device("a100-sxm4-80gb");
     half.hints.loop_elems = 4;
     CU_ASSERT_EQUAL(run(&a, &half).bound, XS_BOUND_MEMORY);
 }
@@ -164,7 +153,7 @@ static void elementwise_loops_should_wait_on_too_few_loads_in_flight(void)
  * reading contiguous runs streams at DRAM speed. */
 static void reads_across_rows_should_pay_an_l2_sector_each(void)
 {
-    xs_device h = dev("h100-sxm5-80gb");
+    xs_device h = tu_device("h100-sxm5-80gb");
     double elems = 134217728.0;
     xs_op plain = stream_op(XS_OP_COPY, elems * 4);
     plain.elems = elems;
@@ -186,7 +175,7 @@ static void reads_across_rows_should_pay_an_l2_sector_each(void)
 
 static void cost_should_be_time_times_devices_times_price(void)
 {
-    xs_device a = dev("a100-sxm4-80gb");
+    xs_device a = tu_device("a100-sxm4-80gb");
     CU_ASSERT_DOUBLE_EQUAL(xs_cost_usd(&a, 3600, 2), 2 * a.price_usd_per_hour, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(xs_cost_usd(&a, 0, 8), 0, 0);
 }
@@ -196,7 +185,7 @@ static int predict_id(const char *devid, const char *scn, const char *const *set
 {
     char path[512];
     xs_scenario s;
-    *d = dev(devid);
+    *d = tu_device(devid);
     int rc = xs_resolve("scenarios", scn, path, sizeof path, err);
     if (!rc)
         rc = xs_scn_load(path, sets, n, &s, err);

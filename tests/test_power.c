@@ -41,17 +41,6 @@ static int predict_on(const xs_device *d, const char *scn, const char *const *se
     return rc;
 }
 
-static xs_device load(const char *id)
-{
-    char path[512];
-    xs_error err;
-    xs_device d;
-    memset(&d, 0, sizeof d);
-    CU_ASSERT_EQUAL(xs_resolve("devices", id, path, sizeof path, &err), XS_OK);
-    CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_OK);
-    return d;
-}
-
 static int predict_at_limit(const xs_device *d, const char *scn, double limit_w,
                             const char *extra, xs_prediction *p, xs_error *err)
 {
@@ -84,7 +73,7 @@ static void every_device_and_scenario_should_fit_its_power_limit(void)
         if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
             continue;
         snprintf(id, sizeof id, "%.*s", (int)(len - 5), e->d_name);
-        xs_device d = load(id);
+        xs_device d = tu_device(id);
         if (!xs_backend_of(&d)->top_clock_scale)
             continue; /* no power model: refused (below) */
         double lo, hi;
@@ -121,7 +110,7 @@ static void every_device_and_scenario_should_fit_its_power_limit(void)
  * the average sits at the limit (the clock is the highest that fits). */
 static void lowering_the_limit_should_slow_the_step_and_lower_power(void)
 {
-    xs_device d = load("v100-pcie-32gb");
+    xs_device d = tu_device("v100-pcie-32gb");
     double prev_t = 0, prev_w = 1e9;
     int binding = 0;
     for (double w = 250; w >= 100; w -= 10) {
@@ -147,7 +136,7 @@ static void lowering_the_limit_should_slow_the_step_and_lower_power(void)
  * compute-bound one under the same limit. */
 static void memory_bound_time_should_not_follow_the_core_clock(void)
 {
-    xs_device d = load("a100-pcie-40gb");
+    xs_device d = tu_device("a100-pcie-40gb");
     xs_prediction def, low;
     xs_error err;
     CU_ASSERT_EQUAL_FATAL(predict_at_limit(&d, "bert-base-squad", 0, NULL, &def, &err), XS_OK);
@@ -166,7 +155,7 @@ static void memory_bound_time_should_not_follow_the_core_clock(void)
  * formula holds. */
 static void core_power_should_scale_as_the_clock_cubed(void)
 {
-    xs_device d = load("a100-pcie-40gb");
+    xs_device d = tu_device("a100-pcie-40gb");
     d.power_v_floor = d.power_vf_knee_mhz = d.power_leak_frac = 0;
     xs_estimate est = {0};
     est.time_s = 1;
@@ -188,7 +177,7 @@ static void core_power_should_scale_as_the_clock_cubed(void)
  * above it, and (1 - leak) s v^2 + leak v at every scale. */
 static void core_power_should_follow_voltage_floor_and_leakage(void)
 {
-    xs_device d = load("v100-pcie-32gb");
+    xs_device d = tu_device("v100-pcie-32gb");
     CU_ASSERT_FATAL(d.power_v_floor > 0 && d.power_vf_knee_mhz > 0 && d.power_leak_frac > 0);
     CU_ASSERT_DOUBLE_EQUAL(xs_power_core_factor(&d, 1.0), 1.0, 1e-12);
     double knee = d.power_vf_knee_mhz / d.gpu.clock_sustained_mhz;
@@ -224,7 +213,7 @@ static void core_power_should_follow_voltage_floor_and_leakage(void)
  * (the same board without the fields) moves it. */
 static void below_the_knee_the_clock_should_fall_faster_with_the_limit(void)
 {
-    xs_device d = load("v100-pcie-32gb"), cube = d;
+    xs_device d = tu_device("v100-pcie-32gb"), cube = d;
     cube.power_v_floor = cube.power_vf_knee_mhz = cube.power_leak_frac = 0;
     double knee = d.power_vf_knee_mhz / d.gpu.clock_sustained_mhz;
     double clock[2][4];
@@ -289,7 +278,7 @@ static void bad_voltage_fields_should_be_refused(void)
  * class without a power model are refused, naming the key and the range. */
 static void bad_limits_should_be_refused_with_the_range(void)
 {
-    xs_device d = load("v100-pcie-32gb");
+    xs_device d = tu_device("v100-pcie-32gb");
     xs_prediction p;
     xs_error err;
     CU_ASSERT_EQUAL(predict_at_limit(&d, "bert-base-squad-hf", 99, NULL, &p, &err), XS_ERANGE);
@@ -298,11 +287,11 @@ static void bad_limits_should_be_refused_with_the_range(void)
     CU_ASSERT_EQUAL(predict_at_limit(&d, "bert-base-squad-hf", 251, NULL, &p, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "v100-pcie-32gb"));
     /* no published range: above idle, at most the default */
-    xs_device t4 = load("t4");
+    xs_device t4 = tu_device("t4");
     CU_ASSERT_EQUAL(predict_at_limit(&t4, "bert-base-squad", t4.idle_w, NULL, &p, &err),
                     XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "above its idle power"));
-    xs_device cpu = load("xeon-amx-2c");
+    xs_device cpu = tu_device("xeon-amx-2c");
     CU_ASSERT_EQUAL(predict_at_limit(&cpu, "bert-base-squad", 10, NULL, &p, &err),
                     XS_EUNSUPPORTED);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "device.power_limit_w"));
@@ -343,7 +332,7 @@ static void power_limit_rows_should_predict_epoch_time_and_power(void)
     CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
     CU_ASSERT_EQUAL_FATAL(n, 2);
     CU_ASSERT(rows[0].ok && rows[1].ok);
-    xs_device d = load("v100-pcie-32gb");
+    xs_device d = tu_device("v100-pcie-32gb");
     xs_prediction p;
     int64_t spe = 0;
     const char *sets[] = {"device.power_limit_w=150", "train.batch=16"};

@@ -6,7 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <CUnit/CUnit.h>
+
 #include "fileio.h"
+#include "paths.h"
 
 static char tmpdir[256];
 
@@ -115,4 +118,15 @@ int tu_lines(const char *s)
     for (; *s; s++)
         n += *s == '\n';
     return n;
+}
+
+xs_device tu_device(const char *id)
+{
+    char path[512];
+    xs_error err;
+    xs_device d;
+    memset(&d, 0, sizeof d);
+    CU_ASSERT_EQUAL(xs_resolve("devices", id, path, sizeof path, &err), XS_OK);
+    CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_OK);
+    return d;
 }

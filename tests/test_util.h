@@ -7,6 +7,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "device.h"
+
 /* A fresh scratch folder for this test run (removed at exit). */
 const char *tu_tmpdir(void);
 /* Write text to <tmpdir>/name; returns the path (static buffer per call slot). */
@@ -29,6 +31,9 @@ tu_result tu_run_stdin(const char *args, const char *input);
 void tu_run_free(tu_result *r);
 /* Number of lines in s. */
 int tu_lines(const char *s);
+
+/* A shipped device (devices/<id>.json), loaded or failed as a test assertion. */
+xs_device tu_device(const char *id);
 
 /* Suite registration, one per module. */
 int tu_add_schema_suite(void);
