@@ -6,7 +6,8 @@
 #   OUT-bias.png/.svg  the signed error of every row, by metric and device,
 #                      turned so that + always means "predicted faster than
 #                      measured" (samples/s and tokens/s: error_pct as is;
-#                      times: -error_pct), with each group's mean.
+#                      times: -error_pct), power as is (+ = predicted
+#                      higher), with each group's mean.
 # Input: the CSV of `xpusim validate --format csv`, read by column name
 # (device, scenario, metric, measured, predicted, error_pct, status); rows
 # whose status is not 'ok' have no numbers and are left out. Devices and
@@ -25,8 +26,9 @@ has(list, w) = strstrt(' '.list, ' '.w.' ') > 0
 addword(list, w) = has(list, w) ? list : list.w.' '
 # samples_per_s -> samples/s, step_time_s -> s, avg_power_w -> W
 unit(m) = strstrt(m, '_per_s') ? m[1:strstrt(m, '_per_s') - 1].'/s' : (m[strlen(m) - 1:] eq '_s' ? 's' : (m[strlen(m) - 1:] eq '_w' ? 'W' : ''))
-# a rate is faster when higher, a time when lower
+# a rate is faster when higher, a time when lower; power is neither
 rate(m) = strstrt(m, '_per_') > 0
+power(m) = m[strlen(m) - 1:] eq '_w'
 sel(m, d) = ok(0) && strcol("metric") eq m && (d eq '' || strcol("device") eq d)
 
 devs = ''
@@ -38,9 +40,10 @@ nm = words(mets)
 if (nm < 1) { print sprintf("validate.gp: no predicted row in %s", in); exit status 1 }
 array kind[nm]    # what each metric's rows are: kernels (scenario '-'), runs or both
 
-# one colour and one shape per device (Okabe-Ito colours, then more)
+# one colour and one shape per device (Okabe-Ito colours, then more); 10
+# colours and 7 shapes: no two of the first 70 devices look alike
 colors = '#0072b2 #e69f00 #009e73 #d55e00 #cc79a7 #56b4e9 #000000 #999933 #882255 #44aa99'
-shapes = '7 5 9 13 11'
+shapes = '7 5 9 13 11 15 3'
 dcol(i) = word(colors, (i - 1) % words(colors) + 1)
 dpt(i) = int(word(shapes, (i - 1) % words(shapes) + 1))
 
@@ -76,6 +79,16 @@ do for [fmt in 'pngcairo svg'] {
         f = hi / lo > 1000 ? '10^{%L}' : '%g'
         set format x f
         set format y f
+        # a panel inside one or two decades gets ticks at 1, 2, 4, 8 x 10^n,
+        # else the log axis would label only the decades it does not reach
+        if (hi / lo < 30) {
+            t0 = 10 ** floor(log10(lo))
+            set xtics t0, 2
+            set ytics t0, 2
+        } else {
+            set xtics autofreq
+            set ytics autofreq
+        }
         u = unit(m)
         set xlabel (u eq '' ? 'measured' : sprintf('measured (%s)', u)) noenhanced
         set ylabel (u eq '' ? 'predicted' : sprintf('predicted (%s)', u)) noenhanced
@@ -118,7 +131,7 @@ do for [fmt in 'pngcairo svg'] {
 reset
 set datafile separator comma
 set datafile columnheaders
-faster(m) = rate(m) ? column("error_pct") : -column("error_pct")
+faster(m) = rate(m) || power(m) ? column("error_pct") : -column("error_pct")
 frac(v) = v - floor(v)
 jitter(i) = 0.34 * (2 * frac(i * 0.6180339887) - 1)     # spread, the same every run
 
@@ -154,17 +167,17 @@ set ylabel 'prediction faster than measured (%)'
 set grid ytics
 unset key
 set title 'xpusim validate: signed error by metric and device (+ = predicted faster than measured)' noenhanced font ',13' offset 0, 2.5
-set tmargin 7
+set tmargin 8
 set rmargin 9     # room for a heading over a narrow last group
 set bmargin 5
-set label 1 'samples/s, tokens/s rows: predicted / measured - 1; time rows: 1 - predicted / measured (error_pct with its sign turned). Black bar: mean; dashed: +-10%.' \
+set label 1 'samples/s, tokens/s and power rows: predicted / measured - 1; time rows: 1 - predicted / measured (error_pct with its sign turned). Black bar: mean; dashed: +-10%.' \
     at screen 0.5, screen 0.025 center font ',9' tc rgb '#555555' noenhanced
 # a dashed separator and a heading over each metric's group
 g0 = 1
 do for [j = 1:nm] {
     g1 = g0
     do for [g = g0:ng] { if (gm[g] == j) { g1 = g } }
-    set label 10 + j sprintf("%s\n%s, %s", word(mets, j), kind[j], rate(word(mets, j)) ? 'higher is faster' : 'lower is faster') \
+    set label 10 + j sprintf("%s\n%s\n%s", word(mets, j), kind[j], power(word(mets, j)) ? '+ = predicted higher' : rate(word(mets, j)) ? 'higher is faster' : 'lower is faster') \
         at first (g0 + g1) / 2.0, graph 1.06 center noenhanced font ',10'
     if (j > 1) { set arrow 100 + j from first g0 - 0.5, graph 0 to first g0 - 0.5, graph 1 nohead dt 3 lc rgb '#555555' }
     g0 = g1 + 1
@@ -172,7 +185,7 @@ do for [j = 1:nm] {
 do for [g = 1:ng] {
     set arrow g from first g - 0.42, first gmean[g] to first g + 0.42, first gmean[g] nohead lw 3 lc rgb 'black' front
 }
-W2 = ng * 140 + 220
+W2 = ng * 170 + 220
 W2 = W2 < 900 ? 900 : W2
 
 do for [fmt in 'pngcairo svg'] {
