@@ -21,7 +21,7 @@ static const char SCENARIO[] =
     " \"train\": {\"batch\": 8, \"seq\": 128, \"precision\": \"amp_bf16\",\n"
     "  \"optimizer\": \"adamw\", \"fused_optimizer\": true, \"kernels\": \"eager\",\n"
     "  \"attention\": \"unfused\", \"grad_accum\": 1, \"amp_mode\": \"autocast\",\n"
-    "  \"grad_clip\": true, \"fp32_optimizer\": \"same\", \"loss_sync\": false,\n"
+    "  \"grad_clip\": true, \"grad_clip_impl\": \"torch\", \"fp32_optimizer\": \"same\", \"loss_sync\": false,\n"
     "  \"host_op_us\": 10, \"generic_loop_efficiency\": 0.78, \"loop_elems\": 4,\n"
     "  \"ffn_bias\": \"gemm\", \"zero_grad\": \"none\"},\n"
     " \"data\": {\"samples\": 1000, \"epochs\": 1, \"loader_us\": 0},\n"
