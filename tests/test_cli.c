@@ -240,7 +240,7 @@ static void compare_should_rank_devices_by_run_cost(void)
     tu_run_free(&r);
     r = tu_run("compare");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_EQUAL(tu_lines(r.out), 5 + 16 + 2); /* header, every accelerator, footer */
+    CU_ASSERT_EQUAL(tu_lines(r.out), 5 + 17 + 2); /* header, every accelerator, footer */
     CU_ASSERT_PTR_NULL(strstr(r.out, "xeon-amx-2c"));
     tu_run_free(&r);
     r = tu_run("compare -d t4,nope");
