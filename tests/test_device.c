@@ -60,6 +60,12 @@ static void device_tensor_peaks_should_equal_sms_times_rate_times_clock(void)
             if (fp16_per_sm_clk[j].sm == d.gpu.sm_version)
                 rate = fp16_per_sm_clk[j].rate;
         CU_ASSERT(rate > 0);
+        /* GeForce boards issue fp16/bf16 MMA with fp32 accumulation (what
+         * PyTorch uses) at half the rate (GA102 whitepaper, appendix: RTX 3090
+         * 71 vs 142 TFLOPS with fp16 accumulation); the A10 and A40 of the same
+         * die do not halve it. */
+        if (strstr(d.name, "GeForce"))
+            rate /= 2;
         double expect = (double)d.gpu.sm_count * rate * d.gpu.clock_tensor_mhz * 1e6 / 1e12;
         CU_ASSERT(fabs(d.peak_tflops[XS_FP16] - expect) / expect < 0.01);
         if (d.peak_tflops[XS_TF32] > 0)

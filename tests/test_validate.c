@@ -431,6 +431,13 @@ static void published_kernel_classes_should_cover_several_boards(void)
     CU_ASSERT(boards_of_class(rows, n, "layernorm") >= 3);
     CU_ASSERT(boards_of_class(rows, n, "layernorm.fwdbwd") >= 2);
     CU_ASSERT(boards_of_class(rows, n, "cross_entropy") >= 3);
+    /* one board each so far (issue 18 round 5): torch.nn.Softmax on the RTX
+     * 3090 (Liger-Kernel), GELU, Dropout and torch.add on the A100 SXM4 40GB
+     * (FlagPerf); every row must load and predict, or the class drops out */
+    CU_ASSERT(boards_of_class(rows, n, "softmax") >= 1);
+    CU_ASSERT(boards_of_class(rows, n, "gelu") >= 1);
+    CU_ASSERT(boards_of_class(rows, n, "dropout") >= 1);
+    CU_ASSERT(boards_of_class(rows, n, "add") >= 1);
     free(rows);
 }
 
