@@ -403,6 +403,15 @@ static int fit_class(const xs_trace *t, const class_sums *cs, int c, const xs_de
             X[n] = cs->body_s[c];
             y[n++] = t->steps[i].time_s[c];
         }
+    if (n == 0) { /* kernels of the class, each of zero duration in every step */
+        free(X);
+        free(y);
+        return xs_error_set(err, XS_EFIELD,
+                            "calibrate: every %s kernel of the trace lasts 0 us in every step; "
+                            "a profiler writes a duration for each kernel it times, so the "
+                            "trace is damaged or was edited",
+                            name);
+    }
     char what[64];
     snprintf(what, sizeof what, "class %s", name);
     int rc = xs_fit_nonneg(X, y, (int)n, 1, what, &out->fit, err);
@@ -476,9 +485,22 @@ static cJSON *gemm_shapes_json(const xs_trace *t, const xs_workload *wl, const x
             trace_unmatched_s += per_step;
         }
     }
+    if (n == 0) {
+        /* the trace recorded its GEMMs' shapes and not one is a GEMM of the
+         * step predicted: another batch, sequence length or model ran */
+        *rc = xs_error_set(err, XS_EFIELD,
+                           "calibrate: none of the trace's %zu GEMM shapes (the first: %lld x "
+                           "%lld x %lld, batch %lld) is a GEMM of the scenario as --set gives "
+                           "it; the trace ran another batch, sequence length or model (give "
+                           "the --set it ran with)",
+                           ns, (long long)t->shapes[0].m, (long long)t->shapes[0].n,
+                           (long long)t->shapes[0].k, (long long)t->shapes[0].batch);
+        free(x), free(y), free(calls), free(at);
+        return NULL;
+    }
     cJSON *o = NULL;
     xs_fit f;
-    if (n > 0 && xs_fit_nonneg(x, y, n, 1, "gemm shapes", &f, err) == XS_OK) {
+    if (xs_fit_nonneg(x, y, n, 1, "gemm shapes", &f, err) == XS_OK) {
         o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "method",
                                 "per GEMM shape (m x n x k, batch; m <= n) of the kernels "

@@ -78,7 +78,8 @@ static int check_totals(const xs_device *dev, const xs_scenario *s, const xs_pre
         {"samples/s", p->samples_per_s},     {"tokens/s", p->tokens_per_s},
         {"MFU", p->mfu},                     {"average power", p->avg_power_w},
         {"run time", p->run_time_s},         {"run energy", p->run_energy_kwh},
-        {"run cost", p->run_cost_usd},
+        {"run cost", p->run_cost_usd},       {"host issue time", p->host_issue_s},
+        {"host wait", p->host_wait_s},
     };
     for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
         if (!isfinite(figures[i].v) || figures[i].v < 0)
@@ -208,7 +209,7 @@ static int fit_clock(xs_device *d, const xs_scenario *s, const xs_workload *wl,
         xs_prediction_free(p);
         if (floor_w > limit)
             return xs_error_set(err, XS_ERANGE,
-                                "--set device.power_limit_w=%g: scenario %s on device %s draws "
+                                "--set device.power_limit_w=%.10g: scenario %s on device %s draws "
                                 "%.1f W even at %.0f%% of its clock (idle and memory power); "
                                 "no clock fits the limit",
                                 limit, s->id, d->id, floor_w, 100 * SCALE_FLOOR);
@@ -251,15 +252,19 @@ int xs_predict_band(const xs_device *dev, const xs_scenario *s, const xs_workloa
                     xs_prediction *p, xs_error *err)
 {
     xs_prediction corner[2];
-    /* the corners run at the clock scale the limit left the step (p's):
-     * the band is the model's uncertainty at that clock */
-    xs_device limited = *dev;
-    limited.power_limit_w = p->power_limit_w;
-    limited.clock_scale = p->clock_scale;
+    /* At the default limit the corners are the model's uncertainty at the
+     * file's clocks. Under a set limit the board's power manager caps each
+     * corner too: a faster or more efficient corner draws more and is held
+     * to its own, lower clock, so each corner fits its clock to the limit
+     * as xs_predict does (else the fast corner would pass the cap). */
+    int capped = p->power_limit_w > 0 && p->power_limit_w != dev->tdp_w;
     for (int i = 0; i < 2; i++) {
         xs_device d;
-        xs_dev_corner(&limited, i == 0 ? -1 : +1, &d);
-        int rc = predict_at(&d, s, wl, &corner[i], err);
+        xs_dev_corner(dev, i == 0 ? -1 : +1, &d);
+        int rc = capped ? xs_power_set_limit(&d, p->power_limit_w, err) : XS_OK;
+        if (!rc)
+            rc = capped ? fit_clock(&d, s, wl, &corner[i], err)
+                        : predict_at(&d, s, wl, &corner[i], err);
         if (rc)
             return rc;
         xs_prediction_free(&corner[i]);

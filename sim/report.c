@@ -106,8 +106,8 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
                  t->attention == XS_ATT_FLASH ? "flash" : "unfused", (long long)t->grad_accum,
                  (long long)s->devices, s->devices > 1 ? "s" : "");
     if (s->power_limit_w > 0)
-        xs_sb_printf(sb, "power     limit %g W (device.power_limit_w): the core clock drops "
-                         "until the step's average power fits\n",
+        xs_sb_printf(sb, "power     limit %g W (device.power_limit_w): the core clock is the "
+                         "highest at which the step's average power fits\n",
                      s->power_limit_w);
 }
 

@@ -118,8 +118,8 @@ static const xs_field SCENARIO_FIELDS[] = {
     INT("cluster.devices", 1, 1, 65536, devices, "devices (data parallel)"),
     {"device.power_limit_w", XS_F_NUM, 0, 0, 1e6, 1, NULL, offsetof(xs_scenario, power_limit_w),
      0,
-     "the board's power limit in W (nvidia-smi -pl): the clock drops until the step's average "
-     "power fits; within the device's power.limit_min_w..limit_max_w. Absent: the default "
+     "the board's power limit in W (nvidia-smi -pl): the step runs at the highest clock whose "
+     "average power fits it; within the device's power.limit_min_w..limit_max_w. Absent: the default "
      "limit (power.tdp_w)"},
     {"host.framework", XS_F_ENUM, 0, 0, 0, 0, XS_FRAMEWORK_CHOICES,
      offsetof(xs_scenario, host.framework), 0,
@@ -142,12 +142,14 @@ static const xs_field SCENARIO_FIELDS[] = {
          "pytorch/pytorch#41383)"),
     HOST("host.launch_us", host.launch_us, 1000,
          "host us of one cudaLaunchKernel (default 1.3: meta-pytorch/tritonbench#1016)"),
-    HOST("host.cpu_scale", host.cpu_scale, 100,
+    /* every host cost divides by it: a floor keeps 1e-320 from making them
+     * infinite; a hundredfold either way is past any CPU of the era */
+    {"host.cpu_scale", XS_F_NUM, 0, 0.01, 100, 0, NULL, offsetof(xs_scenario, host.cpu_scale), 0,
          "the host CPU's single-thread speed relative to the CPUs the defaults were measured "
-         "on (default 1; those CPUs are unpublished, so no class has a sourced default); every "
-         "host cost divides by it. Same PyTorch code on two hosts: a Grace (GH200, GB200) "
+         "on (default 1, from 0.01 to 100; those CPUs are unpublished, so no class has a "
+         "sourced default); every host cost divides by it. Same PyTorch code on two hosts: a Grace (GH200, GB200) "
          "host ran an nn.Linear forward at 0.41 and 0.36 of a Xeon Platinum 8480C's speed "
-         "(NVIDIA/TransformerEngine#2053)"),
+         "(NVIDIA/TransformerEngine#2053)"},
     {"host.note", XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096,
      "where the host figures come from"},
 };

@@ -151,6 +151,19 @@ static long last_begun(const span *s, size_t n, double ts)
     return found;
 }
 
+
+/* A profiler time in microseconds: finite, a duration from 0 to 1e12 us
+ * (11.6 days, past any profiled step) and a timestamp within 1e18 us of 0
+ * (the epoch is 1.7e15 us ago): a larger figure is a damaged trace, and
+ * would make the step sums and fits infinite. */
+#define MAX_DUR_US 1e12
+#define MAX_TS_US 1e18
+static int times_ok(const cJSON *ts, const cJSON *dur)
+{
+    return cJSON_IsNumber(ts) && cJSON_IsNumber(dur) && isfinite(ts->valuedouble) &&
+           fabs(ts->valuedouble) <= MAX_TS_US && dur->valuedouble >= 0 &&
+           dur->valuedouble <= MAX_DUR_US;
+}
 static int read_step_span(const char *path, int index, const cJSON *e, const char *name,
                           span *out, xs_error *err)
 {
@@ -164,10 +177,11 @@ static int read_step_span(const char *path, int index, const cJSON *e, const cha
                             path, index, name);
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "ts");
     const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
-    if (!cJSON_IsNumber(ts) || !cJSON_IsNumber(dur) || dur->valuedouble < 0)
+    if (!times_ok(ts, dur))
         return xs_error_set(err, XS_EFIELD,
-                            "%s: event %d (%s) must have numbers 'ts' and 'dur' >= 0", path,
-                            index, name);
+                            "%s: event %d (%s) must have numbers 'ts' and 'dur' (us, 'dur' "
+                            "from 0 to 1e12)",
+                            path, index, name);
     out->number = (int)nr;
     out->ts = ts->valuedouble;
     out->dur = dur->valuedouble;
@@ -224,10 +238,11 @@ static int read_gemm_op(const char *path, int index, const cJSON *e, const char 
     int64_t a[3], b[3];
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "ts");
     const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
-    if (!cJSON_IsNumber(ts) || !cJSON_IsNumber(dur) || dur->valuedouble < 0)
+    if (!times_ok(ts, dur))
         return xs_error_set(err, XS_EFIELD,
-                            "%s: event %d (%s) must have numbers 'ts' and 'dur' >= 0", path, index,
-                            name);
+                            "%s: event %d (%s) must have numbers 'ts' and 'dur' (us, 'dur' "
+                            "from 0 to 1e12)",
+                            path, index, name);
     if (!cJSON_IsArray(dims) || read_dims(dims, GEMM_OPS[g].a, r, a) ||
         read_dims(dims, GEMM_OPS[g].a + 1, r, b) || a[r - 1] != b[r - 2] ||
         (r == 3 && a[0] != b[0]))
@@ -343,11 +358,10 @@ static int collect(const char *path, const cJSON *events, loader *l, xs_error *e
         } else if (cat_is(c, GPU_CATS)) {
             const cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "ts");
             const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
-            if (!cJSON_IsString(name) || !cJSON_IsNumber(ts) || !cJSON_IsNumber(dur) ||
-                dur->valuedouble < 0)
+            if (!cJSON_IsString(name) || !times_ok(ts, dur))
                 return xs_error_set(err, XS_EFIELD,
                                     "%s: GPU event %d (cat %s) must have a string 'name' and "
-                                    "numbers 'ts' and 'dur' >= 0",
+                                    "numbers 'ts' and 'dur' (us, 'dur' from 0 to 1e12)",
                                     path, index, c);
             /* a device index past any machine's is a damaged trace, and would
              * not fit the int it is kept in */

@@ -756,21 +756,22 @@ static int64_t mta_launches(const double *sizes, const unsigned char *decay, int
                             size_t n, int depth)
 {
     int max_t = MTA_MAX_TENSORS[depth < 1 ? 0 : depth > 8 ? 7 : depth - 1];
+    /* an empty tensor has no chunk, so it never reaches the launch test of
+     * the chunk loop: PyTorch's MultiTensorApply.cuh skips it outright, and
+     * the last tensor that can close a launch is the last non-empty one */
     size_t last = n;
     for (size_t t = 0; t < n; t++)
-        if (group < 0 || decay[t] == group)
+        if ((group < 0 || decay[t] == group) && sizes[t] > 0)
             last = t;
     if (last == n)
         return 0;
     double launches = 0, blocks = 0;
     int tensors = 0;
     for (size_t t = 0; t <= last; t++) {
-        if (group >= 0 && decay[t] != group)
+        if ((group >= 0 && decay[t] != group) || !(sizes[t] > 0))
             continue;
         tensors++;
         double left = ceil(sizes[t] / MTA_CHUNK);
-        if (left < 1)
-            continue; /* an empty tensor takes a slot and no block */
         if (blocks + left > MTA_MAX_BLOCKS) { /* full before this tensor's last chunk */
             left -= MTA_MAX_BLOCKS - blocks;
             launches += 1;

@@ -134,6 +134,15 @@ static void bad_traces_should_be_refused_with_a_reason(void)
          XS_EFIELD},
         {"[{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"ts\": 1}]",
          "event 0 (ProfilerStep#3) must have numbers 'ts' and 'dur'", XS_EFIELD},
+        /* a duration past any profiled step (1e300 us), or inf (1e400
+         * overflows the parse), would make the sums and fits infinite */
+        {"[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 2, \"dur\": 1e300}]",
+         "GPU event 0 (cat kernel) must have a string 'name' and numbers 'ts' and 'dur' (us, "
+         "'dur' from 0 to 1e12)",
+         XS_EFIELD},
+        {"[{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"ts\": 1, "
+         "\"dur\": 1e400}]",
+         "event 0 (ProfilerStep#3) must have numbers 'ts' and 'dur'", XS_EFIELD},
         {"[{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"ts\": 1, "
          "\"dur\": 5}, {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", "
          "\"ts\": 9, \"dur\": 5}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 2, "

@@ -344,6 +344,13 @@ static void bad_input_should_be_refused_with_its_reason(void)
              " --set train.batch=2048 -o %s/g.json",
              trace, tu_tmpdir());
     expect_refused(cmd, 1, "not this scenario");
+    /* half the traced batch: every class inside 0.1..10x, but the recorded
+     * GEMM shapes are none of the scenario's */
+    snprintf(cmd, sizeof cmd,
+             "calibrate --backend trace --trace %s -d " DEV " -s " SCN
+             " --set train.batch=32 -o %s/g2.json",
+             trace, tu_tmpdir());
+    expect_refused(cmd, 1, "none of the trace's 10 GEMM shapes");
     /* a CPU device file */
     snprintf(cmd, sizeof cmd,
              "calibrate --backend trace --trace %s -d xeon-amx-2c -s " SCN " -o %s/h.json",

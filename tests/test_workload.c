@@ -280,6 +280,11 @@ static void multi_tensor_apply_should_launch_as_apex_chunks_it(void)
     double big = 1000 * 65536.0;
     CU_ASSERT_EQUAL(xs_wl_mta_launches(&big, 1, 4), 4);
     CU_ASSERT_EQUAL(xs_wl_mta_launches(one, 0, 1), 0);
+    /* an empty tensor takes no slot and closes no launch, last or not
+     * (MultiTensorApply.cuh skips it): the chunks before it still launch */
+    double with_empty[] = {100000, 0}, empty_first[] = {0, 100000, 0, 100000};
+    CU_ASSERT_EQUAL(xs_wl_mta_launches(with_empty, 2, 1), 1);
+    CU_ASSERT_EQUAL(xs_wl_mta_launches(empty_first, 4, 1), 1);
     /* mixtures of small and large tensors, every depth: as the loop does it */
     unsigned seed = 12345;
     double sizes[600];
