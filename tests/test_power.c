@@ -59,6 +59,7 @@ static int predict_at_limit(const xs_device *d, const char *scn, double limit_w,
 /* Every shipped GPU and scenario, at the default limit and at the lowest
  * the board accepts (a file without a published range: halfway between
  * idle and the default): the step's average power never exceeds the limit,
+ * nor does either corner of its band (each corner's clock is fitted too),
  * and a lower limit never speeds the step up. */
 static void every_device_and_scenario_should_fit_its_power_limit(void)
 {
@@ -86,6 +87,7 @@ static void every_device_and_scenario_should_fit_its_power_limit(void)
             if (predict_at_limit(&d, scenarios[i], 0, NULL, &def, &err))
                 continue; /* the device cannot run it at all */
             CU_ASSERT(def.avg_power_w <= d.tdp_w * (1 + 1e-12));
+            CU_ASSERT(def.avg_power_high_w <= d.tdp_w * (1 + 1e-12));
             CU_ASSERT_DOUBLE_EQUAL(def.clock_scale, 1.0, 0);
             int rc = predict_at_limit(&d, scenarios[i], low_limit, NULL, &low, &err);
             CU_ASSERT_EQUAL(rc, XS_OK);
@@ -94,6 +96,8 @@ static void every_device_and_scenario_should_fit_its_power_limit(void)
                 continue;
             }
             CU_ASSERT(low.avg_power_w <= low_limit * (1 + 1e-12));
+            CU_ASSERT(low.avg_power_high_w <= low_limit * (1 + 1e-12));
+            CU_ASSERT(low.avg_power_low_w <= low.avg_power_high_w);
             CU_ASSERT(low.step_time_s >= def.step_time_s * (1 - 1e-12));
             CU_ASSERT(low.clock_scale <= 1.0);
             limited += low.clock_scale < 1.0;
