@@ -103,6 +103,23 @@ int xs_kv_known(const char *set, const char *allowed, char *reason, size_t size)
             snprintf(reason, size, "set: unknown key '%s' (known: %s)", key, allowed);
             return -1;
         }
+        /* the readers take the first of a repeated key and copy values into
+         * 64-byte buffers: a second value or a longer one would be dropped
+         * without a word */
+        size_t vlen = len - (size_t)(eq - s) - 1;
+        if (vlen >= 64) {
+            snprintf(reason, size, "set: the value of '%s' is %zu characters long; at most 63",
+                     key, vlen);
+            return -1;
+        }
+        if (semi) {
+            char later[80];
+            snprintf(later, sizeof later, ";%s=", key);
+            if (strstr(semi, later)) {
+                snprintf(reason, size, "set: key '%s' is given twice", key);
+                return -1;
+            }
+        }
         s = semi ? semi + 1 : s + len;
     }
     return 0;

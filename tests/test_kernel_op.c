@@ -56,6 +56,10 @@ static const struct {
     {"op=layernorm;rows=4;cols=8;dtype=int8;dir=fwd", "'dtype' must be one of fp32|fp16|bf16"},
     {"op=layernorm;rows=4;cols=8;dir=fwd", "'dtype' is required"},
     {"op=layernorm;rows=4;cols=8;dtype=fp32;dir=fwd;elems=3", "unknown key 'elems'"},
+    {"op=softmax;rows=4;cols=4;rows=5;dtype=fp32;dir=fwd", "key 'rows' is given twice"},
+    {"op=softmax;rows=4;cols=40000000000000000000000000000000000000000000000000000000000000004;"
+     "dtype=fp32;dir=fwd",
+     "the value of 'cols' is 65 characters long; at most 63"},
     {"op=dropout;elems=x;dtype=fp16;dir=fwd", "'elems' must be an integer"},
     {"op=gelu;elems=8;dtype=fp16;dir=fwd;loop_elems=0", "'loop_elems' must be an integer in [1, 64]"},
     {"op=gelu;elems=8;dtype=fp16;dir=fwd;generic_loop_efficiency=1.5",
