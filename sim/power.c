@@ -26,7 +26,7 @@ int xs_power_set_limit(xs_device *dev, double limit_w, xs_error *err)
 {
     if (!xs_backend_of(dev)->top_clock_scale)
         return xs_error_set(err, XS_EUNSUPPORTED,
-                            "--set device.power_limit_w=%.10g: device %s (class %s) has no model of "
+                            "device.power_limit_w=%.10g: device %s (class %s) has no model of "
                             "a power limit; only GPUs take one",
                             limit_w, dev->id, xs_backend_of(dev)->name);
     double lo, hi;
@@ -35,12 +35,12 @@ int xs_power_set_limit(xs_device *dev, double limit_w, xs_error *err)
     if (!(limit_w > 0) || (lo_open ? limit_w <= lo : limit_w < lo) || limit_w > hi) {
         if (lo_open)
             return xs_error_set(err, XS_ERANGE,
-                                "--set device.power_limit_w=%.10g: device %s takes a limit above "
+                                "device.power_limit_w=%.10g: device %s takes a limit above "
                                 "its idle power %g W and at most %g W (its file publishes no "
                                 "range: power.limit_min_w/limit_max_w)",
                                 limit_w, dev->id, lo, hi);
         return xs_error_set(err, XS_ERANGE,
-                            "--set device.power_limit_w=%.10g: device %s takes a limit from %g to "
+                            "device.power_limit_w=%.10g: device %s takes a limit from %g to "
                             "%g W (power.limit_min_w..limit_max_w)",
                             limit_w, dev->id, lo, hi);
     }

@@ -209,7 +209,7 @@ static int fit_clock(xs_device *d, const xs_scenario *s, const xs_workload *wl,
         xs_prediction_free(p);
         if (floor_w > limit)
             return xs_error_set(err, XS_ERANGE,
-                                "--set device.power_limit_w=%.10g: scenario %s on device %s draws "
+                                "device.power_limit_w=%.10g: scenario %s on device %s draws "
                                 "%.1f W even at %.0f%% of its clock (idle and memory power); "
                                 "no clock fits the limit",
                                 limit, s->id, d->id, floor_w, 100 * SCALE_FLOOR);
