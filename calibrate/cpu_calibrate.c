@@ -558,14 +558,6 @@ static void add_fit(cJSON *fits, const char *name, const xs_fit *f)
     cJSON_AddNumberToObject(o, "max_residual_pct", round(f->max_rel_pct * 100) / 100);
 }
 
-static double sig(double x, int digits)
-{
-    if (x == 0 || !isfinite(x))
-        return x;
-    double scale = pow(10, digits - 1 - (int)floor(log10(fabs(x))));
-    return round(x * scale) / scale;
-}
-
 typedef struct {
     double peak_fma, peak_amx, fork_s;
     bw_result bw;
@@ -579,15 +571,6 @@ static const char *isa_name(const xs_cpu_features *f)
 {
     return f->amx_bf16 ? "amx-bf16" : f->avx512_bf16 ? "avx512-bf16" : f->avx512 ? "avx512"
                                                                                  : "portable";
-}
-
-static void stem_of(const char *path, char *dst, size_t size)
-{
-    const char *base = strrchr(path, '/');
-    snprintf(dst, size, "%s", base ? base + 1 : path);
-    char *dot = strrchr(dst, '.');
-    if (dot && !strcmp(dot, ".json"))
-        *dot = '\0';
 }
 
 /* The fitted model as a device: every number the CPU schema stores, rounded
@@ -622,28 +605,28 @@ static void fill_device(const cal *c, const results *R, const char *id, xs_devic
              N > 1 ? "s" : "");
     xs_cpu_params *p = &d->cpu;
     p->cores = N;
-    p->clock_mhz = sig(clock_mhz, 4);
-    d->peak_tflops[XS_FP32] = sig(R->peak_fma / 1e12, 4);
-    d->peak_tflops[XS_BF16] = sig(peak_bf16 / 1e12, 4);
+    p->clock_mhz = xs_fit_round(clock_mhz, 4);
+    d->peak_tflops[XS_FP32] = xs_fit_round(R->peak_fma / 1e12, 4);
+    d->peak_tflops[XS_BF16] = xs_fit_round(peak_bf16 / 1e12, 4);
     snprintf(p->isa, sizeof p->isa, "%s", isa_name(f));
     snprintf(p->cpu_model, sizeof p->cpu_model, "%s", f->model[0] ? f->model : "unknown");
-    d->mem_capacity_gb = sig(phys_mem_bytes() / 1e9, 3);
+    d->mem_capacity_gb = xs_fit_round(phys_mem_bytes() / 1e9, 3);
     p->l2_kb_per_core = c->l2_core / 1024;
-    p->llc_mb = sig(bw->llc_bytes / 1048576, 3);
-    p->bw_l2_core = sig(bw->l2[ti_1].bw / 1e9, 4);
-    p->bw_l2_core_sd = sig(bw->l2[ti_1].bw_sd / 1e9, 2);
-    p->bw_l2_read_core = sig(bw->l2_read.bw / 1e9, 4);
-    p->bw_llc_core = sig(bw->llc[ti_1].bw / 1e9, 4);
-    p->bw_llc_core_sd = sig(bw->llc[ti_1].bw_sd / 1e9, 2);
-    p->bw_dram_core = sig(bw->dram[ti_1].bw / 1e9, 4);
-    p->bw_dram_core_sd = sig(bw->dram[ti_1].bw_sd / 1e9, 2);
-    d->mem_bw_gbs = sig(bw->dram[ti_n].bw / 1e9, 4);
-    p->bw_dram_all_sd = sig(bw->dram[ti_n].bw_sd / 1e9, 2);
+    p->llc_mb = xs_fit_round(bw->llc_bytes / 1048576, 3);
+    p->bw_l2_core = xs_fit_round(bw->l2[ti_1].bw / 1e9, 4);
+    p->bw_l2_core_sd = xs_fit_round(bw->l2[ti_1].bw_sd / 1e9, 2);
+    p->bw_l2_read_core = xs_fit_round(bw->l2_read.bw / 1e9, 4);
+    p->bw_llc_core = xs_fit_round(bw->llc[ti_1].bw / 1e9, 4);
+    p->bw_llc_core_sd = xs_fit_round(bw->llc[ti_1].bw_sd / 1e9, 2);
+    p->bw_dram_core = xs_fit_round(bw->dram[ti_1].bw / 1e9, 4);
+    p->bw_dram_core_sd = xs_fit_round(bw->dram[ti_1].bw_sd / 1e9, 2);
+    d->mem_bw_gbs = xs_fit_round(bw->dram[ti_n].bw / 1e9, 4);
+    p->bw_dram_all_sd = xs_fit_round(bw->dram[ti_n].bw_sd / 1e9, 2);
     /* not measurable here: the cores' share of a Xeon Platinum 8480+ */
-    d->tdp_w = sig(350.0 / 56 * N, 3);
-    d->idle_w = sig(0.3 * 350.0 / 56 * N, 3);
+    d->tdp_w = xs_fit_round(350.0 / 56 * N, 3);
+    d->idle_w = xs_fit_round(0.3 * 350.0 / 56 * N, 3);
     d->power_memory_frac = 0.5;
-    d->price_usd_per_hour = sig(0.089 * N, 3);
+    d->price_usd_per_hour = xs_fit_round(0.089 * N, 3);
     snprintf(d->price_provider, sizeof d->price_provider,
              "AWS c7i (1 physical core = 2 vCPU), us-east-1");
     snprintf(d->price_as_of, sizeof d->price_as_of, "2026-09");
@@ -651,25 +634,25 @@ static void fill_device(const cal *c, const results *R, const char *id, xs_devic
     snprintf(p->tiles_text, sizeof p->tiles_text, "32x32/2");
     p->bf16_blocks.k_bytes = 64;
     p->fp32_blocks.k_bytes = 4;
-    p->gemm_eff_bf16 = sig(eff[0], 4);
-    p->gemm_eff_bf16_sd = sig(eff_sd[0], 2);
-    p->gemm_eff_fp32 = sig(eff[1], 4);
-    p->gemm_eff_fp32_sd = sig(eff_sd[1], 2);
-    p->block_ns_bf16 = sig(block_ns[0], 4);
-    p->block_ns_fp32 = sig(block_ns[1], 4);
-    p->gemm_call_us_bf16 = sig(g->coef[0] * 1e6, 4);
-    p->gemm_call_us_fp32 = sig(g->coef[1] * 1e6, 4);
-    p->pack_gbs_core = sig(pack, 4);
-    p->pack_transposed_gbs_core = sig(pack_s, 4);
-    p->cold_gbs_core_bf16 = sig(g->coef[8] > 0 ? 1 / g->coef[8] / 1e9 : 1000, 4);
-    p->cold_gbs_core_fp32 = sig(g->coef[9] > 0 ? 1 / g->coef[9] / 1e9 : 1000, 4);
-    p->fork_us = sig(R->fork_s * 1e6, 3);
+    p->gemm_eff_bf16 = xs_fit_round(eff[0], 4);
+    p->gemm_eff_bf16_sd = xs_fit_round(eff_sd[0], 2);
+    p->gemm_eff_fp32 = xs_fit_round(eff[1], 4);
+    p->gemm_eff_fp32_sd = xs_fit_round(eff_sd[1], 2);
+    p->block_ns_bf16 = xs_fit_round(block_ns[0], 4);
+    p->block_ns_fp32 = xs_fit_round(block_ns[1], 4);
+    p->gemm_call_us_bf16 = xs_fit_round(g->coef[0] * 1e6, 4);
+    p->gemm_call_us_fp32 = xs_fit_round(g->coef[1] * 1e6, 4);
+    p->pack_gbs_core = xs_fit_round(pack, 4);
+    p->pack_transposed_gbs_core = xs_fit_round(pack_s, 4);
+    p->cold_gbs_core_bf16 = xs_fit_round(g->coef[8] > 0 ? 1 / g->coef[8] / 1e9 : 1000, 4);
+    p->cold_gbs_core_fp32 = xs_fit_round(g->coef[9] > 0 ? 1 / g->coef[9] / 1e9 : 1000, 4);
+    p->fork_us = xs_fit_round(R->fork_s * 1e6, 3);
     for (int fn = 0; fn < XS_FN_COUNT; fn++) {
         const xs_fit *kf = &R->kern[fn];
-        p->k[fn].ns_per_elem = sig(fmax(kf->coef[1] * 1e9, 1e-4), 4);
-        p->k[fn].ns_per_elem_sd = sig(kf->sd[1] * 1e9, 2);
-        p->k[fn].ns_per_elem_hot = sig(fmax(kf->coef[2] * 1e9, 1e-4), 4);
-        p->k[fn].overhead_us = sig(kf->coef[0] * 1e6, 3);
+        p->k[fn].ns_per_elem = xs_fit_round(fmax(kf->coef[1] * 1e9, 1e-4), 4);
+        p->k[fn].ns_per_elem_sd = xs_fit_round(kf->sd[1] * 1e9, 2);
+        p->k[fn].ns_per_elem_hot = xs_fit_round(fmax(kf->coef[2] * 1e9, 1e-4), 4);
+        p->k[fn].overhead_us = xs_fit_round(kf->coef[0] * 1e6, 3);
     }
 }
 
@@ -754,9 +737,9 @@ static cJSON *notes_json(const cal *c, const results *R, const char *meas_path)
     for (int ti = 0; ti < bw->nthreads; ti++) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "threads", bw->threads[ti]);
-        cJSON_AddNumberToObject(o, "l2", sig(bw->l2[ti].bw / 1e9, 4));
-        cJSON_AddNumberToObject(o, "llc", sig(bw->llc[ti].bw / 1e9, 4));
-        cJSON_AddNumberToObject(o, "dram", sig(bw->dram[ti].bw / 1e9, 4));
+        cJSON_AddNumberToObject(o, "l2", xs_fit_round(bw->l2[ti].bw / 1e9, 4));
+        cJSON_AddNumberToObject(o, "llc", xs_fit_round(bw->llc[ti].bw / 1e9, 4));
+        cJSON_AddNumberToObject(o, "dram", xs_fit_round(bw->dram[ti].bw / 1e9, 4));
         cJSON_AddItemToArray(bt, o);
     }
     cJSON *fits = cJSON_AddObjectToObject(ca, "fits");
@@ -869,17 +852,14 @@ int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
         snprintf(meas_path, sizeof meas_path, "%s", o->measurements);
     else
         xs_cal_measurements_path(o->out, meas_path, sizeof meas_path);
-    stem_of(o->out, id, sizeof id);
-    if (strlen(id) >= sizeof ((xs_device *)0)->id)
-        return xs_error_set(err, XS_EARG,
-                            "calibrate: the device id (the file name without .json) must be at "
-                            "most %zu characters, got \"%s\"",
-                            sizeof ((xs_device *)0)->id - 1, id);
+    int rc = xs_cal_device_id(o->out, id, sizeof id, err);
+    if (rc)
+        return rc;
     say(&c, "%s, %d cores, %s kernels, %s run", f->model, c.N, isa_name(f),
         o->quick ? "quick" : "full");
     results R;
     memset(&R, 0, sizeof R);
-    int rc = run_all(&c, &R);
+    rc = run_all(&c, &R);
     R.seconds = xs_cal_now() - c.t0;
     if (c.ms.n) { /* kept even when a fit failed, to see why */
         xs_error werr;

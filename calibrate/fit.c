@@ -104,3 +104,11 @@ int xs_fit_nonneg(const double *X, const double *y, int n, int p, const char *wh
     out->max_rel_pct = 100 * mx;
     return XS_OK;
 }
+
+double xs_fit_round(double x, int digits)
+{
+    if (x == 0 || !isfinite(x))
+        return x;
+    double scale = pow(10, digits - 1 - (int)floor(log10(fabs(x))));
+    return round(x * scale) / scale;
+}

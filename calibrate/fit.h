@@ -27,4 +27,8 @@ int xs_fit_nonneg(const double *X, const double *y, int n, int p, const char *wh
 /* The fitted value at row x (p features). */
 double xs_fit_eval(const xs_fit *f, const double *x);
 
+/* x to `digits` significant digits: what a calibration writes of a fitted
+ * figure (the fits cannot tell more apart); 0, inf and NaN as they are. */
+double xs_fit_round(double x, int digits);
+
 #endif

@@ -11,9 +11,25 @@
 
 #include <cjson/cJSON.h>
 
+#include "device.h"
 #include "fileio.h"
 #include "measure.h"
 #include "paths.h"
+
+int xs_cal_device_id(const char *out, char *id, size_t size, xs_error *err)
+{
+    const char *base = strrchr(out, '/');
+    snprintf(id, size, "%s", base ? base + 1 : out);
+    char *dot = strrchr(id, '.');
+    if (dot && !strcmp(dot, ".json"))
+        *dot = '\0';
+    if (strlen(id) >= sizeof ((xs_device *)0)->id)
+        return xs_error_set(err, XS_EARG,
+                            "calibrate: the device id (the file name without .json) must be at "
+                            "most %zu characters, got \"%s\"",
+                            sizeof ((xs_device *)0)->id - 1, id);
+    return XS_OK;
+}
 
 void xs_cal_measurements_path(const char *out, char *dst, size_t size)
 {

@@ -8,6 +8,10 @@
 
 #include "error.h"
 
+/* The id of the device file out: its name without the folder and .json;
+ * XS_EARG when it is longer than a device id may be. */
+int xs_cal_device_id(const char *out, char *id, size_t size, xs_error *err);
+
 /* The measurements CSV beside a device file: <out without .json>.measurements.csv. */
 void xs_cal_measurements_path(const char *out, char *dst, size_t size);
 

@@ -16,6 +16,7 @@
 #include "job.h"
 #include "paths.h"
 #include "schema.h"
+#include "targets.h"
 #include "trace.h"
 #include "xs_version.h"
 
@@ -210,24 +211,6 @@ static int solve_scale(const xs_job *j, const double *factor, double step_s, dou
     return XS_OK;
 }
 
-static int write_doc(cJSON *doc, const char *path, xs_error *err)
-{
-    char *text = cJSON_PrintUnformatted(doc);
-    if (!text)
-        return xs_error_set(err, XS_ENOMEM, "%s: out of memory formatting the trace", path);
-    size_t len = strlen(text);
-    char *nl = realloc(text, len + 2);
-    if (!nl) {
-        free(text);
-        return xs_error_set(err, XS_ENOMEM, "%s: out of memory formatting the trace", path);
-    }
-    nl[len] = '\n';
-    nl[len + 1] = '\0';
-    int rc = xs_write_atomic(path, nl, len + 1, err);
-    free(nl);
-    return rc;
-}
-
 int xs_trace_simulate(const xs_trace_sim_opts *o, xs_error *err)
 {
     if (o->steps < 1 || o->steps > 100)
@@ -338,7 +321,7 @@ int xs_trace_simulate(const xs_trace_sim_opts *o, xs_error *err)
         cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(gspan, "dur"), t - t0);
         t0 += fmax(step_us, t - t0) + SIM_STEP_GAP_US;
     }
-    rc = write_doc(doc, o->out, err);
+    rc = xs_write_json(o->out, doc, 0, "the trace", err);
     if (!rc && o->log)
         fprintf(o->log,
                 "calibrate: wrote %s, a simulated trace of %s on %s: %d step(s) of %.6g s, %.0f "
@@ -361,14 +344,6 @@ typedef struct {
     int nres;
     char reason[200];       /* why not fitted */
 } class_fit;
-
-static double sig(double x, int digits)
-{
-    if (x == 0 || !isfinite(x))
-        return x;
-    double m = pow(10, digits - 1 - (int)floor(log10(fabs(x))));
-    return round(x * m) / m;
-}
 
 /* Fit class c: the class's time in each step with any (y) against the
  * model's bodies of the step (x), one multiplier. */
@@ -509,14 +484,15 @@ static cJSON *gemm_shapes_json(const xs_trace *t, const xs_workload *wl, const x
                                 "against the model's bodies of its ops; one multiplier, "
                                 "relative least squares over the shapes; not used as the "
                                 "factor (the class fit covers every GEMM kernel)");
-        cJSON_AddNumberToObject(o, "multiplier", sig(f.coef[0], 6));
-        cJSON_AddNumberToObject(o, "sd", sig(f.sd[0], 3));
+        cJSON_AddNumberToObject(o, "multiplier", xs_fit_round(f.coef[0], 6));
+        cJSON_AddNumberToObject(o, "sd", xs_fit_round(f.sd[0], 3));
         cJSON_AddNumberToObject(o, "n", f.n);
-        cJSON_AddNumberToObject(o, "rms_rel_pct", sig(f.rms_rel_pct, 3));
-        cJSON_AddNumberToObject(o, "max_rel_pct", sig(f.max_rel_pct, 3));
-        cJSON_AddNumberToObject(o, "trace_s_without_shape",
-                                sig((t->gemm_unshaped_s) / (double)t->nsteps + trace_unmatched_s, 4));
-        cJSON_AddNumberToObject(o, "model_s_without_trace_shape", sig(model_unmatched_s, 4));
+        cJSON_AddNumberToObject(o, "rms_rel_pct", xs_fit_round(f.rms_rel_pct, 3));
+        cJSON_AddNumberToObject(o, "max_rel_pct", xs_fit_round(f.max_rel_pct, 3));
+        double unshaped_s = t->gemm_unshaped_s / (double)t->nsteps + trace_unmatched_s;
+        cJSON_AddNumberToObject(o, "trace_s_without_shape", xs_fit_round(unshaped_s, 4));
+        cJSON_AddNumberToObject(o, "model_s_without_trace_shape",
+                                xs_fit_round(model_unmatched_s, 4));
         cJSON *arr = cJSON_AddArrayToObject(o, "shapes");
         for (int i = 0; i < n; i++) {
             const xs_trace_shape *h = &t->shapes[at[i]];
@@ -526,25 +502,17 @@ static cJSON *gemm_shapes_json(const xs_trace *t, const xs_workload *wl, const x
             cJSON_AddNumberToObject(r, "k", (double)h->k);
             cJSON_AddNumberToObject(r, "batch", (double)h->batch);
             cJSON_AddNumberToObject(r, "trace_kernels_per_step",
-                                    sig((double)h->events / (double)t->nsteps, 4));
+                                    xs_fit_round((double)h->events / (double)t->nsteps, 4));
             cJSON_AddNumberToObject(r, "predicted_kernels_per_step", calls[at[i]]);
-            cJSON_AddNumberToObject(r, "trace_s", sig(y[i], 6));
-            cJSON_AddNumberToObject(r, "predicted_body_s", sig(x[i], 6));
-            cJSON_AddNumberToObject(r, "residual_pct", sig(100 * (f.coef[0] * x[i] - y[i]) / y[i], 3));
+            cJSON_AddNumberToObject(r, "trace_s", xs_fit_round(y[i], 6));
+            cJSON_AddNumberToObject(r, "predicted_body_s", xs_fit_round(x[i], 6));
+            double residual_pct = 100 * (f.coef[0] * x[i] - y[i]) / y[i];
+            cJSON_AddNumberToObject(r, "residual_pct", xs_fit_round(residual_pct, 3));
             cJSON_AddItemToArray(arr, r);
         }
     }
     free(x), free(y), free(calls), free(at);
     return o;
-}
-
-static void stem_of(const char *path, char *dst, size_t size)
-{
-    const char *base = strrchr(path, '/');
-    snprintf(dst, size, "%s", base ? base + 1 : path);
-    char *dot = strrchr(dst, '.');
-    if (dot && !strcmp(dot, ".json"))
-        *dot = '\0';
 }
 
 /* Replace (or add) doc[obj][key] with text. */
@@ -585,12 +553,12 @@ static cJSON *calibration_json(const xs_cal_run_opts *o, const xs_job *j, const 
         "residuals_pct: (fit - step) / step per step; rms/max over the steps; sd: the "
         "multiplier's standard deviation from the residual variance");
     cJSON *st = cJSON_AddObjectToObject(ca, "step_time_s");
-    cJSON_AddNumberToObject(st, "trace", sig(t->step_s, 6));
+    cJSON_AddNumberToObject(st, "trace", xs_fit_round(t->step_s, 6));
     cJSON_AddStringToObject(st, "trace_measures",
                             t->step_is_host ? "host span of ProfilerStep" : "GPU activity span");
-    cJSON_AddNumberToObject(st, "trace_iqr_pct", sig(t->step_spread_pct, 3));
-    cJSON_AddNumberToObject(st, "predicted_before", sig(j->p.step_time_s, 6));
-    cJSON_AddNumberToObject(st, "predicted_after", sig(after_s, 6));
+    cJSON_AddNumberToObject(st, "trace_iqr_pct", xs_fit_round(t->step_spread_pct, 3));
+    cJSON_AddNumberToObject(st, "predicted_before", xs_fit_round(j->p.step_time_s, 6));
+    cJSON_AddNumberToObject(st, "predicted_after", xs_fit_round(after_s, 6));
     cJSON *cl = cJSON_AddObjectToObject(ca, "classes");
     cJSON *un = cJSON_AddObjectToObject(ca, "not_fitted");
     for (int c = 0; c < XS_KC_OTHER; c++) {
@@ -600,29 +568,29 @@ static cJSON *calibration_json(const xs_cal_run_opts *o, const xs_job *j, const 
         if (!f->fitted)
             continue;
         cJSON *k = cJSON_AddObjectToObject(cl, xs_kclass_name(c));
-        cJSON_AddNumberToObject(k, "factor", sig(f->factor, 6));
-        cJSON_AddNumberToObject(k, "multiplier", sig(f->fit.coef[0], 6));
-        cJSON_AddNumberToObject(k, "sd", sig(f->fit.sd[0], 3));
+        cJSON_AddNumberToObject(k, "factor", xs_fit_round(f->factor, 6));
+        cJSON_AddNumberToObject(k, "multiplier", xs_fit_round(f->fit.coef[0], 6));
+        cJSON_AddNumberToObject(k, "sd", xs_fit_round(f->fit.sd[0], 3));
         cJSON_AddNumberToObject(k, "n", f->fit.n);
-        cJSON_AddNumberToObject(k, "rms_rel_pct", sig(f->fit.rms_rel_pct, 3));
-        cJSON_AddNumberToObject(k, "max_rel_pct", sig(f->fit.max_rel_pct, 3));
+        cJSON_AddNumberToObject(k, "rms_rel_pct", xs_fit_round(f->fit.rms_rel_pct, 3));
+        cJSON_AddNumberToObject(k, "max_rel_pct", xs_fit_round(f->fit.max_rel_pct, 3));
         cJSON *r = cJSON_AddArrayToObject(k, "residuals_pct");
         for (int i = 0; i < f->nres; i++)
-            cJSON_AddItemToArray(r, cJSON_CreateNumber(sig(f->residual_pct[i], 3)));
-        cJSON_AddNumberToObject(k, "trace_median_s", sig(t->measured_s[c], 6));
-        cJSON_AddNumberToObject(k, "trace_iqr_pct", sig(t->spread_pct[c], 3));
-        cJSON_AddNumberToObject(k, "predicted_body_s", sig(cs->body_s[c], 6));
+            cJSON_AddItemToArray(r, cJSON_CreateNumber(xs_fit_round(f->residual_pct[i], 3)));
+        cJSON_AddNumberToObject(k, "trace_median_s", xs_fit_round(t->measured_s[c], 6));
+        cJSON_AddNumberToObject(k, "trace_iqr_pct", xs_fit_round(t->spread_pct[c], 3));
+        cJSON_AddNumberToObject(k, "predicted_body_s", xs_fit_round(cs->body_s[c], 6));
         cJSON_AddNumberToObject(k, "trace_kernels_per_step", t->events[c]);
         cJSON_AddNumberToObject(k, "predicted_kernels_per_step", cs->launches[c]);
         /* what the traced kernels reached on the model's work: FLOP/s for
          * the matrix classes, DRAM bytes/s (and the datasheet share) else */
         double m = t->measured_s[c] > 0 ? t->measured_s[c] : 1;
-        cJSON_AddNumberToObject(k, "model_gflop", sig(cs->flops[c] / 1e9, 4));
-        cJSON_AddNumberToObject(k, "model_gb", sig(cs->bytes[c] / 1e9, 4));
-        cJSON_AddNumberToObject(k, "achieved_tflops", sig(cs->flops[c] / m / 1e12, 4));
-        cJSON_AddNumberToObject(k, "achieved_gbs", sig(cs->bytes[c] / m / 1e9, 4));
+        cJSON_AddNumberToObject(k, "model_gflop", xs_fit_round(cs->flops[c] / 1e9, 4));
+        cJSON_AddNumberToObject(k, "model_gb", xs_fit_round(cs->bytes[c] / 1e9, 4));
+        cJSON_AddNumberToObject(k, "achieved_tflops", xs_fit_round(cs->flops[c] / m / 1e12, 4));
+        cJSON_AddNumberToObject(k, "achieved_gbs", xs_fit_round(cs->bytes[c] / m / 1e9, 4));
         cJSON_AddNumberToObject(k, "achieved_bw_frac",
-                                sig(cs->bytes[c] / m / (j->dev.mem_bw_gbs * 1e9), 3));
+                                xs_fit_round(cs->bytes[c] / m / (j->dev.mem_bw_gbs * 1e9), 3));
         if (c == XS_KC_GEMM && per_shape) {
             cJSON_AddItemToObject(k, "per_shape", per_shape);
             per_shape = NULL;
@@ -633,7 +601,7 @@ static cJSON *calibration_json(const xs_cal_run_opts *o, const xs_job *j, const 
         cJSON *ot = cJSON_AddObjectToObject(ca, "other");
         cJSON_AddStringToObject(ot, "note", "kernels the model does not cost or the class "
                                             "table does not know: not fitted");
-        cJSON_AddNumberToObject(ot, "time_s_per_step", sig(t->measured_s[XS_KC_OTHER], 4));
+        cJSON_AddNumberToObject(ot, "time_s_per_step", xs_fit_round(t->measured_s[XS_KC_OTHER], 4));
         cJSON *names = cJSON_AddArrayToObject(ot, "largest");
         for (size_t i = 0; i < t->nunknown; i++)
             cJSON_AddItemToArray(names, cJSON_CreateString(t->unknown[i].name));
@@ -648,15 +616,12 @@ int xs_trace_calibrate(const xs_cal_run_opts *o, xs_error *err)
                             "calibrate --backend trace: give --trace T.json, -d DEVICE and -s "
                             "SCENARIO (the run the trace recorded)");
     char id[256];
-    stem_of(o->out, id, sizeof id);
-    if (strlen(id) >= sizeof ((xs_device *)0)->id)
-        return xs_error_set(err, XS_EARG,
-                            "calibrate: the device id (the file name without .json) must be at "
-                            "most %zu characters, got \"%s\"",
-                            sizeof ((xs_device *)0)->id - 1, id);
+    int rc = xs_cal_device_id(o->out, id, sizeof id, err);
+    if (rc)
+        return rc;
     xs_job j;
     char dev_path[4096];
-    int rc = open_job(o->device, o->scenario, o->sets, o->nsets, &j, dev_path, sizeof dev_path,
+    rc = open_job(o->device, o->scenario, o->sets, o->nsets, &j, dev_path, sizeof dev_path,
                       err);
     if (rc)
         return rc;
@@ -687,10 +652,11 @@ int xs_trace_calibrate(const xs_cal_run_opts *o, xs_error *err)
                           o->trace, j.s.id, t.total);
     xs_device dev = j.dev;
     if (!rc) {
-        snprintf(dev.id, sizeof dev.id, "%s", id);
+        /* xs_cal_device_id checked that it fits */
+        snprintf(dev.id, sizeof dev.id, "%.*s", (int)sizeof dev.id - 1, id);
         for (int c = 0; c < XS_KC_OTHER; c++)
             if (fits[c].fitted)
-                dev.gpu.class_time_factor[c] = sig(fits[c].factor, 6);
+                dev.gpu.class_time_factor[c] = xs_fit_round(fits[c].factor, 6);
     }
     xs_prediction after;
     memset(&after, 0, sizeof after);

@@ -126,22 +126,9 @@ int xs_dev_write(const xs_device *dev, const cJSON *notes, const char *path, xs_
     xs_device back;
     if (!rc) /* what is written must load: the same schema and checks */
         rc = from_json(doc, path, &back, err);
-    char *text = rc ? NULL : cJSON_Print(doc);
+    if (!rc)
+        rc = xs_write_json(path, doc, 1, "the device", err);
     cJSON_Delete(doc);
-    if (rc)
-        return rc;
-    if (!text)
-        return xs_error_set(err, XS_ENOMEM, "%s: out of memory formatting the device", path);
-    size_t len = strlen(text);
-    char *with_nl = realloc(text, len + 2);
-    if (!with_nl) {
-        free(text);
-        return xs_error_set(err, XS_ENOMEM, "%s: out of memory formatting the device", path);
-    }
-    with_nl[len] = '\n';
-    with_nl[len + 1] = '\0';
-    rc = xs_write_atomic(path, with_nl, len + 1, err);
-    free(with_nl);
     return rc;
 }
 

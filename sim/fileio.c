@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 int xs_is_stdin(const char *path)
 {
     return strcmp(path, "-") == 0;
@@ -284,4 +286,21 @@ int xs_write_atomic(const char *path, const char *data, size_t len, xs_error *er
         return xs_error_set(err, XS_EIO, "%s: cannot write: %s", path, strerror(e));
     }
     return XS_OK;
+}
+
+int xs_write_json(const char *path, const cJSON *doc, int pretty, const char *what,
+                  xs_error *err)
+{
+    char *text = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+    size_t len = text ? strlen(text) : 0;
+    char *with_nl = text ? realloc(text, len + 2) : NULL;
+    if (!with_nl) {
+        free(text);
+        return xs_error_set(err, XS_ENOMEM, "%s: out of memory formatting %s", path, what);
+    }
+    with_nl[len] = '\n';
+    with_nl[len + 1] = '\0';
+    int rc = xs_write_atomic(path, with_nl, len + 1, err);
+    free(with_nl);
+    return rc;
 }

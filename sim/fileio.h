@@ -39,6 +39,13 @@ int xs_read_file(const char *path, char **out, size_t *len, xs_error *err);
  * left by a killed run of an earlier write to the same file are removed. */
 int xs_write_atomic(const char *path, const char *data, size_t len, xs_error *err);
 
+/* doc as JSON text ending in a newline (indented when pretty, else on one
+ * line), written with xs_write_atomic; what names the document in the
+ * out-of-memory message ("the device", "the trace"). */
+struct cJSON;
+int xs_write_json(const char *path, const struct cJSON *doc, int pretty, const char *what,
+                  xs_error *err);
+
 /* Copy into dst (size dst_size) the folder part of path ("." if none, and
  * for standard input: what it names is relative to the working folder). */
 void xs_dirname(const char *path, char *dst, size_t dst_size);

@@ -24,17 +24,32 @@ int xs_kv_get(const char *set, const char *key, char *dst, size_t size)
     return 0;
 }
 
+/* The value of key into v (1), or 0 when it is absent and may be (the
+ * caller's default applies), or -1 with the reason when it is required
+ * (no default); `choices`, when given, is named in that reason. */
+static int kv_value(const char *set, const char *key, int required, const char *choices, char *v,
+                    size_t vsize, char *reason, size_t size)
+{
+    if (xs_kv_get(set, key, v, vsize))
+        return 1;
+    if (!required)
+        return 0;
+    if (choices)
+        snprintf(reason, size, "set: '%s' is required (one of %s)", key, choices);
+    else
+        snprintf(reason, size, "set: '%s' is required", key);
+    return -1;
+}
+
 int xs_kv_int(const char *set, const char *key, long long lo, long long hi, long long dflt,
               long long *out, char *reason, size_t size)
 {
     char v[64];
-    if (!xs_kv_get(set, key, v, sizeof v)) {
-        if (dflt < 0) {
-            snprintf(reason, size, "set: '%s' is required", key);
-            return -1;
-        }
-        *out = dflt;
-        return 0;
+    int got = kv_value(set, key, dflt < 0, NULL, v, sizeof v, reason, size);
+    if (got <= 0) {
+        if (got == 0)
+            *out = dflt;
+        return got;
     }
     char *end;
     long long x = strtoll(v, &end, 10);
@@ -51,13 +66,11 @@ int xs_kv_num(const char *set, const char *key, double lo, double hi, double dfl
               char *reason, size_t size)
 {
     char v[64];
-    if (!xs_kv_get(set, key, v, sizeof v)) {
-        if (dflt < 0) {
-            snprintf(reason, size, "set: '%s' is required", key);
-            return -1;
-        }
-        *out = dflt;
-        return 0;
+    int got = kv_value(set, key, dflt < 0, NULL, v, sizeof v, reason, size);
+    if (got <= 0) {
+        if (got == 0)
+            *out = dflt;
+        return got;
     }
     char *end;
     double x = strtod(v, &end);
@@ -74,13 +87,11 @@ int xs_kv_choice(const char *set, const char *key, const char *choices, int dflt
                  char *reason, size_t size)
 {
     char v[64];
-    if (!xs_kv_get(set, key, v, sizeof v)) {
-        if (dflt < 0) {
-            snprintf(reason, size, "set: '%s' is required (one of %s)", key, choices);
-            return -1;
-        }
-        *out = dflt;
-        return 0;
+    int got = kv_value(set, key, dflt < 0, choices, v, sizeof v, reason, size);
+    if (got <= 0) {
+        if (got == 0)
+            *out = dflt;
+        return got;
     }
     int i = xs_choice_index(choices, v);
     if (i < 0) {

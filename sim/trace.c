@@ -164,6 +164,22 @@ static int times_ok(const cJSON *ts, const cJSON *dur)
            fabs(ts->valuedouble) <= MAX_TS_US && dur->valuedouble >= 0 &&
            dur->valuedouble <= MAX_DUR_US;
 }
+
+/* The 'ts' and 'dur' of a named host-side event (a step, an op). */
+static int read_times(const char *path, int index, const cJSON *e, const char *name, double *ts,
+                      double *dur, xs_error *err)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "ts");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(e, "dur");
+    if (!times_ok(t, d))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: event %d (%s) must have numbers 'ts' and 'dur' (us, 'dur' "
+                            "from 0 to 1e12)",
+                            path, index, name);
+    *ts = t->valuedouble;
+    *dur = d->valuedouble;
+    return XS_OK;
+}
 static int read_step_span(const char *path, int index, const cJSON *e, const char *name,
                           span *out, xs_error *err)
 {
@@ -175,16 +191,10 @@ static int read_step_span(const char *path, int index, const cJSON *e, const cha
                             "%s: event %d: field 'name' must be ProfilerStep#<step number>, "
                             "got \"%.60s\"",
                             path, index, name);
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "ts");
-    const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
-    if (!times_ok(ts, dur))
-        return xs_error_set(err, XS_EFIELD,
-                            "%s: event %d (%s) must have numbers 'ts' and 'dur' (us, 'dur' "
-                            "from 0 to 1e12)",
-                            path, index, name);
+    int rc = read_times(path, index, e, name, &out->ts, &out->dur, err);
+    if (rc)
+        return rc;
     out->number = (int)nr;
-    out->ts = ts->valuedouble;
-    out->dur = dur->valuedouble;
     out->index = index;
     return XS_OK;
 }
@@ -236,13 +246,10 @@ static int read_gemm_op(const char *path, int index, const cJSON *e, const char 
         return XS_OK;
     int g = gemm_op_kind(name), r = GEMM_OPS[g].dims;
     int64_t a[3], b[3];
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "ts");
-    const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
-    if (!times_ok(ts, dur))
-        return xs_error_set(err, XS_EFIELD,
-                            "%s: event %d (%s) must have numbers 'ts' and 'dur' (us, 'dur' "
-                            "from 0 to 1e12)",
-                            path, index, name);
+    double ts, dur;
+    int rc = read_times(path, index, e, name, &ts, &dur, err);
+    if (rc)
+        return rc;
     if (!cJSON_IsArray(dims) || read_dims(dims, GEMM_OPS[g].a, r, a) ||
         read_dims(dims, GEMM_OPS[g].a + 1, r, b) || a[r - 1] != b[r - 2] ||
         (r == 3 && a[0] != b[0]))
@@ -256,7 +263,7 @@ static int read_gemm_op(const char *path, int index, const cJSON *e, const char 
     l->ops = grown;
     const cJSON *tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
     int64_t m = a[r - 2], n = b[r - 1];
-    grown[l->nops++] = (gemm_op){ts->valuedouble, dur->valuedouble,
+    grown[l->nops++] = (gemm_op){ts, dur,
                                  cJSON_IsNumber(tid) && tid->valuedouble >= 0 ? tid->valuedouble
                                                                               : -1,
                                  m < n ? m : n, m < n ? n : m, a[r - 1], r == 3 ? a[0] : 1};
