@@ -12,39 +12,37 @@
 #define DTYPES "fp32|fp16|bf16"
 static const xs_dtype DTYPE_OF[] = {XS_FP32, XS_FP16, XS_BF16};
 
-/* Keys besides COMMON, and dir: 1 the class has a forward and a backward
- * kernel (dir=fwd|bwd|both required; both: forward then backward, as a
- * benchmark that times y = f(x); y.backward(dy) runs them), 2 a forward
- * one only (dir=fwd allowed). */
+/* Every key a class takes (COMMON first, its own, then dir where it has
+ * one), and dir: 1 the class has a forward and a backward kernel
+ * (dir=fwd|bwd|both required; both: forward then backward, as a benchmark
+ * that times y = f(x); y.backward(dy) runs them), 2 a forward one only
+ * (dir=fwd allowed). */
+#define KEYS(own) {COMMON "|" own, 0}
+#define KEYS_DIR(own, dir) {COMMON "|" own "|dir", dir}
 static const struct {
     const char *keys;
     int dir;
 } KOPS[XS_KOP_COUNT] = {
-    [XS_KOP_SOFTMAX] = {"rows|cols|log", 1},
-    [XS_KOP_LAYERNORM] = {"rows|cols|out_dtype", 1},
-    [XS_KOP_DROPOUT] = {"elems", 1},
-    [XS_KOP_GELU] = {"elems", 1},
-    [XS_KOP_BIAS_GELU] = {"elems", 1},
-    [XS_KOP_ADD] = {"elems|b_dtype|out_dtype", 2},
-    [XS_KOP_COPY] = {"elems|out_dtype", 0},
-    [XS_KOP_TRANSPOSE] = {"elems|inner", 1},
-    [XS_KOP_REDUCE] = {"rows|cols", 0},
-    [XS_KOP_EMBEDDING] = {"vocab|dim|lookups", 0},
-    [XS_KOP_EMBEDDING_BWD] = {"vocab|dim|lookups", 0},
-    [XS_KOP_CROSS_ENTROPY] = {"rows|classes", 1},
-    [XS_KOP_L2NORM] = {"params|tensors", 0},
-    [XS_KOP_SCALE] = {"params|tensors", 0},
-    [XS_KOP_UNSCALE] = {"params|tensors", 0},
+    [XS_KOP_SOFTMAX] = KEYS_DIR("rows|cols|log", 1),
+    [XS_KOP_LAYERNORM] = KEYS_DIR("rows|cols|out_dtype", 1),
+    [XS_KOP_DROPOUT] = KEYS_DIR("elems", 1),
+    [XS_KOP_GELU] = KEYS_DIR("elems", 1),
+    [XS_KOP_BIAS_GELU] = KEYS_DIR("elems", 1),
+    [XS_KOP_ADD] = KEYS_DIR("elems|b_dtype|out_dtype", 2),
+    [XS_KOP_COPY] = KEYS("elems|out_dtype"),
+    [XS_KOP_TRANSPOSE] = KEYS_DIR("elems|inner", 1),
+    [XS_KOP_REDUCE] = KEYS("rows|cols"),
+    [XS_KOP_EMBEDDING] = KEYS("vocab|dim|lookups"),
+    [XS_KOP_EMBEDDING_BWD] = KEYS("vocab|dim|lookups"),
+    [XS_KOP_CROSS_ENTROPY] = KEYS_DIR("rows|classes", 1),
+    [XS_KOP_L2NORM] = KEYS("params|tensors"),
+    [XS_KOP_SCALE] = KEYS("params|tensors"),
+    [XS_KOP_UNSCALE] = KEYS("params|tensors"),
 };
 
 const char *xs_kernel_keys(int op)
 {
-    static char buf[XS_KOP_COUNT][160];
-    if (op < 0 || op >= XS_KOP_COUNT)
-        return "";
-    snprintf(buf[op], sizeof buf[op], "%s|%s%s", COMMON, KOPS[op].keys,
-             KOPS[op].dir ? "|dir" : "");
-    return buf[op];
+    return op >= 0 && op < XS_KOP_COUNT ? KOPS[op].keys : "";
 }
 
 #define SIZE_MAX_KEY ((long long)1 << 40)
