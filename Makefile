@@ -40,9 +40,10 @@ build/xs_version.h: FORCE
 FORCE:
 
 .PHONY: validate-kept validate-heldout validate-tracecal
+.PHONY: cuda test-cuda bench-cuda
 .PHONY: FORCE all asan test test-rel test-asan test-py test-plots test-valgrind golden plots validate bench clean deps same-outputs measured-refresh
 
-all: xpusim
+all: xpusim cuda
 
 # --- release -----------------------------------------------------------------
 $(SIM_SRC:%.c=$(REL)/%.o) $(SIM_SRC:%.c=$(ASN)/%.o): INC := $(SIM_INC)
@@ -59,6 +60,55 @@ xpusim: $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcunit
+
+# --- CUDA (kernels/cuda) ------------------------------------------------------
+# Built only where nvcc is found (PATH, then /usr/local/cuda); xpusim itself
+# never links CUDA: it dlopens build/cuda/libxscuda.so (kernels/cuda/xs_cuda.h).
+# A fat binary for every GPU from Turing to Hopper plus PTX for the newest;
+# CUDA 13 has dropped Volta (sm_70). --fmad=false keeps a * b + c two
+# roundings, as the CPU reference (kernels/common) has them, so the optimizer
+# kernels agree with it bit for bit. CUDA_ARCHS=90 builds for one GPU only.
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA_ARCHS ?= 75 80 86 89 90
+CUDA_NEWEST := $(lastword $(CUDA_ARCHS))
+CUDA_LIBDIR := $(if $(NVCC),$(abspath $(dir $(NVCC))../lib64))
+NVFLAGS := -std=c++17 -O3 -lineinfo --fmad=false -Xcompiler -fPIC,-Wall,-Wextra \
+           -Werror all-warnings $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+           -gencode arch=compute_$(CUDA_NEWEST),code=compute_$(CUDA_NEWEST) \
+           -Ikernels/common -Ikernels/cuda
+NVLIBS := -lcublasLt -lcublas -Xlinker -rpath,$(CUDA_LIBDIR)
+CUDA_MAINS := kernels/cuda/cuda_tests.cu kernels/cuda/cuda_bench.cu
+CUDA_SRC := $(filter-out $(CUDA_MAINS),$(wildcard kernels/cuda/*.cu))
+CUDA_HDR := $(wildcard kernels/cuda/*.h kernels/cuda/*.cuh kernels/common/*.h)
+CU := build/cuda
+$(CU)/%.o: kernels/cuda/%.cu $(CUDA_HDR)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+$(CU)/libxscuda.so: $(CUDA_SRC:kernels/cuda/%.cu=$(CU)/%.o)
+	$(NVCC) $(NVFLAGS) -shared $^ -o $@ $(NVLIBS)
+$(CU)/xs_cuda_tests: $(CU)/cuda_tests.o $(CUDA_SRC:kernels/cuda/%.cu=$(CU)/%.o)
+	$(NVCC) $(NVFLAGS) $^ -o $@ $(NVLIBS)
+$(CU)/xs_cuda_bench: $(CU)/cuda_bench.o $(CUDA_SRC:kernels/cuda/%.cu=$(CU)/%.o)
+	$(NVCC) $(NVFLAGS) $^ -o $@ $(NVLIBS)
+HAVE_CUDA := $(if $(NVCC),$(if $(CUDA_SRC),1))
+ifeq ($(HAVE_CUDA),1)
+cuda: $(CU)/libxscuda.so $(CU)/xs_cuda_tests $(CU)/xs_cuda_bench
+# The kernels against their CPU references on the GPU; without one the
+# binary says so in one line and exits 77, reported here as skipped.
+test-cuda: $(CU)/xs_cuda_tests
+	@$(CU)/xs_cuda_tests; rc=$$?; \
+	if [ $$rc -eq 77 ]; then echo "test-cuda: SKIPPED (no usable CUDA GPU on this host; the kernels were built, not run)"; \
+	elif [ $$rc -ne 0 ]; then echo "test-cuda: FAILED (exit $$rc)"; exit 1; fi
+bench-cuda: $(CU)/xs_cuda_bench
+	$(CU)/xs_cuda_bench
+else
+cuda:
+	@echo "cuda: nvcc not found (PATH, /usr/local/cuda/bin): the CUDA kernels are not built; xpusim builds without them (set NVCC=/path/to/nvcc)"
+test-cuda:
+	@echo "test-cuda: SKIPPED (nvcc not found: the CUDA kernels were not built)"
+bench-cuda:
+	@echo "bench-cuda: skipped: nvcc not found, the CUDA kernels were not built"
+endif
 
 # --- ASan + UBSan ------------------------------------------------------------
 $(ASN)/%.o: %.c $(HEADERS)
@@ -103,7 +153,7 @@ bench: $(REL)/xpusim_bench
 
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
-test: test-rel test-asan test-py test-plots
+test: test-rel test-asan test-py test-plots test-cuda
 
 test-rel: xpusim $(REL)/xpusim_tests
 	XPUSIM_BIN=./xpusim $(REL)/xpusim_tests
