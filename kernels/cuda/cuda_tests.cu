@@ -2,7 +2,9 @@
  * kernel's check (xs_cuda.h) on the GPU, for every kind, dtype and a set
  * of shapes with odd sizes, one line each. A check the library answers
  * UNSUPPORTED is a skip with its reason, never a pass. Without a usable
- * GPU: one line and exit 77. */
+ * GPU: one line and exit 77. --jobs instead provokes every job-validation
+ * error of the table (no GPU needed: jobs are checked before the device). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,90 @@ static void check(xs_cuda_job job)
     fflush(stdout);
 }
 
+static xs_cuda_job job_of(int kind, int dtype);
+
+/* One bad job: the status and a message naming the field. */
+static int expect(const char *what, xs_cuda_job j, int want_rc, const char *want_text)
+{
+    static xs_cuda_result res;
+    char err[512] = "";
+    int rc = api->run(&j, &res, err, sizeof err);
+    int ok = rc == want_rc && strstr(err, want_text) != NULL;
+    printf("%s  %-44s -> %d: %s\n", ok ? "PASS" : "FAIL", what, rc, err);
+    return ok;
+}
+
+static int job_validation(void)
+{
+    int ok = 1;
+    xs_cuda_job j = job_of(XS_CJ_COPY, XS_CD_FP32);
+    j.elems = 1000;
+    j.kind = -1;
+    ok &= expect("kind -1", j, XS_CUDA_BADJOB, "job.kind -1");
+    j.kind = XS_CJ_COUNT;
+    ok &= expect("kind past the last", j, XS_CUDA_BADJOB, "job.kind");
+    j = job_of(XS_CJ_COPY, 9);
+    j.elems = 1000;
+    ok &= expect("dtype 9", j, XS_CUDA_BADJOB, "job.dtype 9");
+    j = job_of(XS_CJ_COPY, XS_CD_FP32);
+    ok &= expect("copy of 0 elements", j, XS_CUDA_BADJOB, "job.elems 0: expected at least 1");
+    j.elems = 1000;
+    j.dtype = XS_CD_FP16;
+    ok &= expect("copy in fp16", j, XS_CUDA_BADJOB, "fp32 elements only");
+    j.dtype = XS_CD_FP32;
+    j.reps = 0;
+    ok &= expect("reps 0", j, XS_CUDA_BADJOB, "job.reps 0");
+    j.reps = XS_CUDA_MAX_REPS + 1;
+    ok &= expect("reps 513", j, XS_CUDA_BADJOB, "job.reps 513");
+    j.reps = 1;
+    j.warmup = -1;
+    ok &= expect("warmup -1", j, XS_CUDA_BADJOB, "job.warmup -1");
+    j.warmup = 0;
+    j.sustain_s = NAN;
+    ok &= expect("sustain_s NaN", j, XS_CUDA_BADJOB, "job.sustain_s");
+    j = job_of(XS_CJ_GEMM_CUBLAS, XS_CD_FP16);
+    j.m = 64, j.n = 0, j.k = 64;
+    ok &= expect("gemm n 0", j, XS_CUDA_BADJOB, "job.n 0");
+    j.n = 64;
+    j.ta = 2;
+    ok &= expect("gemm ta 2", j, XS_CUDA_BADJOB, "job.ta 2: expected 0 or 1");
+    j.ta = 0;
+    j.m = j.n = j.k = 1LL << 40;
+    ok &= expect("gemm sizes that overflow", j, XS_CUDA_BADJOB, "overflow");
+    j = job_of(XS_CJ_ADAN_FUSED, XS_CD_FP32);
+    j.elems = 1000;
+    j.step = 0;
+    ok &= expect("adan step 0", j, XS_CUDA_BADJOB, "job.step 0");
+    j.step = 1;
+    j.hidden = -1;
+    ok &= expect("adan hidden -1", j, XS_CUDA_BADJOB, "job.hidden -1");
+    j.hidden = 1;
+    j.elems = 1000000000000LL;
+    ok &= expect("adan list of too many tensors", j, XS_CUDA_BADJOB, "tensors, at most 1000000");
+    j = job_of(XS_CJ_ADAMW_FUSED, XS_CD_TF32);
+    j.elems = 1000;
+    ok &= expect("adamw in tf32", j, XS_CUDA_BADJOB, "job.dtype tf32");
+    j = job_of(XS_CJ_LAYERNORM, XS_CD_BF16);
+    j.m = 4;
+    ok &= expect("layernorm n 0", j, XS_CUDA_BADJOB, "job.n 0");
+    j = job_of(XS_CJ_SOFTMAX, XS_CD_FP16);
+    j.m = 1LL << 40, j.n = 1LL << 40;
+    ok &= expect("softmax sizes that overflow", j, XS_CUDA_BADJOB, "overflow");
+    j = job_of(XS_CJ_COPY, XS_CD_FP32);
+    j.elems = 1000;
+    ok &= expect("a good job before any probe", j, XS_CUDA_FAILED, "call probe first");
+    char err[256] = "";
+    int rc = api->run(&j, NULL, err, sizeof err);
+    ok &= rc == XS_CUDA_BADJOB && strstr(err, "result: NULL");
+    rc = api->check(&j, NULL, err, sizeof err);
+    ok &= rc == XS_CUDA_BADJOB && strstr(err, "max_err: NULL");
+    rc = api->run(NULL, NULL, NULL, 0); /* no buffer for the message: no crash */
+    ok &= rc == XS_CUDA_BADJOB;
+    ok &= xs_cuda_api_get(XS_CUDA_API_VERSION + 1) == NULL;
+    printf("xs_cuda_tests --jobs: %s\n", ok ? "every bad job refused with its field" : "FAILED");
+    return ok ? 0 : 1;
+}
+
 static xs_cuda_job job_of(int kind, int dtype)
 {
     xs_cuda_job j;
@@ -78,11 +164,16 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             device = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--jobs")) {
+            api = xs_cuda_api_get(XS_CUDA_API_VERSION);
+            return api ? job_validation() : 1;
         } else {
-            printf("usage: xs_cuda_tests [--device N]\n"
+            printf("usage: xs_cuda_tests [--device N | --jobs]\n"
                    "Runs every CUDA kernel's check against its CPU reference on GPU N (0).\n"
-                   "Exit 0 all passed, 1 a check failed, 77 no usable GPU.\n"
-                   "Examples:\n  build/cuda/xs_cuda_tests\n  build/cuda/xs_cuda_tests --device 1\n");
+                   "Exit 0 all passed, 1 a check failed, 77 no usable GPU. --jobs: the job\n"
+                   "table's refusals of bad jobs (needs no GPU).\n"
+                   "Examples:\n  build/cuda/xs_cuda_tests\n  build/cuda/xs_cuda_tests --device 1\n"
+                   "  build/cuda/xs_cuda_tests --jobs\n");
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
     }

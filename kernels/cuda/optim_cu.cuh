@@ -33,8 +33,12 @@ cudaError_t xs_cu_adamw_fused(const xs_optim_arrays *a, const xs_adamw_consts *c
 cudaError_t xs_cu_adan_eager(const xs_optim_arrays *a, const xs_adan_consts *c,
                              cudaStream_t st, int *launches);
 
-/* Threads of a multi-tensor block, 4 elements each per step (apex's
- * BLOCK_SIZE 512 and ILP 4, csrc/multi_tensor_adam.cu @ 004da4e). */
-#define XS_MT_THREADS 512
+/* Threads of a multi-tensor block, 4 elements each per step. apex uses
+ * 512 (BLOCK_SIZE, ILP 4: csrc/multi_tensor_adam.cu @ 004da4e); 256 with
+ * at most 64 registers lets 4 blocks share an SM, so a launch's 320 blocks
+ * are all resident at once on a GPU of 80 or more SMs (A100 108, H100 132)
+ * instead of running a second, partial wave at the end of every launch. */
+#define XS_MT_THREADS 256
+#define XS_MT_BLOCKS_PER_SM 4
 
 #endif

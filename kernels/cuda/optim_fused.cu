@@ -85,7 +85,7 @@ template <int PK> __device__ __forceinline__ uint16_t narrow(float f)
  * is aligned for them (the chunk size is a multiple of 4, so the tensor's
  * base decides), else one element at a time. */
 template <class OP, int PK>
-__global__ void __launch_bounds__(XS_MT_THREADS)
+__global__ void __launch_bounds__(XS_MT_THREADS, XS_MT_BLOCKS_PER_SM)
     xs_mt_optim_kernel(mt_args<mt_shape<OP, PK>::D> a, typename OP::consts c, long long chunk)
 {
     constexpr int NS = OP::NS, S0 = PK != PK_F32 ? 3 : 2; /* first state list */
