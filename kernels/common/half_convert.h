@@ -7,9 +7,7 @@
 #define XS_HALF_CONVERT_H
 
 #include <stdint.h>
-#ifndef __CUDA_ARCH__
 #include <string.h>
-#endif
 
 #include "xs_hd.h"
 

@@ -147,7 +147,7 @@ int xs_cu_stream_check(const xs_cuda_job *job, double *max_err, char *err, size_
         stream_ctx x;
         memset(&x, 0, sizeof x);
         x.kind = XS_CJ_LAUNCH;
-        x.launches = job->reps > 0 ? job->reps : 1;
+        x.launches = job->reps < 1 ? 1 : job->reps > XS_CUDA_MAX_REPS ? XS_CUDA_MAX_REPS : job->reps;
         XS_CU_TRY(stream_call(&x, 0));
         XS_CU_TRY(cudaDeviceSynchronize());
         *max_err = 0;
