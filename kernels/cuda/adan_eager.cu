@@ -29,7 +29,7 @@ __host__ __device__ constexpr int inputs(int op)
 }
 
 template <int OP>
-__device__ __forceinline__ float eager_f(float y, float a, float b, const eager_consts &c)
+__host__ __device__ __forceinline__ float eager_f(float y, float a, float b, const eager_consts &c)
 {
     switch (OP) {
     case 1: return y + a;                      /* diff = g - g_prev (d is -g_prev) */
@@ -54,13 +54,12 @@ __device__ __forceinline__ float eager_f(float y, float a, float b, const eager_
 
 /* grid-stride, float4 when every array it touches is 16-byte aligned */
 template <int OP>
-__global__ void __launch_bounds__(EAGER_THREADS)
-    xs_adan_eager_kernel(float *y, const float *a, const float *b, long long n, eager_consts c)
+__host__ __device__ __forceinline__ void eager_thread(float *y, const float *a, const float *b,
+                                                      long long n, const eager_consts &c,
+                                                      long long tid, long long stride)
 {
     constexpr bool RY = reads_y(OP);
     constexpr int NI = inputs(OP);
-    long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long stride = (long long)gridDim.x * blockDim.x;
     uintptr_t al = (uintptr_t)y | (NI >= 1 ? (uintptr_t)a : 0) | (NI >= 2 ? (uintptr_t)b : 0);
     long long done = 0;
     if ((al & 15) == 0) {
@@ -82,11 +81,25 @@ __global__ void __launch_bounds__(EAGER_THREADS)
 }
 
 template <int OP>
+__global__ void __launch_bounds__(EAGER_THREADS)
+    xs_adan_eager_kernel(float *y, const float *a, const float *b, long long n, eager_consts c)
+{
+    eager_thread<OP>(y, a, b, n, c, (long long)blockIdx.x * blockDim.x + threadIdx.x,
+                     (long long)gridDim.x * blockDim.x);
+}
+
+template <int OP>
 static cudaError_t pass(float *y, const float *a, const float *b, long long n, int grid_cap,
                         const eager_consts &c, cudaStream_t st)
 {
     long long need = (n / 4 + EAGER_THREADS) / EAGER_THREADS;
     int grid = need < grid_cap ? (int)need : grid_cap;
+    if (xs_cu_emulate) {
+        long long threads = (long long)grid * EAGER_THREADS;
+        for (long long t = 0; t < threads; t++)
+            eager_thread<OP>(y, a, b, n, c, t, threads);
+        return cudaSuccess;
+    }
     xs_adan_eager_kernel<OP><<<grid, EAGER_THREADS, 0, st>>>(y, a, b, n, c);
     return cudaGetLastError();
 }
@@ -100,7 +113,9 @@ cudaError_t xs_cu_adan_eager(const xs_optim_arrays *A, const xs_adan_consts *k,
     eager_consts c = {k->b1,      k->b2,  k->b3, k->one_b1, k->one_b2, k->one_b3,
                       1.0f / k->inv_sqrt_bc3, k->eps, -k->step_m, -k->step_v, k->inv_decay};
     /* one occupancy query per step, not per launch: the 17 kernels are alike */
-    int grid_cap = xs_cu_fill_grid((const void *)xs_adan_eager_kernel<13>, EAGER_THREADS, 1LL << 30);
+    int grid_cap = xs_cu_emulate ? 4 /* a few blocks: the grid-stride loop wraps */
+                                 : xs_cu_fill_grid((const void *)xs_adan_eager_kernel<13>,
+                                                   EAGER_THREADS, 1LL << 30);
     int count = 0;
     cudaError_t e = cudaSuccess;
     for (size_t t = 0; t < A->n && e == cudaSuccess; t++) {

@@ -2,13 +2,18 @@
  * kernel's check (xs_cuda.h) on the GPU, for every kind, dtype and a set
  * of shapes with odd sizes, one line each. A check the library answers
  * UNSUPPORTED is a skip with its reason, never a pass. Without a usable
- * GPU: one line and exit 77. --jobs instead provokes every job-validation
- * error of the table (no GPU needed: jobs are checked before the device). */
+ * GPU: one line and exit 77. Two modes need no GPU: --jobs provokes every
+ * job-validation error of the table (jobs are checked before the device);
+ * --emulate runs the optimizer checks with their launchers executing each
+ * block's code on the host (optim_cu.cuh), which tests the launch plan, the
+ * kernel arguments, the alignment choices and the vector and tail paths
+ * against the shared math before any GPU does. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "optim_cu.cuh"
 #include "xs_cuda.h"
 
 static const char *const KIND[XS_CJ_COUNT] = {"launch", "copy", "triad", "gemm", "gemm_cublas",
@@ -17,7 +22,7 @@ static const char *const KIND[XS_CJ_COUNT] = {"launch", "copy", "triad", "gemm",
 static const char *const DTYPE[XS_CD_COUNT] = {"fp32", "tf32", "fp16", "bf16"};
 
 static const xs_cuda_api *api;
-static int passed, failed, skipped;
+static int passed, failed, skipped, emulated;
 
 static void check(xs_cuda_job job)
 {
@@ -44,7 +49,8 @@ static void check(xs_cuda_job job)
                  job.step);
     }
     double max_err = 0;
-    int rc = api->check(&job, &max_err, err, sizeof err);
+    int rc = emulated ? xs_cu_optim_check(&job, &max_err, err, sizeof err)
+                      : api->check(&job, &max_err, err, sizeof err);
     const char *name = KIND[job.kind], *dt = DTYPE[job.dtype];
     if (rc == XS_CUDA_UNSUPPORTED) {
         skipped++;
@@ -164,16 +170,34 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             device = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--emulate")) {
+            emulated = xs_cu_emulate = 1;
+            const long long sizes[][2] = {{1, 0}, {3, 0}, {1000003, 0}, {300001, 64}};
+            const int kinds[] = {XS_CJ_ADAN_FUSED, XS_CJ_ADAN_EAGER, XS_CJ_ADAMW_FUSED};
+            for (int k = 0; k < 3; k++)
+                for (int dt = 0; dt < XS_CD_COUNT; dt++)
+                    for (int l = 0; l < 4 && dt != XS_CD_TF32; l++) {
+                        xs_cuda_job j = job_of(kinds[k], dt);
+                        j.elems = sizes[l][0];
+                        j.hidden = (int)sizes[l][1];
+                        j.step = l == 2 ? 1000 : 1 + l;
+                        check(j);
+                    }
+            printf("xs_cuda_tests --emulate: %d passed, %d failed, %d skipped (optimizer kernels "
+                   "run on the host)\n",
+                   passed, failed, skipped);
+            return failed ? 1 : 0;
         } else if (!strcmp(argv[i], "--jobs")) {
             api = xs_cuda_api_get(XS_CUDA_API_VERSION);
             return api ? job_validation() : 1;
         } else {
-            printf("usage: xs_cuda_tests [--device N | --jobs]\n"
+            printf("usage: xs_cuda_tests [--device N | --jobs | --emulate]\n"
                    "Runs every CUDA kernel's check against its CPU reference on GPU N (0).\n"
-                   "Exit 0 all passed, 1 a check failed, 77 no usable GPU. --jobs: the job\n"
-                   "table's refusals of bad jobs (needs no GPU).\n"
+                   "Exit 0 all passed, 1 a check failed, 77 no usable GPU. Needing no GPU:\n"
+                   "--jobs, the job table's refusals of bad jobs; --emulate, the optimizer\n"
+                   "checks with each kernel block's code run on the host.\n"
                    "Examples:\n  build/cuda/xs_cuda_tests\n  build/cuda/xs_cuda_tests --device 1\n"
-                   "  build/cuda/xs_cuda_tests --jobs\n");
+                   "  build/cuda/xs_cuda_tests --jobs\n  build/cuda/xs_cuda_tests --emulate\n");
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
     }

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <vector>
@@ -209,8 +210,46 @@ static void new_grads(host_arrays &h, int dtype, size_t n, xs_rng *r)
     }
 }
 
-#define UP(dst, src, bytes) XS_CU_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice))
-#define DOWN(dst, src, bytes) XS_CU_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost))
+/* The check's arrays: device slots, or host buffers (256-byte aligned, as
+ * cudaMalloc's) when the launchers emulate the GPU. */
+static void *host_slot[XS_CU_SLOTS];
+static size_t host_cap[XS_CU_SLOTS];
+
+static void *check_buffer(int slot, size_t bytes, char *err, size_t errsz)
+{
+    if (!xs_cu_emulate)
+        return xs_cu_buffer(slot, bytes, err, errsz);
+    bytes = (bytes + 255) / 256 * 256;
+    if (host_cap[slot] >= bytes)
+        return host_slot[slot];
+    free(host_slot[slot]);
+    host_slot[slot] = aligned_alloc(256, bytes);
+    host_cap[slot] = host_slot[slot] ? bytes : 0;
+    if (!host_slot[slot])
+        snprintf(err, errsz, "emulation: out of host memory (%zu bytes)", bytes);
+    return host_slot[slot];
+}
+
+static void check_release_host(void)
+{
+    for (int i = 0; i < XS_CU_SLOTS; i++) {
+        free(host_slot[i]);
+        host_slot[i] = NULL;
+        host_cap[i] = 0;
+    }
+}
+
+static cudaError_t copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    if (xs_cu_emulate) {
+        memcpy(dst, src, bytes);
+        return cudaSuccess;
+    }
+    return cudaMemcpy(dst, src, bytes, kind);
+}
+
+#define UP(dst, src, bytes) XS_CU_TRY(copy(dst, src, bytes, cudaMemcpyHostToDevice))
+#define DOWN(dst, src, bytes) XS_CU_TRY(copy(dst, src, bytes, cudaMemcpyDeviceToHost))
 
 /* Two steps (job->step, then the next with fresh gradients) of the kernel
  * and of the reference over one tensor list; *worst gets the largest error
@@ -263,14 +302,14 @@ static int check_list(const xs_cuda_job *job, const std::vector<long long> &size
     a.size = size.data();
     a.offset = offset.data();
     const size_t psz = low ? 2 : 4;
-    if (!(a.p = xs_cu_buffer(SLOT_P, n * psz, err, errsz)) ||
-        !(a.g = xs_cu_buffer(SLOT_G, n * psz, err, errsz)) ||
-        (low && !(a.master = (float *)xs_cu_buffer(SLOT_MASTER, n * 4, err, errsz))) ||
+    if (!(a.p = check_buffer(SLOT_P, n * psz, err, errsz)) ||
+        !(a.g = check_buffer(SLOT_G, n * psz, err, errsz)) ||
+        (low && !(a.master = (float *)check_buffer(SLOT_MASTER, n * 4, err, errsz))) ||
         (kind == XS_CJ_ADAN_EAGER &&
-         !(a.tmp = (float *)xs_cu_buffer(SLOT_TMP, (size_t)biggest * 4, err, errsz))))
+         !(a.tmp = (float *)check_buffer(SLOT_TMP, (size_t)biggest * 4, err, errsz))))
         return XS_CUDA_FAILED;
     for (int k = 0; k < ns; k++)
-        if (!(a.s[k] = (float *)xs_cu_buffer(SLOT_S0 + k, n * 4, err, errsz)))
+        if (!(a.s[k] = (float *)check_buffer(SLOT_S0 + k, n * 4, err, errsz)))
             return XS_CUDA_FAILED;
     UP(a.p, low ? (void *)h.p16.data() : (void *)h.p32.data(), n * psz);
     if (low)
@@ -295,7 +334,8 @@ static int check_list(const xs_cuda_job *job, const std::vector<long long> &size
         }
         UP(a.g, low ? (void *)h.g16.data() : (void *)h.g32.data(), n * psz);
         XS_CU_TRY(step_call(kind, &a, step, 0, NULL));
-        XS_CU_TRY(cudaDeviceSynchronize());
+        if (!xs_cu_emulate)
+            XS_CU_TRY(cudaDeviceSynchronize());
         /* the reference: the same tensors, element by element */
         xs_adan_consts ca = adan_consts(step);
         xs_adamw_consts cw = adamw_consts(step);
@@ -376,9 +416,12 @@ int xs_cu_optim_check(const xs_cuda_job *job, double *max_err, char *err, size_t
     std::vector<long long> own = tensor_list(elems, job->hidden);
     std::vector<long long> odd = {1, 0, 3, 65537, 0, 4, 1000003, 5, 131072, 7, 0, 163842, 0};
     double worst = 0;
-    if ((rc = check_list(job, own, 64, 0xada0u + (unsigned)job->kind, &worst, err, errsz)) ||
-        (rc = check_list(job, own, 1, 0xada1u, &worst, err, errsz)) ||
-        (rc = check_list(job, odd, 1, 0xada2u, &worst, err, errsz)))
+    if (!(rc = check_list(job, own, 64, 0xada0u + (unsigned)job->kind, &worst, err, errsz)) &&
+        !(rc = check_list(job, own, 1, 0xada1u, &worst, err, errsz)))
+        rc = check_list(job, odd, 1, 0xada2u, &worst, err, errsz);
+    if (xs_cu_emulate)
+        check_release_host();
+    if (rc)
         return rc;
     *max_err = worst;
     return XS_CUDA_OK;

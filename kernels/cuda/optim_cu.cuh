@@ -22,6 +22,13 @@ typedef struct {
     float *tmp;              /* eager Adan: a temporary of the largest tensor */
 } xs_optim_arrays;
 
+/* 1: the optimizer launchers run each block's code on the host, thread
+ * after thread, over host memory (the threads of these kernels never talk
+ * to each other, so this is the kernel's result): xs_cuda_tests --emulate
+ * checks the launch plan, the kernel arguments, the alignment choices and
+ * the vector and tail paths without a GPU. */
+extern int xs_cu_emulate;
+
 /* One optimizer step over every tensor on `st` (no sync); *launches gets
  * the kernel launches it made. cudaErrorInvalidValue for a list the
  * multi-tensor plan refuses. */

@@ -17,6 +17,16 @@
 #include "../common/multi_tensor.h"
 #include "optim_cu.cuh"
 
+int xs_cu_emulate;
+
+/* unrolled on the GPU (register arrays indexed by constants only); the
+ * host compiler of the emulated path does not know the pragma */
+#ifdef __CUDA_ARCH__
+#define XS_UNROLL _Pragma("unroll")
+#else
+#define XS_UNROLL
+#endif
+
 /* parameter storage: 0 fp32, 1 fp16, 2 bf16 */
 enum { PK_F32 = 0, PK_F16 = 1, PK_BF16 = 2 };
 
@@ -41,7 +51,7 @@ template <int D> struct mt_args {
 struct adan_op {
     static constexpr int NS = 4; /* g_prev, m, v, n */
     typedef xs_adan_consts consts;
-    static __device__ __forceinline__ void elem(const consts *c, float *p, float g, float *s)
+    static __host__ __device__ __forceinline__ void elem(const consts *c, float *p, float g, float *s)
     {
         xs_adan_elem(c, p, g, &s[0], &s[1], &s[2], &s[3]);
     }
@@ -50,7 +60,7 @@ struct adan_op {
 struct adamw_op {
     static constexpr int NS = 2; /* m, v */
     typedef xs_adamw_consts consts;
-    static __device__ __forceinline__ void elem(const consts *c, float *p, float g, float *s)
+    static __host__ __device__ __forceinline__ void elem(const consts *c, float *p, float g, float *s)
     {
         xs_adamw_elem(c, p, g, &s[0], &s[1]);
     }
@@ -70,12 +80,12 @@ static_assert(sizeof(mt_args<mt_shape<adamw_op, PK_F16>::D>) + sizeof(xs_adamw_c
 static_assert(sizeof(mt_args<mt_shape<adamw_op, PK_F32>::D>) + sizeof(xs_adamw_consts) + 8 <= 4096,
               "AdamW's kernel argument passes 4 KB");
 
-template <int PK> __device__ __forceinline__ float widen(uint16_t h)
+template <int PK> __host__ __device__ __forceinline__ float widen(uint16_t h)
 {
     return PK == PK_F16 ? xs_f16_bits_to_f32(h) : xs_bf16_bits_to_f32(h);
 }
 
-template <int PK> __device__ __forceinline__ uint16_t narrow(float f)
+template <int PK> __host__ __device__ __forceinline__ uint16_t narrow(float f)
 {
     return PK == PK_F16 ? xs_f32_to_f16_bits(f) : xs_f32_to_bf16_bits(f);
 }
@@ -85,16 +95,17 @@ template <int PK> __device__ __forceinline__ uint16_t narrow(float f)
  * is aligned for them (the chunk size is a multiple of 4, so the tensor's
  * base decides), else one element at a time. */
 template <class OP, int PK>
-__global__ void __launch_bounds__(XS_MT_THREADS, XS_MT_BLOCKS_PER_SM)
-    xs_mt_optim_kernel(mt_args<mt_shape<OP, PK>::D> a, typename OP::consts c, long long chunk)
+__host__ __device__ __forceinline__ void mt_block(const mt_args<mt_shape<OP, PK>::D> &a,
+                                                  const typename OP::consts &c, long long chunk,
+                                                  int block, int tid, int nthreads)
 {
     constexpr int NS = OP::NS, S0 = PK != PK_F32 ? 3 : 2; /* first state list */
-    const int slot = a.block_slot[blockIdx.x];
+    const int slot = a.block_slot[block];
     long long first;
-    const long long len = xs_mt_chunk_span(a.size[slot], chunk, a.block_chunk[blockIdx.x], &first);
+    const long long len = xs_mt_chunk_span(a.size[slot], chunk, a.block_chunk[block], &first);
     float *st[NS];
     uintptr_t f32_bits = 0;
-#pragma unroll
+XS_UNROLL
     for (int k = 0; k < NS; k++) {
         st[k] = (float *)a.addr[S0 + k][slot] + first;
         f32_bits |= (uintptr_t)st[k];
@@ -105,41 +116,41 @@ __global__ void __launch_bounds__(XS_MT_THREADS, XS_MT_BLOCKS_PER_SM)
         const float *g = (const float *)a.addr[1][slot] + first;
         f32_bits |= (uintptr_t)p | (uintptr_t)g;
         long long n4 = (f32_bits & 15) == 0 ? len / 4 : 0;
-        for (long long i = threadIdx.x; i < n4; i += blockDim.x) {
+        for (long long i = tid; i < n4; i += nthreads) {
             float4 P = reinterpret_cast<const float4 *>(p)[i];
             float4 G = reinterpret_cast<const float4 *>(g)[i];
             float pv[4] = {P.x, P.y, P.z, P.w}, gv[4] = {G.x, G.y, G.z, G.w}, sv[NS][4];
-#pragma unroll
+XS_UNROLL
             for (int k = 0; k < NS; k++) {
                 float4 S = reinterpret_cast<const float4 *>(st[k])[i];
                 sv[k][0] = S.x, sv[k][1] = S.y, sv[k][2] = S.z, sv[k][3] = S.w;
             }
-#pragma unroll
+XS_UNROLL
             for (int j = 0; j < 4; j++) {
                 float s[NS];
-#pragma unroll
+XS_UNROLL
                 for (int k = 0; k < NS; k++)
                     s[k] = sv[k][j];
                 OP::elem(&cc, &pv[j], gv[j], s);
-#pragma unroll
+XS_UNROLL
                 for (int k = 0; k < NS; k++)
                     sv[k][j] = s[k];
             }
             reinterpret_cast<float4 *>(p)[i] = make_float4(pv[0], pv[1], pv[2], pv[3]);
-#pragma unroll
+XS_UNROLL
             for (int k = 0; k < NS; k++)
                 reinterpret_cast<float4 *>(st[k])[i] =
                     make_float4(sv[k][0], sv[k][1], sv[k][2], sv[k][3]);
         }
-        for (long long i = n4 * 4 + threadIdx.x; i < len; i += blockDim.x) {
+        for (long long i = n4 * 4 + tid; i < len; i += nthreads) {
             float s[NS];
-#pragma unroll
+XS_UNROLL
             for (int k = 0; k < NS; k++)
                 s[k] = st[k][i];
             float pv = p[i];
             OP::elem(&cc, &pv, g[i], s);
             p[i] = pv;
-#pragma unroll
+XS_UNROLL
             for (int k = 0; k < NS; k++)
                 st[k][i] = s[k];
         }
@@ -150,25 +161,25 @@ __global__ void __launch_bounds__(XS_MT_THREADS, XS_MT_BLOCKS_PER_SM)
         f32_bits |= (uintptr_t)ms;
         int aligned = (f32_bits & 15) == 0 && (((uintptr_t)p | (uintptr_t)g) & 7) == 0;
         long long n4 = aligned ? len / 4 : 0;
-        for (long long i = threadIdx.x; i < n4; i += blockDim.x) {
+        for (long long i = tid; i < n4; i += nthreads) {
             uint2 G = reinterpret_cast<const uint2 *>(g)[i]; /* element 0 in the low half */
             float4 M = reinterpret_cast<const float4 *>(ms)[i];
             float gv[4] = {widen<PK>((uint16_t)(G.x & 0xffffu)), widen<PK>((uint16_t)(G.x >> 16)),
                            widen<PK>((uint16_t)(G.y & 0xffffu)), widen<PK>((uint16_t)(G.y >> 16))};
             float pv[4] = {M.x, M.y, M.z, M.w}, sv[NS][4];
-#pragma unroll
+XS_UNROLL
             for (int k = 0; k < NS; k++) {
                 float4 S = reinterpret_cast<const float4 *>(st[k])[i];
                 sv[k][0] = S.x, sv[k][1] = S.y, sv[k][2] = S.z, sv[k][3] = S.w;
             }
-#pragma unroll
+XS_UNROLL
             for (int j = 0; j < 4; j++) {
                 float s[NS];
-#pragma unroll
+XS_UNROLL
                 for (int k = 0; k < NS; k++)
                     s[k] = sv[k][j];
                 OP::elem(&cc, &pv[j], gv[j], s);
-#pragma unroll
+XS_UNROLL
                 for (int k = 0; k < NS; k++)
                     sv[k][j] = s[k];
             }
@@ -177,25 +188,32 @@ __global__ void __launch_bounds__(XS_MT_THREADS, XS_MT_BLOCKS_PER_SM)
             P.x = (uint32_t)narrow<PK>(pv[0]) | ((uint32_t)narrow<PK>(pv[1]) << 16);
             P.y = (uint32_t)narrow<PK>(pv[2]) | ((uint32_t)narrow<PK>(pv[3]) << 16);
             reinterpret_cast<uint2 *>(p)[i] = P;
-#pragma unroll
+XS_UNROLL
             for (int k = 0; k < NS; k++)
                 reinterpret_cast<float4 *>(st[k])[i] =
                     make_float4(sv[k][0], sv[k][1], sv[k][2], sv[k][3]);
         }
-        for (long long i = n4 * 4 + threadIdx.x; i < len; i += blockDim.x) {
+        for (long long i = n4 * 4 + tid; i < len; i += nthreads) {
             float s[NS];
-#pragma unroll
+XS_UNROLL
             for (int k = 0; k < NS; k++)
                 s[k] = st[k][i];
             float pv = ms[i];
             OP::elem(&cc, &pv, widen<PK>(g[i]), s);
             ms[i] = pv;
             p[i] = narrow<PK>(pv);
-#pragma unroll
+XS_UNROLL
             for (int k = 0; k < NS; k++)
                 st[k][i] = s[k];
         }
     }
+}
+
+template <class OP, int PK>
+__global__ void __launch_bounds__(XS_MT_THREADS, XS_MT_BLOCKS_PER_SM)
+    xs_mt_optim_kernel(mt_args<mt_shape<OP, PK>::D> a, typename OP::consts c, long long chunk)
+{
+    mt_block<OP, PK>(a, c, chunk, blockIdx.x, threadIdx.x, blockDim.x);
 }
 
 template <class OP, int PK>
@@ -234,11 +252,17 @@ static cudaError_t mt_launch(const xs_optim_arrays *A, const typename OP::consts
         }
         memcpy(args.block_slot, L.block_slot, (size_t)L.nblocks);
         memcpy(args.block_chunk, L.block_chunk, (size_t)L.nblocks * sizeof(int));
-        xs_mt_optim_kernel<OP, PK><<<L.nblocks, XS_MT_THREADS, 0, stream>>>(
-            args, *c, (long long)XS_MT_CHUNK);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess)
-            return e;
+        if (xs_cu_emulate) { /* the same blocks, thread by thread, on the host */
+            for (int b = 0; b < L.nblocks; b++)
+                for (int t = 0; t < XS_MT_THREADS; t++)
+                    mt_block<OP, PK>(args, *c, (long long)XS_MT_CHUNK, b, t, XS_MT_THREADS);
+        } else {
+            xs_mt_optim_kernel<OP, PK><<<L.nblocks, XS_MT_THREADS, 0, stream>>>(
+                args, *c, (long long)XS_MT_CHUNK);
+            cudaError_t e = cudaGetLastError();
+            if (e != cudaSuccess)
+                return e;
+        }
         count++;
     }
     if (launches)
