@@ -93,12 +93,15 @@ $(CU)/xs_cuda_bench: $(CU)/cuda_bench.o $(CUDA_SRC:kernels/cuda/%.cu=$(CU)/%.o)
 HAVE_CUDA := $(if $(NVCC),$(if $(CUDA_SRC),1))
 ifeq ($(HAVE_CUDA),1)
 cuda: $(CU)/libxscuda.so $(CU)/xs_cuda_tests $(CU)/xs_cuda_bench
-# The job table's refusals (no GPU needed), then the kernels against their
-# CPU references on the GPU; without one the binary says so in one line
-# and exits 77, reported here as skipped.
+# The job table's refusals and the optimizer kernels' blocks run on the
+# host (no GPU needed), then the kernels against their CPU references on
+# the GPU; without one the binary says so in one line and exits 77,
+# reported here as skipped.
 test-cuda: $(CU)/xs_cuda_tests
 	@$(CU)/xs_cuda_tests --jobs > $(CU)/jobs.out || { cat $(CU)/jobs.out; echo "test-cuda: FAILED (job validation)"; exit 1; }
 	@tail -1 $(CU)/jobs.out
+	@$(CU)/xs_cuda_tests --emulate > $(CU)/emulate.out || { cat $(CU)/emulate.out; echo "test-cuda: FAILED (optimizer kernels emulated on the host)"; exit 1; }
+	@tail -1 $(CU)/emulate.out
 	@$(CU)/xs_cuda_tests; rc=$$?; \
 	if [ $$rc -eq 77 ]; then echo "test-cuda: SKIPPED (no usable CUDA GPU on this host; the kernels were built, not run)"; \
 	elif [ $$rc -ne 0 ]; then echo "test-cuda: FAILED (exit $$rc)"; exit 1; fi
