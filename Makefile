@@ -93,21 +93,33 @@ $(CU)/xs_cuda_bench: $(CU)/cuda_bench.o $(CUDA_SRC:kernels/cuda/%.cu=$(CU)/%.o)
 HAVE_CUDA := $(if $(NVCC),$(if $(CUDA_SRC),1))
 ifeq ($(HAVE_CUDA),1)
 cuda: $(CU)/libxscuda.so $(CU)/xs_cuda_tests $(CU)/xs_cuda_bench
-# The kernels against their CPU references on the GPU; without one the
-# binary says so in one line and exits 77, reported here as skipped.
+# The job table's refusals and the optimizer kernels' blocks run on the
+# host (no GPU needed), then the kernels against their CPU references on
+# the GPU; without one the binary says so in one line and exits 77,
+# reported here as skipped.
 test-cuda: $(CU)/xs_cuda_tests
+	@$(CU)/xs_cuda_tests --jobs > $(CU)/jobs.out || { cat $(CU)/jobs.out; echo "test-cuda: FAILED (job validation)"; exit 1; }
+	@tail -1 $(CU)/jobs.out
+	@$(CU)/xs_cuda_tests --emulate > $(CU)/emulate.out || { cat $(CU)/emulate.out; echo "test-cuda: FAILED (optimizer kernels emulated on the host)"; exit 1; }
+	@tail -1 $(CU)/emulate.out
 	@$(CU)/xs_cuda_tests; rc=$$?; \
 	if [ $$rc -eq 77 ]; then echo "test-cuda: SKIPPED (no usable CUDA GPU on this host; the kernels were built, not run)"; \
 	elif [ $$rc -ne 0 ]; then echo "test-cuda: FAILED (exit $$rc)"; exit 1; fi
+# Probed first, so that a host without a GPU gets one line and the run
+# itself streams its output. BENCH_CUDA_ARGS=--quick for a short run.
 bench-cuda: $(CU)/xs_cuda_bench
-	$(CU)/xs_cuda_bench
+	@why=$$($(CU)/xs_cuda_bench --probe); rc=$$?; \
+	if [ $$rc -eq 77 ]; then echo "bench-cuda: skipped: $${why#xs_cuda_bench: skipped: }"; \
+	elif [ $$rc -ne 0 ]; then echo "$$why"; echo "bench-cuda: FAILED (exit $$rc)"; exit 1; \
+	else $(CU)/xs_cuda_bench $(BENCH_CUDA_ARGS); fi
 else
+CUDA_WHY := $(if $(NVCC),no CUDA sources in kernels/cuda,nvcc not found (PATH, /usr/local/cuda/bin))
 cuda:
-	@echo "cuda: nvcc not found (PATH, /usr/local/cuda/bin): the CUDA kernels are not built; xpusim builds without them (set NVCC=/path/to/nvcc)"
+	@echo "cuda: $(CUDA_WHY): the CUDA kernels are not built; xpusim builds without them$(if $(NVCC),, (set NVCC=/path/to/nvcc))"
 test-cuda:
-	@echo "test-cuda: SKIPPED (nvcc not found: the CUDA kernels were not built)"
+	@echo "test-cuda: SKIPPED ($(CUDA_WHY): the CUDA kernels were not built)"
 bench-cuda:
-	@echo "bench-cuda: skipped: nvcc not found, the CUDA kernels were not built"
+	@echo "bench-cuda: skipped: $(CUDA_WHY), the CUDA kernels were not built"
 endif
 
 # --- ASan + UBSan ------------------------------------------------------------
@@ -243,8 +255,9 @@ measured-refresh:
 	@echo "measured-refresh: data/measured now equals $(SHARED_MEASURED)"
 
 # Install the Debian packages the build needs; idempotent, uses sudo when
-# not root. The build has no CUDA sources yet, so it needs no nvcc (this
-# machine has one at /usr/local/cuda; CI machines may not).
+# not root. nvcc is not among them: the CUDA kernels build where the CUDA
+# toolkit is installed (this machine has one at /usr/local/cuda) and are
+# skipped, with a line saying so, where it is not.
 DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3 \
             clang libclang-rt-14-dev valgrind
 deps:

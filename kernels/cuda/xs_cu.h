@@ -62,4 +62,22 @@ int xs_cu_gemm_check(const xs_cuda_job *job, double *max_err, char *err, size_t 
 /* Frees the GEMM family's own state (cuBLAS handles, workspace). */
 void xs_cu_gemm_release(void);
 
+/* Added with runtime.cu (the public table's probe and release are these). */
+/* Select device `index`, fill info; XS_CUDA_NO_GPU with the runtime's words
+ * when there is no usable one (also a GPU this build has no code for). */
+int xs_cu_probe(int index, xs_cuda_info *info, char *err, size_t errsz);
+/* 1 once a probe succeeded. */
+int xs_cu_probed(void);
+/* Bytes the buffer slots and the L2 flush buffer hold now. */
+size_t xs_cu_held_bytes(void);
+/* Free the slots, the flush buffer and the timing events. */
+void xs_cu_runtime_release(void);
+/* The same for n 16-bit floats (bf16 != 0: bf16, else fp16), rounded to
+ * nearest even from the fp32 draw. */
+int xs_cu_fill_16(unsigned short *d, size_t n, unsigned seed, float lo, float hi, int bf16,
+                  char *err, size_t errsz);
+/* Blocks of `threads` that fill the probed GPU for `kernel` (occupancy x
+ * SMs), at most `need` and at least 1: a grid-stride kernel's grid. */
+int xs_cu_fill_grid(const void *kernel, int threads, long long need);
+
 #endif
