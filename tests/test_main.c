@@ -13,7 +13,7 @@ int main(void)
                              tu_add_workload_suite, tu_add_gemm_suite,   tu_add_gpu_suite,
                              tu_add_advise_suite, tu_add_validate_suite, tu_add_kernel_op_suite, tu_add_kernel_class_suite, tu_add_trace_suite, tu_add_trace_calibrate_suite,
                              tu_add_kernels_optim_suite, tu_add_kernels_gemm_suite,
-                             tu_add_multi_tensor_suite, tu_add_half_convert_suite,
+                             tu_add_multi_tensor_suite, tu_add_gemm_plan_suite, tu_add_half_convert_suite,
                              tu_add_kernels_layer_suite, tu_add_kernels_bert_suite,
                              tu_add_cpu_model_suite,
                              tu_add_cli_suite, tu_add_bounds_suite, tu_add_fileio_suite,

@@ -49,6 +49,7 @@ int tu_add_trace_suite(void);
 int tu_add_kernel_class_suite(void);
 int tu_add_kernels_optim_suite(void);
 int tu_add_kernels_gemm_suite(void);
+int tu_add_gemm_plan_suite(void);
 int tu_add_kernels_layer_suite(void);
 int tu_add_kernels_bert_suite(void);
 int tu_add_cpu_model_suite(void);
