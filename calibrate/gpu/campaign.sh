@@ -496,6 +496,8 @@ clog() { echo "campaign: $*" | tee -a "$W/campaign.log"; }
 clog "started $STAMP; GPU: ${GPU_NAME:-none ($NO_GPU_REASON)}${DEV:+ = $DEV}; parts: $PARTS_RUN; budget ${CAMPAIGN_BUDGET} s"
 
 SAMPLER="" CHILD="" CURRENT="" CURRENT_T0=0 CURRENT_LIMIT=0 PACKED=0 INTERRUPTED=""
+TIME_SKIPPED="" EXTRAS=""
+DROPPED=()
 if [ "$GPU" = 1 ]; then
     fields=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,utilization.memory,pstate,clocks_event_reasons.active
     timeout 10 "$NVIDIA_SMI" --query-gpu=$fields --format=csv,nounits -i 0 >/dev/null 2>&1 ||
@@ -729,9 +731,6 @@ trap 'on_signal INT 2' INT
 trap 'on_signal HUP 1' HUP
 trap '[ "$PACKED" = 1 ] || finish 1' EXIT
 
-TIME_SKIPPED=""
-DROPPED=()
-EXTRAS=""
 for p in $PARTS_RUN; do
     run_part "$p"
 done
