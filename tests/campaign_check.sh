@@ -151,11 +151,22 @@ echo $$ >"${FAKE_PIDFILE:-/dev/null}"
 [ "${FAKE_BENCH_SLEEP:-0}" = 0 ] || sleep "$FAKE_BENCH_SLEEP"
 [ -n "${XS_CUDA_LIB:-}" ] || { echo "fake bench: XS_CUDA_LIB not set (env.sh not sourced)"; exit 1; }
 case " $* " in *" --adan-params 1300000000 "*) ;; *) echo "fake bench: no --adan-params 1300000000 in: $*"; exit 1 ;; esac
+ldd "$XS_CUDA_LIB" | grep -q 'libxsfakedep.so.1 => /' || { echo "fake bench: libxscuda.so's dependency not found: LD_LIBRARY_PATH=$LD_LIBRARY_PATH"; exit 1; }
 echo "bench: adan_cuda_fused_vs_copy 0.93"
 echo "bench: adan_cuda_fused_vs_eager 4.1"
 echo "bench: gemm_cuda_vs_cublas 0.74"
 EOF
-: >"$fake/bundle/cuda/libxscuda.so"
+# libxscuda.so needs a library the loader does not find by itself (cuBLAS,
+# where the build machine's rpath does not hold on the GPU machine): the
+# build part must find it beside nvcc (../lib64) and put it on the path
+mkdir -p "$fake/toolkit/bin" "$fake/toolkit/lib64"
+printf 'int xs_fake_dep(void) { return 1; }\n' >"$tmp/dep.c"
+printf 'int xs_fake_dep(void);\nint xs_fake_api(void) { return xs_fake_dep(); }\n' >"$tmp/api.c"
+cc -shared -fPIC -Wl,-soname,libxsfakedep.so.1 -o "$fake/toolkit/lib64/libxsfakedep.so.1" "$tmp/dep.c" &&
+    cc -shared -fPIC -o "$fake/bundle/cuda/libxscuda.so" "$tmp/api.c" -L"$fake/toolkit/lib64" -l:libxsfakedep.so.1 ||
+    fail "cannot build the fake libxscuda.so"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 13.0, V13.0.0 (fake)"\n' >"$fake/toolkit/bin/nvcc"
+chmod +x "$fake/toolkit/bin/nvcc"
 cat >"$fake/bundle/env.sh" <<EOF
 export XS_CUDA_LIB="$fake/bundle/cuda/libxscuda.so"
 export XPUSIM_DATA="$root"
@@ -176,7 +187,8 @@ head -c $((8 * 1024 * 1024)) /dev/urandom >"$OUT/trace-bert-base-squad-amp_fp16-
 echo "kit: BUDGET_S=$BUDGET_S"
 EOF
 chmod +x "$fake/bin/nvidia-smi" "$fake/bundle/xpusim" "$fake/bundle/cuda/"* "$fake/kit.sh"
-gpu_env=(NVIDIA_SMI="$fake/bin/nvidia-smi" CAMPAIGN_BUNDLE="$fake/bundle" CAMPAIGN_KIT="$fake/kit.sh")
+gpu_env=(NVIDIA_SMI="$fake/bin/nvidia-smi" CAMPAIGN_BUNDLE="$fake/bundle" CAMPAIGN_KIT="$fake/kit.sh"
+         PATH="$fake/toolkit/bin:$PATH")
 
 # --- 1. no GPU ---------------------------------------------------------------------
 out=$tmp/nogpu
@@ -200,6 +212,7 @@ limits "$out"
 s=$out/summary.txt
 has "$s" '^GPU: NVIDIA H100 80GB HBM3 \(xpusim device h100-sxm5-80gb\), sm_90' "fake GPU"
 has "$s" '^== build: ok' "fake GPU"
+has "$s" "build: libxsfakedep.so.1 from $fake/toolkit/lib64" "fake GPU: a CUDA library found beside nvcc"
 has "$s" '^== cudatests: failed .*exit 1' "fake GPU: a failing part"
 has "$s" 'FAIL adan_fused fp16' "fake GPU: the failed check's line"
 has "$s" '^== calibrate: ok' "fake GPU: the part after a failing one"

@@ -251,9 +251,11 @@ part_build() {
         state_set CUDA_LIB "$cuda/libxscuda.so"
         # cuBLAS is the machine's: where the rpath of the build machine's
         # toolkit does not find it, look where this machine keeps it
+        state_load
         use_tools
         local lib dir dirs=""
-        for lib in $(missing_libs "$cuda/libxscuda.so"; missing_libs "$cuda/xs_cuda_tests") ; do
+        for lib in $( (missing_libs "$cuda/libxscuda.so"; missing_libs "$cuda/xs_cuda_tests";
+                       missing_libs "$cuda/xs_cuda_bench") | sort -u); do
             if dir=$(find_lib_dir "$lib"); then
                 case ":$dirs:" in *":$dir:"*) ;; *) dirs=${dirs:+$dirs:}$dir ;; esac
                 echo "build: $lib from $dir"
