@@ -298,7 +298,7 @@ rc=$?
 [ $rc = 0 ] || fail "budget: exit $rc"
 limits "$out"
 has "$out/summary.txt" '^== kit: skipped .*out of time' "budget"
-has "$out/summary.txt" 'PARTS="[a-z ]*kit" bash calibrate/gpu/campaign.sh' "budget: the second call"
+has "$out/summary.txt" '^  PARTS="bench kit" CAMPAIGN_BUDGET_S=570 bash calibrate/gpu/campaign.sh "\$OUT"$' "budget: the second call"
 
 # --- 6. usage errors ---------------------------------------------------------------------
 mkdir -p "$tmp/full" && touch "$tmp/full/x"

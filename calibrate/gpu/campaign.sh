@@ -266,7 +266,7 @@ part_build() {
         done
         [ -n "$dirs" ] && state_set CUDA_LD "$dirs"
     fi
-    [ "$ok" = 1 ] || verdict "failed: $(grep '^build: FAILED' "$P/$PART.log" | sed 's/^build: FAILED: //' | paste -sd ';' -)"
+    [ "$ok" = 1 ] || verdict "failed: $(grep '^build: FAILED' "$P/$PART.log" | sed 's/^build: FAILED: //' | paste -sd ';' - | sed 's/;/; /g')"
     return 0
 }
 
@@ -341,7 +341,7 @@ part_kit() {
     echo "+ OUT=$P BUDGET_S=$budget bash $KIT"
     OUT="$P" BUDGET_S=$budget PYTHONUNBUFFERED=1 bash "$KIT"
     local rc=$? bad
-    bad=$(grep -E '^(kernel_bench|bert_step): exit [0-9]+' "$P/run.log" 2>/dev/null | paste -sd ';' -)
+    bad=$(grep -E '^(kernel_bench|bert_step): exit [0-9]+' "$P/run.log" 2>/dev/null | paste -sd ';' - | sed 's/;/; /g')
     [ -n "$bad" ] && verdict "failed: $bad (run.log)"
     return $rc
 }
@@ -376,8 +376,11 @@ notes_validate() {
 notes_bench() { grep -E '^bench: ' "$W/bench/bench.log" 2>/dev/null; }
 notes_kit() {
     local f
+    local n
     for f in "$W"/kit/*.csv; do
-        [ -f "$f" ] && echo "$(basename "$f"): $(($(wc -l <"$f") - 1)) rows"
+        [ -f "$f" ] || continue
+        n=$(($(wc -l <"$f") - 1))
+        echo "$(basename "$f"): $((n > 0 ? n : 0)) rows"
     done
     for f in "$W"/kit/trace-*.json; do
         [ -f "$f" ] && echo "$(basename "$f"): $(du -k "$f" | cut -f1) KiB"
@@ -624,8 +627,8 @@ write_summary() {
         [ -f "$W/clocks-power.csv" ] && notes_py clocks "$W/clocks-power.csv" | sed 's/^/   /'
         if [ -n "${TIME_SKIPPED# }" ]; then
             echo
-            echo "Out of time for:${TIME_SKIPPED}. Run them in a second call:"
-            echo "  PARTS=\"${TIME_SKIPPED# }\" bash calibrate/gpu/campaign.sh \"\$OUT\""
+            echo "Out of time for:${TIME_SKIPPED}. Run them in one more device call (carry build/gpu-bundle):"
+            echo "  PARTS=\"${TIME_SKIPPED# }\" CAMPAIGN_BUDGET_S=570 bash calibrate/gpu/campaign.sh \"\$OUT\""
         fi
         if [ ${#DROPPED[@]} -gt 0 ]; then
             echo
