@@ -9,6 +9,8 @@
 #   - tools that say there is no GPU (exit 77, exit 3): skipped, not failed;
 #   - SIGTERM during a part: the part ended, what exists packed, exit 143;
 #   - a budget too small: parts skipped for time and the second call named;
+#   - no bundle: the tree's xpusim used, a failing make recorded (or, where
+#     nvcc built them, the real xs_cuda_tests saying there is no GPU);
 #   - usage errors: one line, exit 2;
 #   - import.sh: the tarball into a measured folder with PROVENANCE.md, the
 #     measured-run CSV xpusim predicts at the top, the others not; a second
@@ -299,6 +301,28 @@ rc=$?
 limits "$out"
 has "$out/summary.txt" '^== kit: skipped .*out of time' "budget"
 has "$out/summary.txt" '^  PARTS="bench kit" CAMPAIGN_BUDGET_S=570 bash calibrate/gpu/campaign.sh "\$OUT"$' "budget: the second call"
+
+# --- 5b. no bundle: the tree's own xpusim, and make for the CUDA binaries --------
+# make is a fake that fails (a test must not build here); where the tree
+# has the CUDA binaries (nvcc was here), the real xs_cuda_tests runs and
+# says there is no GPU
+mkdir -p "$fake/failmake"
+printf '#!/bin/sh\necho "make: fake make, refusing: $*"\nexit 2\n' >"$fake/failmake/make"
+chmod +x "$fake/failmake/make"
+out=$tmp/nobundle
+env "${gpu_env[@]}" CAMPAIGN_BUNDLE="$tmp/no-bundle" PATH="$fake/failmake:$PATH" PARTS=cudatests \
+    "$CAMPAIGN" "$out" >"$tmp/nobundle.log" 2>&1
+rc=$?
+[ $rc = 0 ] || fail "no bundle: exit $rc"
+limits "$out"
+has "$out/summary.txt" 'build: xpusim found built in the tree' "no bundle"
+if [ -f build/cuda/libxscuda.so ] && [ -x build/cuda/xs_cuda_tests ] && [ -x build/cuda/xs_cuda_bench ]; then
+    has "$out/summary.txt" 'build: CUDA binaries found built in the tree' "no bundle"
+    has "$out/summary.txt" '^== cudatests: skipped .*no CUDA GPU' "no bundle: the real xs_cuda_tests without a GPU"
+else
+    has "$out/summary.txt" '^== build: failed .*no CUDA binaries \(make cuda built none\)' "no bundle: make failing"
+    has "$out/summary.txt" '^== cudatests: skipped .*no CUDA binaries \(see build\)' "no bundle"
+fi
 
 # --- 6. usage errors ---------------------------------------------------------------------
 mkdir -p "$tmp/full" && touch "$tmp/full/x"
