@@ -132,7 +132,7 @@ else
 BUNDLE_XPUSIM := xpusim
 endif
 gpu-bundle: $(BUNDLE_XPUSIM) cuda
-	XPUSIM_BUNDLE_BIN=$(BUNDLE_XPUSIM) calibrate/gpu/bundle.sh $(GPU_BUNDLE)
+	XPUSIM_BUNDLE_BIN=$(BUNDLE_XPUSIM) CUDA_ARCHS="$(CUDA_ARCHS)" calibrate/gpu/bundle.sh $(GPU_BUNDLE)
 gpu-campaign:
 	@test -n "$(OUT)" || { echo "gpu-campaign: give OUT=DIR (an empty or new folder; on a device run, \$$OUT)"; exit 2; }
 	calibrate/gpu/campaign.sh "$(OUT)"

@@ -2,6 +2,7 @@
 # campaign_check.sh — the GPU campaign (calibrate/gpu/campaign.sh) and its
 # importer on a host without a GPU. Fake tools (nvidia-smi, the bundle's
 # xpusim and CUDA binaries, the PyTorch kit) stand in for the GPU machine:
+#   - the bundle: xpusim with every library but the system's, running on them;
 #   - no GPU: every part but prov skipped with the reason, exit 0, a summary;
 #   - a fake GPU whose parts fail, hang and write too much: each failure
 #     recorded and the next part run, the tarball within 16 MiB by dropping
@@ -53,6 +54,24 @@ limits() {
 status_of() {
     tar -xzOf "$1"/campaign-*.tar.gz --wildcards '*/status.tsv' | awk -F'\t' -v p="$2" '$1 == p { print $2 "\t" $6 }' | tail -n 1
 }
+
+# --- 0. the bundle (make gpu-bundle) ----------------------------------------------
+b=$tmp/bundle
+XPUSIM_BUNDLE_BIN=$XPUSIM_REAL calibrate/gpu/bundle.sh "$b" >"$tmp/bundle.log" 2>&1 ||
+    fail "bundle: exit $?: $(tail -n 3 "$tmp/bundle.log")"
+[ -x "$b/xpusim" ] && [ -f "$b/env.sh" ] && [ -f "$b/BUNDLE.txt" ] || fail "bundle: xpusim, env.sh or BUNDLE.txt missing"
+for lib in $(ldd "$XPUSIM_REAL" | awk '$2 == "=>" { print $1 }'); do
+    case $lib in
+        libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | libstdc++.so* | libgcc_s.so*)
+            [ ! -e "$b/lib/$lib" ] || fail "bundle: carries the system's $lib" ;;
+        *) [ -f "$b/lib/$lib" ] || fail "bundle: does not carry $lib" ;;
+    esac
+done
+(. "$b/env.sh" && ldd "$b/xpusim" | grep -q "=> $b/lib/" && "$b/xpusim" --version >/dev/null) ||
+    fail "bundle: xpusim does not run on the bundle's libraries"
+has "$tmp/bundle.log" 'of the 64 MiB a run carries' "bundle: its size"
+XPUSIM_BUNDLE_BIN=$tmp/none calibrate/gpu/bundle.sh "$tmp/b2" >"$tmp/bundle2.log" 2>&1
+[ $? = 1 ] && [ "$(wc -l <"$tmp/bundle2.log")" = 1 ] || fail "bundle without a binary: $(cat "$tmp/bundle2.log")"
 
 # --- the fakes ------------------------------------------------------------------
 fake=$tmp/fake

@@ -56,28 +56,6 @@ copy_stripped() {
 }
 
 copy_stripped "$bin" "$dir/xpusim"
-notes=()
-missing=()
-while read -r name arrow path _; do
-    [ "$arrow" = "=>" ] || continue
-    if [[ $name =~ $SYSTEM_LIBS ]] || [[ $name =~ $CUDA_LIBS ]]; then
-        continue
-    fi
-    if [ "$path" = "not" ]; then
-        missing+=("$name")
-        continue
-    fi
-    cp -L "$path" "$dir/lib/$name" || die "cannot copy $path"
-    # dpkg knows a file by the path its package installed (/usr/lib/... on
-    # a merged-/usr system, where ldd says /lib/...)
-    pkg=$(for p in "$path" "/usr$path" "$(readlink -f "$path")"; do
-              dpkg -S "$p" 2>/dev/null
-          done | head -n 1 | cut -d: -f1)
-    ver=${pkg:+$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null)}
-    notes+=("  $name from $path (${pkg:-no package} ${ver})")
-done < <(ldd "$bin")
-[ ${#missing[@]} -eq 0 ] || die "xpusim needs ${missing[*]}, not found on this host"
-
 cuda_note="not built here (no build/cuda/libxscuda.so: nvcc missing or no CUDA sources); the campaign builds them on the GPU machine for its own GPU"
 if [ -f build/cuda/libxscuda.so ]; then
     have=()
@@ -90,14 +68,45 @@ if [ -f build/cuda/libxscuda.so ]; then
     cuda_note="${have[*]} from build/cuda (CUDA_ARCHS: $archs); cuBLAS from the GPU machine toolkit"
 fi
 
+# The libraries of every carried binary, but the system's and CUDA's.
+notes=()
+missing=()
+for f in "$dir/xpusim" "$dir"/cuda/*; do
+    [ -f "$f" ] || continue
+    while read -r name arrow path _; do
+        [ "$arrow" = "=>" ] || continue
+        if [[ $name =~ $SYSTEM_LIBS ]] || [[ $name =~ $CUDA_LIBS ]] || [ -f "$dir/lib/$name" ]; then
+            continue
+        fi
+        if [ "$path" = "not" ]; then
+            missing+=("$name (for $(basename "$f"))")
+            continue
+        fi
+        cp -L "$path" "$dir/lib/$name" || die "cannot copy $path"
+        # dpkg knows a file by the path its package installed (/usr/lib/... on
+        # a merged-/usr system, where ldd says /lib/...)
+        pkg=$(for p in "$path" "/usr$path" "$(readlink -f "$path")"; do
+                  dpkg -S "$p" 2>/dev/null
+              done | head -n 1 | cut -d: -f1)
+        ver=${pkg:+$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null)}
+        notes+=("  $name from $path (${pkg:-no package} ${ver})")
+    done < <(ldd "$f")
+done
+[ ${#missing[@]} -eq 0 ] || die "not found on this host: ${missing[*]}"
+
 cat >"$dir/env.sh" <<'EOF'
 # Sourced before running the bundle's binaries (calibrate/gpu/campaign.sh
 # does): its libraries first on the loader's path, the CUDA library xpusim
 # dlopens, and the source folder xpusim reads devices/ and scenarios/ from.
 xs_bundle=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export LD_LIBRARY_PATH="$xs_bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-[ -f "$xs_bundle/cuda/libxscuda.so" ] && export XS_CUDA_LIB="$xs_bundle/cuda/libxscuda.so"
-[ -d "$xs_bundle/../../devices" ] && export XPUSIM_DATA="$(cd "$xs_bundle/../.." && pwd)"
+if [ -f "$xs_bundle/cuda/libxscuda.so" ]; then
+    export XS_CUDA_LIB="$xs_bundle/cuda/libxscuda.so"
+fi
+if [ -d "$xs_bundle/../../devices" ]; then
+    XPUSIM_DATA=$(cd "$xs_bundle/../.." && pwd)
+    export XPUSIM_DATA
+fi
 EOF
 
 # The newest glibc symbol version any carried file needs: the GPU machine's
