@@ -357,6 +357,11 @@ for args in "full" "unknown-part" "bad-budget" "none"; do
     [ "$(wc -l <"$tmp/u.out")" = 1 ] || fail "usage $args: not one line: $(cat "$tmp/u.out")"
 done
 [ ! -e "$tmp/u1" ] || [ -z "$(ls -A "$tmp/u1")" ] || fail "usage: a refused campaign wrote files"
+"$CAMPAIGN" --help >"$tmp/help.out" 2>&1 || fail "--help: exit $?"
+has "$tmp/help.out" '^Parts, in this order' "--help"
+[ "$(grep -v '^ ' "$tmp/help.out" | tail -n 1)" = "Examples:" ] || fail "--help does not end with Examples"
+"$IMPORT" --help >"$tmp/help.out" 2>&1 || fail "import --help: exit $?"
+[ "$(grep -v '^ ' "$tmp/help.out" | tail -n 1)" = "Examples:" ] || fail "import --help does not end with Examples"
 
 # --- 7. import.sh ------------------------------------------------------------------------
 m=$tmp/measured

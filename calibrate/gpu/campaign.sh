@@ -407,6 +407,17 @@ fi
 
 # --- the driver --------------------------------------------------------------------
 usage() { echo "usage: campaign.sh DIR   (an empty or new folder; PARTS=... to choose: $PARTS_ALL)"; }
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+    sed -n '2,/^set -u$/p' "$self" | sed '$d' | sed 's/^# \{0,1\}//'
+    cat <<'EOF'
+Examples:
+  bash calibrate/gpu/campaign.sh "$OUT"                          # everything (up to 19 min)
+  PARTS="cudatests calibrate validate bench" CAMPAIGN_BUDGET_S=570 bash calibrate/gpu/campaign.sh "$OUT"
+  PARTS=kit CAMPAIGN_T_kit=500 CAMPAIGN_BUDGET_S=570 bash calibrate/gpu/campaign.sh "$OUT"
+  make gpu-campaign OUT=/tmp/campaign
+EOF
+    exit 0
+fi
 DIR=${1:-}
 if [ -z "$DIR" ] || [ $# -ne 1 ] || [ "${DIR:0:1}" = "-" ]; then
     usage >&2
