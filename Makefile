@@ -40,7 +40,7 @@ build/xs_version.h: FORCE
 FORCE:
 
 .PHONY: validate-kept validate-heldout validate-tracecal
-.PHONY: cuda test-cuda bench-cuda
+.PHONY: cuda test-cuda bench-cuda gpu-bundle gpu-campaign test-campaign
 .PHONY: FORCE all asan test test-rel test-asan test-py test-plots test-valgrind golden plots validate bench clean deps same-outputs measured-refresh
 
 all: xpusim cuda
@@ -122,6 +122,33 @@ bench-cuda:
 	@echo "bench-cuda: skipped: $(CUDA_WHY), the CUDA kernels were not built"
 endif
 
+# --- GPU campaign (calibrate/gpu/campaign.sh; DEVELOPERS.md) ---------------------
+# gpu-bundle collects here what a GPU machine lacks (xpusim, the shared
+# libraries it needs beyond the base system, the CUDA binaries) into
+# build/gpu-bundle, for a `device` run to carry; gpu-campaign runs every GPU
+# measurement there and packs it into OUT (the device tool's $$OUT).
+GPU_BUNDLE := build/gpu-bundle
+ifeq ($(HAVE_DNNL),1)
+# oneDNN (libdnnl, ~39 MB) is only the reference the CPU GEMMs are compared
+# with; it would take most of the 64 MiB a run carries. The bundle's xpusim
+# has onednn.c compiled as on a host without it, every other object shared.
+BUNDLE_XPUSIM := $(REL)/nodnnl/xpusim
+$(REL)/nodnnl/onednn.o: kernels/cpu/onednn.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $(INC) -c $< -o $@
+$(REL)/nodnnl/libxscal.a: $(filter-out $(REL)/kernels/cpu/onednn.o,$(CAL_SRC:%.c=$(REL)/%.o)) $(REL)/nodnnl/onednn.o
+	ar rcs $@ $^
+$(BUNDLE_XPUSIM): $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/nodnnl/libxscal.a $(REL)/libxpusim.a
+	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $^ -o $@ $(filter-out $(DNNL_LIBS),$(LDLIBS))
+else
+BUNDLE_XPUSIM := xpusim
+endif
+gpu-bundle: $(BUNDLE_XPUSIM) cuda
+	XPUSIM_BUNDLE_BIN=$(BUNDLE_XPUSIM) CUDA_ARCHS="$(CUDA_ARCHS)" calibrate/gpu/bundle.sh $(GPU_BUNDLE)
+gpu-campaign:
+	@test -n "$(OUT)" || { echo "gpu-campaign: give OUT=DIR (an empty or new folder; on a device run, \$$OUT)"; exit 2; }
+	calibrate/gpu/campaign.sh "$(OUT)"
+
 # --- ASan + UBSan ------------------------------------------------------------
 $(ASN)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -165,7 +192,7 @@ bench: $(REL)/xpusim_bench
 
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
-test: test-rel test-asan test-py test-plots test-cuda
+test: test-rel test-asan test-py test-plots test-cuda test-campaign
 
 test-rel: xpusim $(REL)/xpusim_tests
 	XPUSIM_BIN=./xpusim $(REL)/xpusim_tests
@@ -183,6 +210,13 @@ test-py: xpusim
 # xpusim writes, and gnuplot draws each figure from a small input (~1 s).
 test-plots: xpusim
 	XPUSIM_BIN=./xpusim tests/plots_check.sh
+
+# The GPU campaign without a GPU: every part skipped with its reason, the
+# packing within the device tool's limits (also with planted large files), a
+# failing or hanging part not stopping the next, a signal still packing, and
+# import.sh on the campaign's tarball. Fake tools, ~15 s.
+test-campaign: xpusim
+	XPUSIM_BIN=./xpusim tests/campaign_check.sh
 
 include tests/fuzz/fuzz.mk
 
