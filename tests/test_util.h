@@ -59,5 +59,6 @@ int tu_add_fileio_suite(void);
 int tu_add_power_suite(void);
 int tu_add_trace_calibrate_suite(void);
 int tu_add_host_suite(void);
+int tu_add_cuda_backend_suite(void);
 
 #endif
