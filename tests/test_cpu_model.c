@@ -457,7 +457,7 @@ static void calibrate_and_check_should_refuse_bad_usage(void)
         int status;
     } cases[] = {
         {"calibrate", "give --backend cpu", 2},
-        {"calibrate --backend gpu", "--backend must be one of cpu|trace (", 2},
+        {"calibrate --backend gpu", "--backend must be one of cpu|trace|cuda (", 2},
         {"calibrate --backend cpu -o out.txt", "must name a .json device file", 2},
         {"calibrate --backend cpu --threads 0", "--threads must be an integer", 2},
         {"validate --backend cpu", "needs -d DEVICE", 2},

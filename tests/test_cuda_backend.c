@@ -408,7 +408,7 @@ static void bad_measurement_files_should_be_refused(void)
         char cmd[1400];
         snprintf(cmd, sizeof cmd,
                  "calibrate --backend cuda --from-measurements '%s' --base h100-sxm5-80gb -o "
-                 "'%s/bad.json'",
+                 "'%s/cuda-bad.json'",
                  path, tu_tmpdir());
         tu_result r = tu_run(cmd);
         CU_ASSERT_EQUAL(r.status, 1);
