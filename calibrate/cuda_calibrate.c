@@ -1019,10 +1019,8 @@ int xs_cuda_same_host(const xs_device *dev, char *why, size_t size)
 {
     xs_cuda_lib lib;
     xs_error e;
-    if (xs_cuda_lib_open(&lib, 0, &e)) {
-        snprintf(why, size, "%s", e.msg);
-        return 0;
-    }
+    if (xs_cuda_lib_open(&lib, 0, &e))
+        return 1; /* no GPU to compare with: host_check says so next (exit 3) */
     char probed[96];
     snprintf(probed, sizeof probed, "%s", lib.info.name);
     xs_cuda_lib_close(&lib);

@@ -20,7 +20,8 @@ int xs_cuda_calibrate(const xs_cal_run_opts *o, xs_error *err);
 /* libxscuda.so loads and a CUDA GPU answers the probe (XS_ENOHW if not). */
 int xs_cuda_host_check(xs_error *err);
 /* The probed GPU's name equals the file's calibration.gpu.name, or, for a
- * datasheet file, the name table (xs_cuda_base_for_name) gives its id. */
+ * datasheet file, the name table (xs_cuda_base_for_name) gives its id; 1
+ * when no GPU answers (there is nothing to compare: host_check reports it). */
 int xs_cuda_same_host(const xs_device *dev, char *why, size_t size);
 
 /* The shipped device id for a CUDA device name ("NVIDIA H100 80GB HBM3" ->

@@ -436,6 +436,13 @@ static void bad_measurement_files_should_be_refused(void)
     r = tu_run("calibrate --backend cuda --device-index -1");
     CU_ASSERT_EQUAL(r.status, 2);
     tu_run_free(&r);
+    r = tu_run("calibrate --backend cuda --from-measurements " RECORDED " --quick -o x.json");
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "runs nothing"));
+    tu_run_free(&r);
+    r = tu_run("calibrate --backend cuda --threads 2");
+    CU_ASSERT_EQUAL(r.status, 2);
+    tu_run_free(&r);
 }
 
 static void gpu_names_should_map_to_shipped_devices(void)

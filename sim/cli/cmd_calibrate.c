@@ -164,14 +164,15 @@ int cli_calibrate(int argc, char **argv)
     xs_trace_sim_opts sim = {.steps = 3, .log = stderr};
     optind = 1;
     opterr = 0;
-    int c, force = 0, nsets = 0, cpu_only = 0, sim_only = 0, cuda_only = 0, threads_given = 0;
+    int c, force = 0, nsets = 0, cpu_only = 0, sim_only = 0, cuda_only = 0, threads_given = 0,
+        meas_given = 0;
     char msg[512];
     while ((c = getopt_long(argc, argv, ":o:hd:s:", longs, NULL)) != -1) {
         switch (c) {
         case 'b': backend = optarg; break;
         case 'q': o.quick = 1; cpu_only = 1; break;
         case 'o': o.out = optarg; break;
-        case 'm': o.measurements = optarg; cpu_only = 1; break;
+        case 'm': o.measurements = optarg; cpu_only = 1; meas_given = 1; break;
         case 'F': force = 1; break;
         case 'B': o.base = optarg; cuda_only = 1; break;
         case 'M': o.from_measurements = optarg; cuda_only = 1; break;
@@ -253,9 +254,10 @@ int cli_calibrate(int argc, char **argv)
                                     "with --backend cuda");
     if (is_cuda && threads_given)
         return cli_fail(EXIT_USAGE, "calibrate --backend cuda: --threads goes with --backend cpu");
-    if (is_cuda && o.from_measurements && (o.quick || o.device_index))
+    if (is_cuda && o.from_measurements && (o.quick || o.device_index || meas_given))
         return cli_fail(EXIT_USAGE, "calibrate --backend cuda: --from-measurements runs nothing; "
-                                    "--quick and --device-index go with a measuring run");
+                                    "--quick, --device-index and --measurements go with a "
+                                    "measuring run");
     if (is_trace && cpu_only)
         return cli_fail(EXIT_USAGE, "calibrate: --quick, --threads and --measurements do not go "
                                     "with --backend trace (it runs no kernel)");

@@ -202,9 +202,6 @@ static int validate_backend(const char *name, const char *device, int quick, int
                  b->name, dev.id, b->device_class, b->name);
         return cli_fail(EXIT_USAGE, msg);
     }
-    /* the hardware first: no GPU or library is exit 3, not another machine */
-    if (b->host_check(&err))
-        return cli_fail_err(&err);
     /* a model checked on another machine measures the machines' difference */
     char why[320];
     int same = b->same_host(&dev, why, sizeof why);
@@ -215,6 +212,9 @@ static int validate_backend(const char *name, const char *device, int quick, int
                  b->name, why);
         return cli_fail(EXIT_USAGE, msg);
     }
+    /* no GPU, library or instruction set here: exit 3, before anything runs */
+    if (b->host_check(&err))
+        return cli_fail_err(&err);
     xs_cal_check_opts o = {quick, stderr};
     xs_vrow *rows;
     size_t n;
