@@ -300,7 +300,7 @@ static int gemm_cost(const xs_cmeas_list *l, const xs_device *dev, int dt, doubl
             return rc;
         double lr = log(t / r->median_s);
         *cost += lr * lr;
-        if (rel && *n < 4096)
+        if (rel) /* sized for every row */
             rel[*n] = t / r->median_s - 1;
         (*n)++;
     }
@@ -342,14 +342,16 @@ static int fit_gemm(const xs_cmeas_list *l, const xs_device *dev, int dt, double
         }
     }
     *eff = 0.5 * (a + b);
-    static double rel[4096];
-    double cost;
-    if ((rc = gemm_cost(l, dev, dt, *eff, &cost, rel, &n, err)))
-        return rc;
+    double *rel = malloc(l->n * sizeof *rel), cost;
+    if (!rel)
+        return xs_error_set(err, XS_ENOMEM, "calibrate: out of memory");
+    rc = gemm_cost(l, dev, dt, *eff, &cost, rel, &n, err);
     /* sd: the efficiency's spread that the residual scatter allows, by the
      * local sensitivity d log t / d log e (about -1 where compute bounds) */
-    fit_stats(f, rel, n < 4096 ? n : 4096, *eff, n > 1 ? *eff * sqrt(cost / (n - 1)) / sqrt((double)n) : 0);
-    return XS_OK;
+    if (!rc)
+        fit_stats(f, rel, n, *eff, n > 1 ? *eff * sqrt(cost / (n - 1)) / sqrt((double)n) : 0);
+    free(rel);
+    return rc;
 }
 
 /* One multiplier of a class's kernel bodies: min sum ((b f + o - t) / t)^2. */
