@@ -11,7 +11,7 @@ HAVE_DNNL := $(shell test -f /usr/include/oneapi/dnnl/dnnl.h && echo 1)
 DNNL_CFLAGS := $(if $(HAVE_DNNL),-DXS_HAVE_DNNL)
 DNNL_LIBS := $(if $(HAVE_DNNL),-ldnnl)
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp $(DNNL_CFLAGS)
-LDLIBS  := -lcjson -lgsl -lgslcblas -lm -fopenmp $(DNNL_LIBS)
+LDLIBS  := -lcjson -lgsl -lgslcblas -lm -fopenmp -pthread -ldl $(DNNL_LIBS)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Three layers, linked as two archives and the command: sim/ is the
@@ -22,14 +22,15 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 SIM_SRC  := $(wildcard sim/*.c)
 CAL_SRC  := $(wildcard kernels/cpu/*.c) $(filter-out calibrate/bench.c,$(wildcard calibrate/*.c))
 CLI_SRC  := $(wildcard sim/cli/*.c)
-TEST_SRC := $(wildcard tests/*.c)
-HEADERS  := $(wildcard sim/*.h sim/cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h)
-INC      := -Isim -Ikernels/cpu -Icalibrate -Isim/cli -Ibuild
+TEST_SRC := $(filter-out tests/fake_gpu.c,$(wildcard tests/*.c))
+HEADERS  := $(wildcard sim/*.h sim/cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h) kernels/cuda/xs_cuda.h
+INC      := -Isim -Ikernels/cpu -Icalibrate -Isim/cli -Ibuild -Ikernels/cuda
 SIM_INC  := -Isim
 
 .DEFAULT_GOAL := all
 REL := build/rel
 ASN := build/asan
+FAKE_GPU := $(REL)/libxs_fake_gpu.so
 
 # The source version, recorded in calibrated device files: the header is
 # rewritten only when the version changes, so only its includer rebuilds.
@@ -52,14 +53,22 @@ $(REL)/%.o: %.c $(HEADERS)
 	$(CC) $(CFLAGS) $(INC) -c $< -o $@
 $(REL)/calibrate/cpu_calibrate.o $(ASN)/calibrate/cpu_calibrate.o: build/xs_version.h
 $(REL)/calibrate/trace_calibrate.o $(ASN)/calibrate/trace_calibrate.o: build/xs_version.h
+$(REL)/calibrate/cuda_calibrate.o $(ASN)/calibrate/cuda_calibrate.o: build/xs_version.h
 $(REL)/libxpusim.a: $(SIM_SRC:%.c=$(REL)/%.o)
 	ar rcs $@ $^
 $(REL)/libxscal.a: $(CAL_SRC:%.c=$(REL)/%.o)
 	ar rcs $@ $^
 xpusim: $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
+$(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a | $(FAKE_GPU)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcunit
+
+# A GPU and NVML stand-in for the cuda backend's tests (tests/fake_gpu.c):
+# one shared object both XS_CUDA_LIB and XS_NVML_LIB point at. Built
+# without sanitizers: the ASan suites dlopen it too.
+$(FAKE_GPU): tests/fake_gpu.c kernels/cuda/xs_cuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -shared -pthread -Ikernels/cuda $< -o $@ -lm
 
 # --- CUDA (kernels/cuda) ------------------------------------------------------
 # Built only where nvcc is found (PATH, then /usr/local/cuda); xpusim itself
@@ -159,7 +168,7 @@ $(ASN)/libxscal.a: $(CAL_SRC:%.c=$(ASN)/%.o)
 	ar rcs $@ $^
 $(ASN)/xpusim: $(CLI_SRC:%.c=$(ASN)/%.o) $(ASN)/libxscal.a $(ASN)/libxpusim.a
 	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
-$(ASN)/xpusim_tests: $(TEST_SRC:%.c=$(ASN)/%.o) $(ASN)/libxscal.a $(ASN)/libxpusim.a
+$(ASN)/xpusim_tests: $(TEST_SRC:%.c=$(ASN)/%.o) $(ASN)/libxscal.a $(ASN)/libxpusim.a | $(FAKE_GPU)
 	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS) -lcunit
 
 asan: $(ASN)/xpusim

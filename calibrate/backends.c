@@ -5,6 +5,8 @@
 
 #include "cpu_calibrate.h"
 #include "cpu_check.h"
+#include "cuda_calibrate.h"
+#include "cuda_check.h"
 #include "trace_calibrate.h"
 
 static const xs_cal_backend CPU = {
@@ -110,7 +112,46 @@ static const xs_cal_backend TRACE = {
     .check = trace_check,
 };
 
-static const xs_cal_backend *const BACKENDS[] = {&CPU, &TRACE};
+static const xs_cal_backend CUDA = {
+    .name = "cuda",
+    .device_class = "gpu",
+    .summary = "an NVIDIA GPU, through libxscuda.so and NVML",
+    .default_out = "host-gpu.json",
+    .calibrate_doc =
+        "Runs the GPU microbenchmarks of libxscuda.so (build/cuda/, built by make where nvcc\n"
+        "is found; XS_CUDA_LIB overrides) on GPU --device-index N (default 0): the launch\n"
+        "cost, copy and triad from a quarter of L2 to 8x past it, a cuBLAS GEMM sweep in\n"
+        "fp32, tf32, fp16 and bf16 over BERT shapes and shapes around the base file's tile\n"
+        "and wave boundaries (and skinny n), the own tensor-core GEMM, layernorm and softmax\n"
+        "at BERT widths, fused and eager Adan and fused AdamW; then, with NVML sampling\n"
+        "power, clocks, temperature and throttle reasons every 15 ms (libnvidia-ml.so.1;\n"
+        "XS_NVML_LIB overrides), the board idle, a sustained copy and a sustained dense\n"
+        "GEMM. CUDA events time each repetition, L2 flushed before each (arrays inside L2\n"
+        "left warm). Fitted from the rows alone, starting from --base DEVICE (default:\n"
+        "the shipped file the GPU's name maps to): model.kernel_launch_us,\n"
+        "model.mem_bw_efficiency (and its band), model.gemm_efficiency (the GEMM model\n"
+        "reproducing the sweep; the band spans the per-dtype fits),\n"
+        "compute.clock_sustained_mhz (NVML, under the GEMM), power.idle_w and\n"
+        "power.memory_frac, and model.class_time_factor for norm, softmax and optimizer;\n"
+        "the calibration object holds each fit's sd, n and residuals, pJ per FLOP and per\n"
+        "byte, and the provenance (GPU, PCI id, driver, runtime, clocks, throttle reasons,\n"
+        "power limit, date, command). --from-measurements FILE.csv fits a recorded run\n"
+        "instead, with no GPU and no library loaded. About 2 minutes (--quick: 1).\n",
+    .check_doc =
+        "With --backend cuda, DEVICE is a gpu device file (calibrated or a datasheet one):\n"
+        "cuBLAS GEMMs at shapes outside the calibration's sweep (the set says\n"
+        "shape_not_in_sweep), copy and triad at 3, 6 and 12 x L2, layernorm and softmax at\n"
+        "other widths and fused/eager Adan and fused AdamW over 50M parameters run on this\n"
+        "GPU, each predicted with DEVICE's model (metric time_s, with measured_iqr_pct);\n"
+        "and a sustained bf16 GEMM's energy from NVML against the energy model (metric\n"
+        "energy_j). No GPU, no libxscuda.so or no NVML: one line, exit 3.\n",
+    .host_check = xs_cuda_host_check,
+    .same_host = xs_cuda_same_host,
+    .calibrate = xs_cuda_calibrate,
+    .check = xs_cuda_check,
+};
+
+static const xs_cal_backend *const BACKENDS[] = {&CPU, &TRACE, &CUDA};
 #define NBACKENDS ((int)(sizeof BACKENDS / sizeof BACKENDS[0]))
 
 const xs_cal_backend *xs_cal_backend_at(int i)

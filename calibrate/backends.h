@@ -26,6 +26,11 @@ typedef struct {
     const char *trace, *device, *scenario;
     const char *const *sets;
     int nsets;
+    /* cuda: the device file the fit starts from (NULL: matched from the
+     * probed GPU's name), a measurement file to fit from instead of a GPU,
+     * and the GPU to measure */
+    const char *base, *from_measurements;
+    int device_index;
 } xs_cal_run_opts;
 
 typedef struct {

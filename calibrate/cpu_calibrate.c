@@ -810,7 +810,7 @@ int xs_cpu_host_check(xs_error *err)
 {
     const xs_cpu_features *f = xs_cpu_features_get();
     if (!f->avx512)
-        return xs_error_set(err, XS_EUNSUPPORTED,
+        return xs_error_set(err, XS_ENOHW,
                             "calibrate --backend cpu: this CPU (%s) has no AVX-512 (CPUID); the "
                             "CPU backend needs an x86-64 host with AVX-512 today",
                             f->model);

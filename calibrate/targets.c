@@ -2,6 +2,7 @@
  * found the README's command truncating the committed measurements before
  * refusing the host), so every target is judged before the first kernel. */
 #include "targets.h"
+#include "cuda_meas.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -61,9 +62,13 @@ static int made_by_calibrate(const char *path, int is_csv)
         return 0;
     int mine;
     if (is_csv) {
-        size_t h = strlen(XS_MEAS_CSV_HEADER);
-        mine = len > h && strncmp(text, XS_MEAS_CSV_HEADER, h) == 0 &&
-               (text[h] == '\n' || text[h] == '\r');
+        mine = 0;
+        static const char *const headers[] = {XS_MEAS_CSV_HEADER, XS_CMEAS_CSV_HEADER};
+        for (int i = 0; i < 2; i++) {
+            size_t h = strlen(headers[i]);
+            mine |= len > h && strncmp(text, headers[i], h) == 0 &&
+                    (text[h] == '\n' || text[h] == '\r');
+        }
     } else {
         cJSON *doc = cJSON_ParseWithLength(text, len);
         mine = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "calibration"));

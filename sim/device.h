@@ -33,6 +33,10 @@ typedef struct {
 
     double tdp_w, idle_w; /* tdp_w: the default power limit */
     double power_memory_frac; /* share of (tdp - idle) drawn at full memory bandwidth */
+    /* share of (tdp - idle) a kernel draws that keeps the compute engines
+     * busy at their achievable rate; 0: absent, which is 1 (TDP). Measured
+     * by calibrate --backend cuda (NVML under a sustained dense GEMM). */
+    double power_compute_frac;
     /* the range of limits the board accepts; 0: not published (then above
      * idle_w, at most tdp_w) */
     double power_limit_min_w, power_limit_max_w;

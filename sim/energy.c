@@ -26,6 +26,8 @@ void xs_energy_fill(const xs_device *dev, xs_estimate *est)
     double core = 1.0;
     if (xs_backend_of(dev)->top_clock_scale)
         core = xs_power_core_factor(dev, xs_dev_clock_scale(dev));
+    if (dev->power_compute_frac > 0) /* a measured board's dense draw */
+        core *= dev->power_compute_frac;
     est->power_w = dev->idle_w + (dev->tdp_w - dev->idle_w) * (busy_compute * core + busy_memory);
     est->energy_j = est->power_w * est->time_s;
 }

@@ -12,7 +12,8 @@ enum {
     XS_ERANGE = -4,       /* a value outside its allowed range, or overflow */
     XS_ENOMEM = -5,
     XS_EUNSUPPORTED = -6, /* valid input that no model handles yet */
-    XS_EARG = -7          /* bad command-line argument */
+    XS_EARG = -7,         /* bad command-line argument */
+    XS_ENOHW = -8         /* the hardware or library a command needs is not on this host */
 };
 
 typedef struct {

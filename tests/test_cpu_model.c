@@ -297,7 +297,7 @@ static void calibrate_then_check_should_close_the_loop(void)
     snprintf(meas, sizeof meas, "%s/host-test.measurements.csv", tu_tmpdir());
     snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s'", dev);
     tu_result r = tu_run(cmd);
-    if (r.status == 1 && strstr(r.err, "no AVX-512")) { /* a host the model does not cover */
+    if (r.status == 3 && strstr(r.err, "no AVX-512")) { /* a host the model does not cover */
         fprintf(stderr, "\n(skipped: %s)\n", r.err);
         tu_run_free(&r);
         return;
@@ -419,7 +419,7 @@ static void calibrate_should_damage_no_file_it_did_not_create(void)
     snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s'", other);
     r = tu_run(cmd);
     unsetenv("XS_CPU_DISABLE");
-    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_EQUAL(r.status, 3); /* EXIT_NOHW */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "has no AVX-512 (CPUID)"));
     tu_run_free(&r);
     char meas[700];
@@ -457,7 +457,7 @@ static void calibrate_and_check_should_refuse_bad_usage(void)
         int status;
     } cases[] = {
         {"calibrate", "give --backend cpu", 2},
-        {"calibrate --backend gpu", "--backend must be one of cpu|trace (", 2},
+        {"calibrate --backend gpu", "--backend must be one of cpu|trace|cuda (", 2},
         {"calibrate --backend cpu -o out.txt", "must name a .json device file", 2},
         {"calibrate --backend cpu --threads 0", "--threads must be an integer", 2},
         {"validate --backend cpu", "needs -d DEVICE", 2},

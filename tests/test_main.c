@@ -1,5 +1,6 @@
 /* test_main.c — runs every CUnit suite; exits non-zero on any failure. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <CUnit/Basic.h>
 
@@ -18,7 +19,7 @@ int main(void)
                              tu_add_cpu_model_suite,
                              tu_add_cli_suite, tu_add_bounds_suite, tu_add_fileio_suite,
                              tu_add_power_suite,
-                             tu_add_host_suite};
+                             tu_add_host_suite, tu_add_cuda_backend_suite};
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
         if (suites[i]() != 0) {
             fprintf(stderr, "cannot register suite %zu\n", i);
@@ -26,7 +27,18 @@ int main(void)
             return 1;
         }
     CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
+    /* XS_TEST_SUITE=NAME runs one suite (a quick iteration), all by default */
+    const char *only = getenv("XS_TEST_SUITE");
+    CU_pSuite one = only && only[0] ? CU_get_suite(only) : NULL;
+    if (only && only[0] && !one) {
+        fprintf(stderr, "XS_TEST_SUITE=%s: no such suite\n", only);
+        CU_cleanup_registry();
+        return 1;
+    }
+    if (one)
+        CU_basic_run_suite(one);
+    else
+        CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     CU_cleanup_registry();
     return failed ? 1 : 0;

@@ -21,11 +21,14 @@
 #define DEFAULT_SCENARIO "bert-large-squad"
 #define MAX_SETS 64
 
-enum { EXIT_DATA = 1, EXIT_USAGE = 2 };
+/* EXIT_NOHW: the hardware or library the command needs (a CUDA GPU,
+ * libxscuda.so, NVML, AVX-512) is not on this host. */
+enum { EXIT_DATA = 1, EXIT_USAGE = 2, EXIT_NOHW = 3 };
 
 /* Print "xpusim: error: msg" and return code. */
 int cli_fail(int code, const char *msg);
-/* The same for a library error: usage errors exit 2, data errors 1. */
+/* The same for a library error: usage errors exit 2, missing hardware 3,
+ * data errors 1. */
 int cli_fail_err(const xs_error *err);
 /* getopt's report of a bad option of command cmd: c is ':' (a value is
  * missing) or anything else (an unknown option). */

@@ -18,6 +18,10 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: xpusim calibrate --backend NAME [--quick] [-o FILE] [--threads N]\n"
             "                        [--measurements FILE.csv] [--force]\n"
+            "       xpusim calibrate --backend cuda [--quick] [-o FILE] [--measurements FILE.csv]\n"
+            "                        [--base DEVICE] [--device-index N] [--force]\n"
+            "       xpusim calibrate --backend cuda --from-measurements FILE.csv [--base DEVICE]\n"
+            "                        -o FILE [--force]\n"
             "       xpusim calibrate --backend trace --trace T.json -d DEVICE -s SCENARIO\n"
             "                        [--set K=V]... [-o FILE] [--force]\n"
             "       xpusim calibrate --backend trace --simulate-trace T.json -d DEVICE\n"
@@ -33,12 +37,16 @@ static void usage(FILE *out)
         fprintf(out, "                             %-6s %s, device class %s\n", b->name,
                 b->summary, b->device_class);
     fprintf(out,
-            "  --quick                  fewer sizes and shapes, shorter timing (cpu)\n"
+            "  --quick                  fewer sizes and shapes, shorter timing (cpu, cuda)\n"
             "  -o, --output FILE        device file (its id is the file name without .json;\n"
             "                           default: the backend's, below)\n"
             "      --threads N          cores to calibrate for (default: all; cpu)\n"
             "      --measurements FILE  every measurement as CSV (default: next to the\n"
-            "                           device file, FILE.measurements.csv; cpu)\n"
+            "                           device file, FILE.measurements.csv; cpu, cuda)\n"
+            "      --base DEVICE        the gpu device file the fit starts from (cuda;\n"
+            "                           default: the shipped file the GPU's name maps to)\n"
+            "      --device-index N     the CUDA device to measure (cuda; default 0)\n"
+            "      --from-measurements FILE.csv  fit a recorded cuda run, no GPU needed (cuda)\n"
             "      --trace T.json       the profiler trace to calibrate from (trace)\n"
             "  -d, --device DEVICE      the device file (id or path) the trace ran on (trace)\n"
             "  -s, --scenario SCENARIO  the scenario the trace ran (trace)\n"
@@ -61,6 +69,9 @@ static void usage(FILE *out)
                  "  xpusim calibrate --backend cpu -o my-host.json\n"
                  "  xpusim calibrate --backend cpu --quick --threads 1 -o my-host-1core.json\n"
                  "  xpusim predict -d my-host.json -s bert-base-squad --summary\n"
+                 "  xpusim calibrate --backend cuda -o my-h100.json\n"
+                 "  xpusim calibrate --backend cuda --from-measurements my-h100.measurements.csv \\\n"
+                 "      -o my-h100-refit.json\n"
                  "  xpusim calibrate --backend trace --trace step.json -d a100-sxm4-80gb \\\n"
                  "      -s bert-base-squad --set train.batch=64 -o my-a100.json\n"
                  "  xpusim predict -d my-a100.json -s bert-base-squad --set train.batch=128\n"
@@ -146,21 +157,37 @@ int cli_calibrate(int argc, char **argv)
         {"set", required_argument, 0, 'S'},          {"simulate-trace", required_argument, 0, 'W'},
         {"step-s", required_argument, 0, 'P'},       {"samples-per-s", required_argument, 0, 'R'},
         {"class-factor", required_argument, 0, 'C'}, {"steps", required_argument, 0, 'N'},
-        {0, 0, 0, 0}};
+        {"base", required_argument, 0, 'B'},         {"from-measurements", required_argument, 0, 'M'},
+        {"device-index", required_argument, 0, 'I'}, {0, 0, 0, 0}};
     const char *backend = NULL, *sets[MAX_SETS], *simulate = NULL;
     xs_cal_run_opts o = {.log = stderr};
     xs_trace_sim_opts sim = {.steps = 3, .log = stderr};
     optind = 1;
     opterr = 0;
-    int c, force = 0, nsets = 0, cpu_only = 0, sim_only = 0;
+    int c, force = 0, nsets = 0, cpu_only = 0, sim_only = 0, cuda_only = 0, threads_given = 0,
+        meas_given = 0;
     char msg[512];
     while ((c = getopt_long(argc, argv, ":o:hd:s:", longs, NULL)) != -1) {
         switch (c) {
         case 'b': backend = optarg; break;
         case 'q': o.quick = 1; cpu_only = 1; break;
         case 'o': o.out = optarg; break;
-        case 'm': o.measurements = optarg; cpu_only = 1; break;
+        case 'm': o.measurements = optarg; cpu_only = 1; meas_given = 1; break;
         case 'F': force = 1; break;
+        case 'B': o.base = optarg; cuda_only = 1; break;
+        case 'M': o.from_measurements = optarg; cuda_only = 1; break;
+        case 'I': {
+            char *end;
+            long idx = strtol(optarg, &end, 10);
+            if (!optarg[0] || *end || idx < 0 || idx > 63) {
+                snprintf(msg, sizeof msg, "calibrate: --device-index must be an integer in 0..63, "
+                                          "got '%.40s'", optarg);
+                return cli_fail(EXIT_USAGE, msg);
+            }
+            o.device_index = (int)idx;
+            cuda_only = 1;
+            break;
+        }
         case 'T': o.trace = optarg; break;
         case 'd': o.device = optarg; break;
         case 's': o.scenario = optarg; break;
@@ -198,6 +225,7 @@ int cli_calibrate(int argc, char **argv)
                 return EXIT_USAGE;
             o.threads = (int)t;
             cpu_only = 1;
+            threads_given = 1;
             break;
         }
         case 'h': usage(stdout); return 0;
@@ -220,6 +248,16 @@ int cli_calibrate(int argc, char **argv)
                  b->name);
         return cli_fail(EXIT_USAGE, msg);
     }
+    int is_cuda = strcmp(b->name, "cuda") == 0;
+    if (cuda_only && !is_cuda)
+        return cli_fail(EXIT_USAGE, "calibrate: --base, --from-measurements and --device-index go "
+                                    "with --backend cuda");
+    if (is_cuda && threads_given)
+        return cli_fail(EXIT_USAGE, "calibrate --backend cuda: --threads goes with --backend cpu");
+    if (is_cuda && o.from_measurements && (o.quick || o.device_index || meas_given))
+        return cli_fail(EXIT_USAGE, "calibrate --backend cuda: --from-measurements runs nothing; "
+                                    "--quick, --device-index and --measurements go with a "
+                                    "measuring run");
     if (is_trace && cpu_only)
         return cli_fail(EXIT_USAGE, "calibrate: --quick, --threads and --measurements do not go "
                                     "with --backend trace (it runs no kernel)");
@@ -278,6 +316,11 @@ int cli_calibrate(int argc, char **argv)
         o.measurements = meas;
     }
     /* the host, then the files: nothing is opened before both pass */
+    /* a recorded run is fitted on any host, and writes no measurements */
+    if (is_cuda && o.from_measurements)
+        return xs_cal_targets_check(o.out, NULL, force, &err) || b->calibrate(&o, &err)
+                   ? cli_fail_err(&err)
+                   : 0;
     if (b->host_check(&err) || xs_cal_targets_check(o.out, o.measurements, force, &err) ||
         b->calibrate(&o, &err))
         return cli_fail_err(&err);

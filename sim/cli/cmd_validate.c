@@ -88,7 +88,9 @@ static void usage(FILE *out)
             "--allow-other-host runs it anyway and says so on the report's last line.\n\n");
     fprintf(out,
             "Exit status: 0 when every row was predicted, 1 when any row could not be\n"
-            "(the report is still written), 2 for bad usage.\n\n"
+            "(the report is still written), 2 for bad usage, 3 when the hardware or library\n"
+            "a --backend needs is not on this host (no CUDA GPU, libxscuda.so or NVML; no\n"
+            "AVX-512).\n\n"
             "JSON: rows[] {file, line, device, scenario, set, metric, class, measured,\n"
             "[measured_iqr_pct,] predicted, low, high, error_pct, [matmul_share_pct,\n"
             "rest_factor] | error, [trace_steps, kernels_per_step, kernels_predicted]},\n"
@@ -103,7 +105,9 @@ static void usage(FILE *out)
             "  xpusim validate --measured data/measured/dev-bert-finetune-lambda.csv\n"
             "  xpusim validate --measured data/published/kernels.csv --format csv\n"
             "  xpusim validate --trace step.json -d a100-sxm4-80gb -s bert-base-squad\n"
-            "  xpusim validate --backend cpu -d my-host.json --quick\n");
+            "  xpusim validate --backend cpu -d my-host.json --quick\n"
+            "  xpusim validate --backend cuda -d my-h100.json --format csv -o check.csv\n"
+            "  xpusim validate --backend cuda -d h100-sxm5-80gb --quick\n");
 }
 
 /* Predict scenario on device and line the prediction up with a measured
@@ -208,6 +212,9 @@ static int validate_backend(const char *name, const char *device, int quick, int
                  b->name, why);
         return cli_fail(EXIT_USAGE, msg);
     }
+    /* no GPU, library or instruction set here: exit 3, before anything runs */
+    if (b->host_check(&err))
+        return cli_fail_err(&err);
     xs_cal_check_opts o = {quick, stderr};
     xs_vrow *rows;
     size_t n;
@@ -269,7 +276,7 @@ int cli_validate(int argc, char **argv)
                                 allow_other_host, fmt, output);
     if (quick || allow_other_host)
         return cli_fail(EXIT_USAGE,
-                        "validate: --quick and --allow-other-host go with --backend cpu");
+                        "validate: --quick and --allow-other-host go with --backend cpu|cuda");
     if (nfiles == 0 && !trace)
         return cli_fail(EXIT_USAGE, "validate: give --measured FILE.csv, --trace TRACE.json or "
                                 "--backend cpu -d DEVICE (see --help)");

@@ -25,7 +25,10 @@ int cli_fail(int code, const char *msg)
 
 int cli_fail_err(const xs_error *err)
 {
-    return cli_fail(err->code == XS_EARG ? EXIT_USAGE : EXIT_DATA, err->msg);
+    return cli_fail(err->code == XS_EARG    ? EXIT_USAGE
+                    : err->code == XS_ENOHW ? EXIT_NOHW
+                                            : EXIT_DATA,
+                    err->msg);
 }
 
 /* getopt's report of a bad option of command cmd: c is ':' (a value is

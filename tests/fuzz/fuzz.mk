@@ -12,7 +12,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 45
 FUZZ_RUNS    ?= 1000000
 FUZZ_RSS_MB  ?= 2048
-FUZZ_TARGETS ?= device scenario hfconfig measured trace pipeline
+FUZZ_TARGETS ?= device scenario hfconfig measured trace pipeline cudameas
 FZ           := build/fuzz
 # fuzzer-no-link: coverage feedback in the library too, libFuzzer's main
 # linked into the harnesses only. Errors abort, so libFuzzer sees them.
@@ -25,7 +25,7 @@ FZ_LIBS      := -lcjson -lgsl -lgslcblas -lm
 # The library sees only its own headers, as in the main build.
 FZ_OBJ       := $(patsubst %.c,$(FZ)/obj/%.o,$(wildcard tests/fuzz/*.c))
 FZ_INC       := -Isim
-$(FZ_OBJ): FZ_INC := -Isim -Itests/fuzz
+$(FZ_OBJ): FZ_INC := -Isim -Itests/fuzz -Icalibrate
 $(FZ_OBJ): tests/fuzz/fuzz_util.h
 $(FZ)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -33,6 +33,11 @@ $(FZ)/obj/%.o: %.c $(HEADERS)
 $(FZ)/libxpusim.a: $(SIM_SRC:%.c=$(FZ)/obj/%.o)
 	ar rcs $@ $^
 $(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ)/obj/tests/fuzz/fuzz_util.o $(FZ)/libxpusim.a
+	$(FUZZ_CC) $(FZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(FZ_LIBS)
+
+# calibrate --backend cuda's measurement CSV reader, on top of the library
+$(FZ)/fuzz_cudameas: $(FZ)/obj/tests/fuzz/fuzz_cudameas.o $(FZ)/obj/tests/fuzz/fuzz_util.o \
+                     $(FZ)/obj/calibrate/cuda_meas.o $(FZ)/libxpusim.a
 	$(FUZZ_CC) $(FZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(FZ_LIBS)
 
 # kept, so that editing one harness rebuilds only it

@@ -168,6 +168,19 @@ def main():
         write("measured", "published-" + name, "".join(keep[:12]))
     write_dict("measured", csv_words)
 
+    # calibrate --backend cuda's measurement CSV: the recorded file, its head
+    with open("tests/data/cuda/fake-h100.measurements.csv") as f:
+        cuda = f.read()
+    write("cudameas", "fake-h100.csv", cuda)
+    write("cudameas", "head.csv", "".join(cuda.splitlines(True)[:24]))
+    cuda_words = set()
+    for line in cuda.splitlines():
+        if line.startswith("# "):
+            cuda_words.add(line.split("=")[0] + "=")
+        else:
+            cuda_words |= set(line.split(",")[:2]) | {line.split(",")[-1]}
+    write_dict("cudameas", cuda_words | {",", "\n", "0x", "-", "counter", "samples"})
+
     trace = load("tests/data/traces/synthetic-a100-step.json")
     write("trace", "synthetic-a100-step", compact(trace))
     kernels = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
