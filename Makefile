@@ -85,20 +85,29 @@ NVFLAGS := -std=c++17 -O3 -lineinfo --fmad=false -Xcompiler -fPIC,-Wall,-Wextra 
            -Werror all-warnings $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
            -gencode arch=compute_$(CUDA_NEWEST),code=compute_$(CUDA_NEWEST) \
            -Ikernels/common -Ikernels/cuda
-NVLIBS := -lcublasLt -lcublas -Xlinker -rpath,$(CUDA_LIBDIR)
+# One CUDA runtime per process: the library and the programs that link it
+# share libcudart.so (the toolkit's, beside cuBLAS) instead of a static copy each.
+NVLIBS := -cudart shared -lcublasLt -lcublas -Xlinker -rpath,$(CUDA_LIBDIR)
 CUDA_MAINS := kernels/cuda/cuda_tests.cu kernels/cuda/cuda_bench.cu
 CUDA_SRC := $(filter-out $(CUDA_MAINS),$(wildcard kernels/cuda/*.cu))
 CUDA_HDR := $(wildcard kernels/cuda/*.h kernels/cuda/*.cuh kernels/common/*.h)
 CU := build/cuda
-$(CU)/%.o: kernels/cuda/%.cu $(CUDA_HDR)
+# The arch list is part of every object: a stamp rewritten only when it
+# changes, so `make CUDA_ARCHS=90` rebuilds and a repeat does not.
+$(CU)/archs.stamp: FORCE
+	@mkdir -p $(CU); v='$(CUDA_ARCHS)'; [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+$(CU)/%.o: kernels/cuda/%.cu $(CUDA_HDR) $(CU)/archs.stamp
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 $(CU)/libxscuda.so: $(CUDA_SRC:kernels/cuda/%.cu=$(CU)/%.o)
 	$(NVCC) $(NVFLAGS) -shared $^ -o $@ $(NVLIBS)
-$(CU)/xs_cuda_tests: $(CU)/cuda_tests.o $(CUDA_SRC:kernels/cuda/%.cu=$(CU)/%.o)
-	$(NVCC) $(NVFLAGS) $^ -o $@ $(NVLIBS)
-$(CU)/xs_cuda_bench: $(CU)/cuda_bench.o $(CUDA_SRC:kernels/cuda/%.cu=$(CU)/%.o)
-	$(NVCC) $(NVFLAGS) $^ -o $@ $(NVLIBS)
+# The test and bench programs link the library itself (found beside them,
+# $$ORIGIN), so they test what xpusim loads and the fat binary is carried
+# once, not three times (the bundle a device run carries is 64 MiB at most).
+$(CU)/xs_cuda_tests: $(CU)/cuda_tests.o $(CU)/libxscuda.so
+	$(NVCC) $(NVFLAGS) $< -o $@ -L$(CU) -lxscuda -Xlinker -rpath,'$$ORIGIN' $(NVLIBS)
+$(CU)/xs_cuda_bench: $(CU)/cuda_bench.o $(CU)/libxscuda.so
+	$(NVCC) $(NVFLAGS) $< -o $@ -L$(CU) -lxscuda -Xlinker -rpath,'$$ORIGIN' $(NVLIBS)
 HAVE_CUDA := $(if $(NVCC),$(if $(CUDA_SRC),1))
 ifeq ($(HAVE_CUDA),1)
 cuda: $(CU)/libxscuda.so $(CU)/xs_cuda_tests $(CU)/xs_cuda_bench

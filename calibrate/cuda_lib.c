@@ -52,7 +52,11 @@ int xs_cuda_lib_open(xs_cuda_lib *lib, int index, xs_error *err)
         snprintf(lib->path, sizeof lib->path, "libxscuda.so");
     }
     dlerror();
-    lib->handle = dlopen(lib->path, RTLD_NOW | RTLD_LOCAL);
+    /* RTLD_NODELETE: the CUDA runtime and libstdc++ it pulls in keep
+     * process-wide state (atexit handlers, the exception pool) that must
+     * outlive a dlclose; unloading them is unsafe and hides that memory
+     * from the leak checkers, which then report it as lost. */
+    lib->handle = dlopen(lib->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!lib->handle) {
         const char *why = dlerror();
         if (!env && strcmp(lib->path, "libxscuda.so") == 0 && why &&

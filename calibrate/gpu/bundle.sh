@@ -138,7 +138,7 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 } >"$dir/BUNDLE.txt"
 cat "$dir/BUNDLE.txt"
 if [ $((bundle_bytes + tree_bytes)) -gt $CARRY_LIMIT ]; then
-    die "bundle ($(mib "$bundle_bytes") MiB) and working tree ($(mib "$tree_bytes") MiB) pass the 64 MiB a device run carries; build the CUDA parts for the lent GPU only: rm -rf build/cuda && make gpu-bundle CUDA_ARCHS=90"
+    die "bundle ($(mib "$bundle_bytes") MiB) and working tree ($(mib "$tree_bytes") MiB) pass the 64 MiB a device run carries; build the CUDA parts for the lent GPU only: make gpu-bundle CUDA_ARCHS=90"
 fi
 # It must run from where it lies, as it will on the GPU machine.
 (. "$dir/env.sh" && "$dir/xpusim" --version >/dev/null) || die "$dir/xpusim does not start with env.sh"
