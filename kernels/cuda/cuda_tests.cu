@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_plan.h"
 #include "optim_cu.cuh"
 #include "xs_cuda.h"
 
@@ -70,6 +71,19 @@ static void check(xs_cuda_job job)
 }
 
 static xs_cuda_job job_of(int kind, int dtype);
+
+/* The GPU run's GEMM shapes (m, n, k), checked at compile time against
+ * the check's limit: a shape past it would be refused, a FAIL on the GPU. */
+static constexpr long long gemms[][3] = {{1, 1, 1},       {3, 5, 7},        {127, 255, 33},
+                                         {128, 128, 128}, {513, 257, 1000}, {256, 384, 3072}};
+static constexpr bool gemms_checkable()
+{
+    for (const auto &g : gemms)
+        if (g[0] * g[1] * g[2] > XS_GEMM_CHECK_MAX_MNK)
+            return false;
+    return true;
+}
+static_assert(gemms_checkable(), "a GEMM test shape passes XS_GEMM_CHECK_MAX_MNK");
 
 /* One bad job: the status and a message naming the field. */
 static int expect(const char *what, xs_cuda_job j, int want_rc, const char *want_text)
@@ -267,9 +281,8 @@ int main(int argc, char **argv)
             }
 
     /* GEMM: own (fp16, bf16) and cuBLAS (every dtype), tiny, odd and
-     * tile-sized shapes, every transposition */
-    const long long gemms[][3] = {{1, 1, 1},       {3, 5, 7},         {127, 255, 33},
-                                  {128, 128, 128}, {513, 257, 1000},  {1024, 768, 3072}};
+     * tile-sized shapes (gemms, above), every transposition; the last a
+     * BERT-base MLP-like 384 x 3072 with a deep k (96 pipeline stages) */
     for (int kind = XS_CJ_GEMM; kind <= XS_CJ_GEMM_CUBLAS; kind++)
         for (int dt = 0; dt < XS_CD_COUNT; dt++) {
             if (kind == XS_CJ_GEMM && dt != XS_CD_FP16 && dt != XS_CD_BF16)
