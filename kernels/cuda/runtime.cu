@@ -160,7 +160,7 @@ size_t xs_cu_held_bytes(void)
     return s;
 }
 
-void xs_cu_runtime_release(void)
+void xs_cu_runtime_trim(void)
 {
     for (int i = 0; i < XS_CU_SLOTS; i++) {
         if (g_buf[i])
@@ -172,6 +172,12 @@ void xs_cu_runtime_release(void)
         cudaFree(g_flush);
     g_flush = NULL;
     g_flush_bytes = 0;
+    (void)cudaGetLastError();
+}
+
+void xs_cu_runtime_release(void)
+{
+    xs_cu_runtime_trim();
     for (int i = 0; i < g_nev; i++)
         cudaEventDestroy(g_ev[i]);
     g_nev = 0;
