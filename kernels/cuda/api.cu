@@ -230,6 +230,11 @@ static int api_run(const xs_cuda_job *job, xs_cuda_result *res, char *err, size_
         snprintf(err, errsz, "run: no CUDA device probed: call probe first");
         return XS_CUDA_FAILED;
     }
+    if (xs_cu_lost()) { /* name the job that broke it, not this one */
+        snprintf(err, errsz, "run: not run: the CUDA context was lost by an earlier job (%s)",
+                 xs_cu_lost());
+        return XS_CUDA_FAILED;
+    }
     if ((rc = fits(job, tensors, err, errsz)))
         return rc;
     switch (job->kind) {
@@ -267,6 +272,11 @@ static int api_check(const xs_cuda_job *job, double *max_err, char *err, size_t 
         return rc;
     if (!xs_cu_probed()) {
         snprintf(err, errsz, "check: no CUDA device probed: call probe first");
+        return XS_CUDA_FAILED;
+    }
+    if (xs_cu_lost()) { /* name the job that broke it, not this one */
+        snprintf(err, errsz, "check: not run: the CUDA context was lost by an earlier job (%s)",
+                 xs_cu_lost());
         return XS_CUDA_FAILED;
     }
     switch (job->kind) {

@@ -15,6 +15,7 @@
 
 #include "gemm_plan.h"
 #include "optim_cu.cuh"
+#include "xs_cu.h"
 #include "xs_cuda.h"
 
 static const char *const KIND[XS_CJ_COUNT] = {"launch", "copy", "triad", "gemm", "gemm_cublas",
@@ -163,6 +164,20 @@ static int job_validation(void)
     rc = api->run(NULL, NULL, NULL, 0); /* no buffer for the message: no crash */
     ok &= rc == XS_CUDA_BADJOB;
     ok &= xs_cuda_api_get(XS_CUDA_API_VERSION + 1) == NULL;
+    /* last (it poisons the library's state): a sticky error is kept as the
+     * cause, later ones do not replace it, and the library refuses to go on */
+    char e1[512] = "", e2[512] = "";
+    rc = xs_cu_fail(cudaErrorNotReady, "a non-sticky error", e1, sizeof e1);
+    int sticky_ok = rc == XS_CUDA_FAILED && xs_cu_lost() == NULL && !strstr(e1, "context is lost");
+    xs_cu_fail(cudaErrorIllegalAddress, "first kernel", e1, sizeof e1);
+    xs_cu_fail(cudaErrorLaunchFailure, "cudaMemcpy after it", e2, sizeof e2);
+    sticky_ok &= strstr(e1, "first kernel") && strstr(e1, "context is lost") &&
+                 strstr(e2, "context is lost") && xs_cu_lost() && strstr(xs_cu_lost(), "first kernel");
+    xs_cuda_info info;
+    rc = api->probe(0, &info, e2, sizeof e2);
+    sticky_ok &= rc == XS_CUDA_FAILED && strstr(e2, "lost earlier") && strstr(e2, "first kernel");
+    printf("%s  %-44s -> %d: %s\n", sticky_ok ? "PASS" : "FAIL", "sticky error kept as the cause", rc, e2);
+    ok &= sticky_ok;
     printf("xs_cuda_tests --jobs: %s\n", ok ? "every bad job refused with its field" : "FAILED");
     return ok ? 0 : 1;
 }

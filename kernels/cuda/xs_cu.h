@@ -23,6 +23,11 @@ int xs_cu_fail(cudaError_t e, const char *what, char *err, size_t errsz);
             return xs_cu_fail(xs_e_, #call, err, errsz);    \
     } while (0)
 
+/* The message of the first sticky error (a kernel's fault or trap), after
+ * which the context is unusable until the process ends; NULL while none
+ * happened. run and check refuse every job once it is set. */
+const char *xs_cu_lost(void);
+
 /* The probed device's properties (valid after a successful probe). */
 const cudaDeviceProp *xs_cu_props(void);
 
