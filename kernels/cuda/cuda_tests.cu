@@ -280,12 +280,14 @@ int main(int argc, char **argv)
                 check(j);
             }
 
-    /* rows: one element, short odd rows (warp kernels of each register
-     * width), BERT's 768 and 1024, just past one warp's reach (block
-     * kernels), and rows longer than any on-chip buffer */
-    const long long rows[][2] = {{1, 1},    {3, 7},      {1000, 100}, {517, 200},   {64, 500},
-                                 {128, 768}, {64, 1024}, {7, 1025},   {3, 4099},    {2, 50000},
-                                 {1, 1000003}, {1, (1LL << 22) + 3}};
+    /* rows: one element, short odd rows either side of a warp's width (31,
+     * 33; warp kernels of each register width), BERT's 768 and 1024, just
+     * past one warp's reach (block kernels: 1025, 4097), and rows longer
+     * than any on-chip buffer */
+    const long long rows[][2] = {{1, 1},     {3, 7},     {9, 31},     {9, 33},       {1000, 100},
+                                 {517, 200}, {64, 500},  {128, 768},  {64, 1024},    {7, 1025},
+                                 {3, 4097},  {3, 4099},  {2, 50000},  {5, 100000},   {1, 1000003},
+                                 {1, (1LL << 22) + 3}};
     for (int kind = XS_CJ_LAYERNORM; kind <= XS_CJ_SOFTMAX; kind++)
         for (size_t d = 0; d < 3; d++)
             for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
