@@ -50,6 +50,12 @@
 #define XS_GEMM_STAGES_ASYNC 3
 #define XS_GEMM_STAGES_REGS 2
 
+/* The largest m n k a check multiplies on the CPU (double precision, about
+ * a second per 2^30 on one core); the check refuses bigger shapes, and the
+ * GPU test list (kernels/cuda/cuda_tests.cu) asserts at compile time that
+ * its shapes stay within it. */
+#define XS_GEMM_CHECK_MAX_MNK (1LL << 30)
+
 XS_HD int xs_gemm_stages(int cc_major) { return cc_major >= 8 ? XS_GEMM_STAGES_ASYNC : XS_GEMM_STAGES_REGS; }
 
 /* An operand's tile in shared memory is stored as it is in global memory:

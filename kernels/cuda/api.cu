@@ -61,7 +61,10 @@ static double job_bytes(const xs_cuda_job *j, long long *tensors)
     case XS_CJ_GEMM_CUBLAS:
         if (!mul_ok(j->m, j->n, &mn) || !mul_ok(j->m, j->k, &mk) || !mul_ok(j->k, j->n, &kn))
             return -1;
-        return s * ((double)mk + (double)kn + (double)mn);
+        /* fp16/bf16 operands are drawn in fp32 first (gemm_job.cu's slot 11,
+         * as large as the larger of A and B) */
+        return s * ((double)mk + (double)kn + (double)mn) +
+               (s == 2 ? 4.0 * (double)(mk > kn ? mk : kn) : 0);
     case XS_CJ_LAYERNORM:
     case XS_CJ_SOFTMAX:
         if (!mul_ok(j->m, j->n, &mn))
@@ -168,7 +171,12 @@ static int validate(const xs_cuda_job *j, int for_check, long long *tensors, cha
     return XS_CUDA_OK;
 }
 
-/* A run must fit in what is free now plus what the library holds. */
+/* A run must fit in what is free now plus what the library holds. The
+ * buffer slots of other families (and of smaller earlier jobs) stay
+ * allocated between jobs, so a job that needs more than is free gets them
+ * freed first: every family fills its buffers anew each run, and without
+ * this a large job after another family's large job would fail in
+ * cudaMalloc although the check here let it through. */
 static int fits(const xs_cuda_job *j, long long tensors, char *err, size_t errsz)
 {
     size_t free_b = 0, total_b = 0;
@@ -176,6 +184,11 @@ static int fits(const xs_cuda_job *j, long long tensors, char *err, size_t errsz
     const cudaDeviceProp *p = xs_cu_props();
     double need = job_bytes(j, &tensors) + (j->flush_l2 ? 2.0 * p->l2CacheSize : 0);
     double have = (double)free_b + (double)xs_cu_held_bytes();
+    if (need <= have && need > (double)free_b && xs_cu_held_bytes() > 0) {
+        xs_cu_runtime_trim();
+        XS_CU_TRY(cudaMemGetInfo(&free_b, &total_b));
+        have = (double)free_b;
+    }
     if (need > have) {
         snprintf(err, errsz,
                  "job: %s needs %.2f GB of device memory; %s has %.2f GB free of %.2f GB "
@@ -217,6 +230,11 @@ static int api_run(const xs_cuda_job *job, xs_cuda_result *res, char *err, size_
         snprintf(err, errsz, "run: no CUDA device probed: call probe first");
         return XS_CUDA_FAILED;
     }
+    if (xs_cu_lost()) { /* name the job that broke it, not this one */
+        snprintf(err, errsz, "run: not run: the CUDA context was lost by an earlier job (%s)",
+                 xs_cu_lost());
+        return XS_CUDA_FAILED;
+    }
     if ((rc = fits(job, tensors, err, errsz)))
         return rc;
     switch (job->kind) {
@@ -254,6 +272,11 @@ static int api_check(const xs_cuda_job *job, double *max_err, char *err, size_t 
         return rc;
     if (!xs_cu_probed()) {
         snprintf(err, errsz, "check: no CUDA device probed: call probe first");
+        return XS_CUDA_FAILED;
+    }
+    if (xs_cu_lost()) { /* name the job that broke it, not this one */
+        snprintf(err, errsz, "check: not run: the CUDA context was lost by an earlier job (%s)",
+                 xs_cu_lost());
         return XS_CUDA_FAILED;
     }
     switch (job->kind) {

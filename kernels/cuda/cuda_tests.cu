@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_plan.h"
 #include "optim_cu.cuh"
+#include "xs_cu.h"
 #include "xs_cuda.h"
 
 static const char *const KIND[XS_CJ_COUNT] = {"launch", "copy", "triad", "gemm", "gemm_cublas",
@@ -70,6 +72,19 @@ static void check(xs_cuda_job job)
 }
 
 static xs_cuda_job job_of(int kind, int dtype);
+
+/* The GPU run's GEMM shapes (m, n, k), checked at compile time against
+ * the check's limit: a shape past it would be refused, a FAIL on the GPU. */
+static constexpr long long gemms[][3] = {{1, 1, 1},       {3, 5, 7},        {127, 255, 33},
+                                         {128, 128, 128}, {513, 257, 1000}, {256, 384, 3072}};
+static constexpr bool gemms_checkable()
+{
+    for (const auto &g : gemms)
+        if (g[0] * g[1] * g[2] > XS_GEMM_CHECK_MAX_MNK)
+            return false;
+    return true;
+}
+static_assert(gemms_checkable(), "a GEMM test shape passes XS_GEMM_CHECK_MAX_MNK");
 
 /* One bad job: the status and a message naming the field. */
 static int expect(const char *what, xs_cuda_job j, int want_rc, const char *want_text)
@@ -149,6 +164,20 @@ static int job_validation(void)
     rc = api->run(NULL, NULL, NULL, 0); /* no buffer for the message: no crash */
     ok &= rc == XS_CUDA_BADJOB;
     ok &= xs_cuda_api_get(XS_CUDA_API_VERSION + 1) == NULL;
+    /* last (it poisons the library's state): a sticky error is kept as the
+     * cause, later ones do not replace it, and the library refuses to go on */
+    char e1[512] = "", e2[512] = "";
+    rc = xs_cu_fail(cudaErrorNotReady, "a non-sticky error", e1, sizeof e1);
+    int sticky_ok = rc == XS_CUDA_FAILED && xs_cu_lost() == NULL && !strstr(e1, "context is lost");
+    xs_cu_fail(cudaErrorIllegalAddress, "first kernel", e1, sizeof e1);
+    xs_cu_fail(cudaErrorLaunchFailure, "cudaMemcpy after it", e2, sizeof e2);
+    sticky_ok &= strstr(e1, "first kernel") && strstr(e1, "context is lost") &&
+                 strstr(e2, "context is lost") && xs_cu_lost() && strstr(xs_cu_lost(), "first kernel");
+    xs_cuda_info info;
+    rc = api->probe(0, &info, e2, sizeof e2);
+    sticky_ok &= rc == XS_CUDA_FAILED && strstr(e2, "lost earlier") && strstr(e2, "first kernel");
+    printf("%s  %-44s -> %d: %s\n", sticky_ok ? "PASS" : "FAIL", "sticky error kept as the cause", rc, e2);
+    ok &= sticky_ok;
     printf("xs_cuda_tests --jobs: %s\n", ok ? "every bad job refused with its field" : "FAILED");
     return ok ? 0 : 1;
 }
@@ -251,12 +280,14 @@ int main(int argc, char **argv)
                 check(j);
             }
 
-    /* rows: one element, short odd rows (warp kernels of each register
-     * width), BERT's 768 and 1024, just past one warp's reach (block
-     * kernels), and rows longer than any on-chip buffer */
-    const long long rows[][2] = {{1, 1},    {3, 7},      {1000, 100}, {517, 200},   {64, 500},
-                                 {128, 768}, {64, 1024}, {7, 1025},   {3, 4099},    {2, 50000},
-                                 {1, 1000003}, {1, (1LL << 22) + 3}};
+    /* rows: one element, short odd rows either side of a warp's width (31,
+     * 33; warp kernels of each register width), BERT's 768 and 1024, just
+     * past one warp's reach (block kernels: 1025, 4097), and rows longer
+     * than any on-chip buffer */
+    const long long rows[][2] = {{1, 1},     {3, 7},     {9, 31},     {9, 33},       {1000, 100},
+                                 {517, 200}, {64, 500},  {128, 768},  {64, 1024},    {7, 1025},
+                                 {3, 4097},  {3, 4099},  {2, 50000},  {5, 100000},   {1, 1000003},
+                                 {1, (1LL << 22) + 3}};
     for (int kind = XS_CJ_LAYERNORM; kind <= XS_CJ_SOFTMAX; kind++)
         for (size_t d = 0; d < 3; d++)
             for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
@@ -267,9 +298,8 @@ int main(int argc, char **argv)
             }
 
     /* GEMM: own (fp16, bf16) and cuBLAS (every dtype), tiny, odd and
-     * tile-sized shapes, every transposition */
-    const long long gemms[][3] = {{1, 1, 1},       {3, 5, 7},         {127, 255, 33},
-                                  {128, 128, 128}, {513, 257, 1000},  {1024, 768, 3072}};
+     * tile-sized shapes (gemms, above), every transposition; the last a
+     * BERT-base MLP-like 384 x 3072 with a deep k (96 pipeline stages) */
     for (int kind = XS_CJ_GEMM; kind <= XS_CJ_GEMM_CUBLAS; kind++)
         for (int dt = 0; dt < XS_CD_COUNT; dt++) {
             if (kind == XS_CJ_GEMM && dt != XS_CD_FP16 && dt != XS_CD_BF16)

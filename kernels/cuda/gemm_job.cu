@@ -25,8 +25,6 @@ enum { XS_SLOT_A = 8, XS_SLOT_B = 9, XS_SLOT_C = 10, XS_SLOT_F32 = 11 };
  * show. */
 const float XS_LO = -1.0f, XS_HI = 1.0f;
 
-/* The check multiplies m n k on the CPU in double: keep it to seconds. */
-const double XS_CHECK_MAX_MNK = 1073741824.0; /* 2^30 */
 
 int xs_in_bytes(int dtype) { return dtype == XS_CD_FP16 || dtype == XS_CD_BF16 ? 2 : 4; }
 
@@ -308,7 +306,7 @@ int xs_cu_gemm_check(const xs_cuda_job *job, double *max_err, char *err, size_t 
     if (rc != XS_CUDA_OK)
         return rc;
     double mnk = (double)job->m * (double)job->n * (double)job->k;
-    if (mnk > XS_CHECK_MAX_MNK) {
+    if (mnk > (double)XS_GEMM_CHECK_MAX_MNK) {
         snprintf(err, errsz, "GEMM check: m n k = %.0f: at most 2^30 expected (the reference runs on the CPU)", mnk);
         return XS_CUDA_BADJOB;
     }

@@ -22,10 +22,55 @@ static size_t g_flush_bytes;
 static cudaEvent_t g_ev[2 * XS_CUDA_MAX_REPS + 2];
 static int g_nev;
 
+/* The first sticky error's message, "" while the context is sound. */
+static char g_lost[320];
+
+/* Errors that leave the CUDA context unusable for the rest of the process
+ * (CUDA Runtime API, cudaError: "the process must be terminated and
+ * relaunched"): a kernel's fault, trap or assert. */
+static int sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+const char *xs_cu_lost(void)
+{
+    return g_lost[0] ? g_lost : NULL;
+}
+
 int xs_cu_fail(cudaError_t e, const char *what, char *err, size_t errsz)
 {
-    if (err && errsz)
-        snprintf(err, errsz, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    char local[320];
+    if (!err || !errsz) {
+        err = local;
+        errsz = sizeof local;
+    }
+    snprintf(err, errsz, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    if (sticky(e)) {
+        /* the call that reports it is often not the kernel that caused it
+         * (launches are asynchronous): keep the first report, and say that
+         * every later call fails the same way */
+        if (!g_lost[0])
+            snprintf(g_lost, sizeof g_lost, "%s", err);
+        size_t len = strlen(err);
+        if (len + 1 < errsz)
+            snprintf(err + len, errsz - len,
+                     "; the CUDA context is lost: every later job in this process fails");
+    }
     (void)cudaGetLastError(); /* clear a non-sticky error for the next job */
     switch (e) {
     case cudaErrorNoDevice:
@@ -57,6 +102,11 @@ __global__ void xs_cu_empty_probe_kernel(void) {}
 
 int xs_cu_probe(int index, xs_cuda_info *info, char *err, size_t errsz)
 {
+    if (g_lost[0]) {
+        snprintf(err, errsz, "the CUDA context was lost earlier (%s): restart the process",
+                 g_lost);
+        return XS_CUDA_FAILED;
+    }
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
@@ -160,7 +210,7 @@ size_t xs_cu_held_bytes(void)
     return s;
 }
 
-void xs_cu_runtime_release(void)
+void xs_cu_runtime_trim(void)
 {
     for (int i = 0; i < XS_CU_SLOTS; i++) {
         if (g_buf[i])
@@ -172,6 +222,12 @@ void xs_cu_runtime_release(void)
         cudaFree(g_flush);
     g_flush = NULL;
     g_flush_bytes = 0;
+    (void)cudaGetLastError();
+}
+
+void xs_cu_runtime_release(void)
+{
+    xs_cu_runtime_trim();
     for (int i = 0; i < g_nev; i++)
         cudaEventDestroy(g_ev[i]);
     g_nev = 0;

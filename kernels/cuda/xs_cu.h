@@ -23,6 +23,11 @@ int xs_cu_fail(cudaError_t e, const char *what, char *err, size_t errsz);
             return xs_cu_fail(xs_e_, #call, err, errsz);    \
     } while (0)
 
+/* The message of the first sticky error (a kernel's fault or trap), after
+ * which the context is unusable until the process ends; NULL while none
+ * happened. run and check refuse every job once it is set. */
+const char *xs_cu_lost(void);
+
 /* The probed device's properties (valid after a successful probe). */
 const cudaDeviceProp *xs_cu_props(void);
 
@@ -72,6 +77,9 @@ int xs_cu_probed(void);
 size_t xs_cu_held_bytes(void);
 /* Free the slots, the flush buffer and the timing events. */
 void xs_cu_runtime_release(void);
+/* Free the slots and the flush buffer only (their contents are never
+ * carried from one job to the next). */
+void xs_cu_runtime_trim(void);
 /* The same for n 16-bit floats (bf16 != 0: bf16, else fp16), rounded to
  * nearest even from the fp32 draw. */
 int xs_cu_fill_16(unsigned short *d, size_t n, unsigned seed, float lo, float hi, int bf16,
