@@ -76,12 +76,14 @@ $(FAKE_GPU): tests/fake_gpu.c kernels/cuda/xs_cuda.h
 # A fat binary for every GPU from Turing to Hopper plus PTX for the newest;
 # CUDA 13 has dropped Volta (sm_70). --fmad=false keeps a * b + c two
 # roundings, as the CPU reference (kernels/common) has them, so the optimizer
-# kernels agree with it bit for bit. CUDA_ARCHS=90 builds for one GPU only.
+# kernels agree with it bit for bit (-ffp-contract=off does the same for the
+# host-side references in the .cu files, which g++ would fuse on an FMA host).
+# CUDA_ARCHS=90 builds for one GPU only.
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 CUDA_ARCHS ?= 75 80 86 89 90
 CUDA_NEWEST := $(lastword $(CUDA_ARCHS))
 CUDA_LIBDIR := $(if $(NVCC),$(abspath $(dir $(NVCC))../lib64))
-NVFLAGS := -std=c++17 -O3 -lineinfo --fmad=false -Xcompiler -fPIC,-Wall,-Wextra \
+NVFLAGS := -std=c++17 -O3 -lineinfo --fmad=false -Xcompiler -fPIC,-Wall,-Wextra,-ffp-contract=off \
            -Werror all-warnings $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
            -gencode arch=compute_$(CUDA_NEWEST),code=compute_$(CUDA_NEWEST) \
            -Ikernels/common -Ikernels/cuda
