@@ -131,7 +131,7 @@ static void model_load(void)
         rc = xs_error_set(&model_err, XS_ERANGE, "%s: bandwidth %.0f GB/s is under the fake's %.1f",
                           path, model_dev.mem_bw_gbs, FAKE_DRAM_BW * 1e-9);
     if (rc) {
-        model_err.code = rc; /* xs_error_set's code, kept non-zero whatever set it */
+        model_err.code = rc; /* gemm_time tells a failed load by it */
         return;
     }
     xs_gpu_params *g = &model_dev.gpu;
@@ -200,7 +200,7 @@ static int dtype_bytes(int d)
 static int cost(const xs_cuda_job *j, xs_cuda_result *r, double *t, char *err, size_t errsz)
 {
     double l2 = FAKE_L2_MB * 1048576.0;
-    int dt = j->dtype;
+    int dt = j->dtype, st;
     if (dt < 0 || dt >= XS_CD_COUNT) {
         snprintf(err, errsz, "dtype %d out of range", dt);
         return XS_CUDA_BADJOB;
@@ -236,11 +236,8 @@ static int cost(const xs_cuda_job *j, xs_cuda_result *r, double *t, char *err, s
         r->flops = 2.0 * (double)j->m * (double)j->n * (double)j->k;
         r->bytes = (double)dtype_bytes(dt) * ((double)j->m * (double)j->k + (double)j->k * (double)j->n) +
                    (dt >= XS_CD_FP16 ? 2.0 : 4.0) * (double)j->m * (double)j->n;
-        {
-            int st = gemm_time(j, t, err, errsz);
-            if (st)
-                return st;
-        }
+        if ((st = gemm_time(j, t, err, errsz)))
+            return st;
         break;
     case XS_CJ_LAYERNORM:
     case XS_CJ_SOFTMAX:
