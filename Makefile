@@ -65,10 +65,19 @@ $(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpus
 
 # A GPU and NVML stand-in for the cuda backend's tests (tests/fake_gpu.c):
 # one shared object both XS_CUDA_LIB and XS_NVML_LIB point at. Built
-# without sanitizers: the ASan suites dlopen it too.
-$(FAKE_GPU): tests/fake_gpu.c kernels/cuda/xs_cuda.h
+# without sanitizers: the ASan suites dlopen it too. Its GEMMs are timed by
+# the predictor's own GEMM model, so sim/ goes in as a position-independent
+# object set of its own (the release objects are not PIC), its symbols
+# hidden: the copy inside cannot interpose on, or be interposed by, the
+# loading program's; -z defs: every symbol resolved at link time.
+FAKE_SIM_OBJ := $(SIM_SRC:%.c=$(REL)/fake/%.o)
+$(FAKE_SIM_OBJ): $(REL)/fake/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -shared -pthread -Ikernels/cuda $< -o $@ -lm
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -fvisibility=hidden $(SIM_INC) -c $< -o $@
+$(FAKE_GPU): tests/fake_gpu.c kernels/cuda/xs_cuda.h $(HEADERS) $(FAKE_SIM_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -shared -pthread -Ikernels/cuda $(SIM_INC) \
+	  tests/fake_gpu.c $(FAKE_SIM_OBJ) -o $@ -Wl,-z,defs -lcjson -lm
 
 # --- CUDA (kernels/cuda) ------------------------------------------------------
 # Built only where nvcc is found (PATH, then /usr/local/cuda); xpusim itself

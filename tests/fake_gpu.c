@@ -9,6 +9,15 @@
  * sees it). The parameters are what tests/test_cuda_backend.c expects
  * calibrate to recover; they are not any real GPU's figures.
  *
+ * GEMMs follow xpusim's own GEMM model (sim/gemm.c through the gpu class,
+ * the path calibrate/cuda_calibrate.c's fit compares against) on the base
+ * device the fake's name maps to, with the fake's launch cost, bandwidth
+ * and loaded clock and a known gemm_efficiency: the fit must recover that
+ * efficiency to the noise. The sim/ sources are linked into this object
+ * (position-independent, symbols hidden), so it holds its own copy of the
+ * model and loads the device file from the data root of the process that
+ * loads it (XPUSIM_DATA, else above /proc/self/exe), as xpusim does.
+ *
  * Environment: XS_FAKE_GPU=none (probe finds no GPU), XS_FAKE_NVML=initfail
  * (nvmlInit_v2 fails), XS_FAKE_NVML=noenergy (no energy counter: the
  * integrated samples are used). */
@@ -19,17 +28,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
+#include "device.h"
+#include "gemm.h"
+#include "paths.h"
 #include "xs_cuda.h"
 
 /* ---- the known parameters ------------------------------------------------------ */
 #define FAKE_NAME "NVIDIA H100 80GB HBM3" /* matched to devices/h100-sxm5-80gb.json */
+#define FAKE_BASE "h100-sxm5-80gb"        /* the device file whose GEMM model times GEMMs */
 #define FAKE_PCI "00000000:1B:00.0"
 #define FAKE_SMS 132
 #define FAKE_L2_MB 50.0
 #define FAKE_DRAM_BW 2847.5e9  /* B/s: 0.85 x the 3350 GB/s datasheet figure */
 #define FAKE_L2_BW 7000e9      /* B/s while the arrays fit in L2 */
 #define FAKE_LAUNCH_S 2.5e-6   /* per kernel launch */
-#define FAKE_GEMM_EFF 0.70     /* of the peaks below */
+#define FAKE_GEMM_EFF 0.80     /* FAKE_BASE's gemm_efficiency replaced by this */
 #define FAKE_ROWOP_BW_SHARE 0.6 /* layernorm, softmax: share of DRAM bandwidth */
 #define FAKE_OPT_BW_SHARE 0.9   /* optimizers */
 #define FAKE_IDLE_W 70.0
@@ -41,7 +55,10 @@
 #define FAKE_POWER_LIMIT_MW 700000u
 #define FAKE_SUSTAIN_WALL_S 0.12
 
-static const double PEAK[4] = {66.9e12, 494.7e12, 989.4e12, 989.4e12}; /* fp32 tf32 fp16 bf16 */
+/* The job's dtype is handed to the model as is (cuda_calibrate.c does the same). */
+_Static_assert(XS_CD_FP32 == (int)XS_FP32 && XS_CD_TF32 == (int)XS_TF32 &&
+                   XS_CD_FP16 == (int)XS_FP16 && XS_CD_BF16 == (int)XS_BF16,
+               "xs_cuda_dtype and xs_dtype must share their order");
 
 /* ---- shared state: what the board is doing now --------------------------------- */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,6 +108,68 @@ static int fake_none(void)
     return e && strcmp(e, "none") == 0;
 }
 
+/* ---- the GEMM model: FAKE_BASE as the fit will see it, at FAKE_GEMM_EFF ---------- */
+static pthread_once_t model_once = PTHREAD_ONCE_INIT;
+static xs_device model_dev;
+static xs_error model_err;
+
+/* The fit (xs_cuda_fit) sets the launch cost, the streaming efficiency and
+ * the sustained clock from the launch, copy and sustained-GEMM rows before
+ * it fits the GEMM efficiency; the fake's own values of those go in here,
+ * so a GEMM row differs from the model at FAKE_GEMM_EFF by the noise and
+ * by how far those three fits land from the fake's values. */
+static void model_load(void)
+{
+    char path[4096];
+    xs_paths_init(NULL);
+    int rc = xs_resolve("devices", FAKE_BASE, path, sizeof path, &model_err);
+    if (!rc)
+        rc = xs_dev_load(path, &model_dev, &model_err);
+    if (!rc && strcmp(xs_backend_of(&model_dev)->name, "gpu") != 0)
+        rc = xs_error_set(&model_err, XS_EFIELD, "%s is not a gpu device", path);
+    if (!rc && !(model_dev.mem_bw_gbs * 1e9 >= FAKE_DRAM_BW))
+        rc = xs_error_set(&model_err, XS_ERANGE, "%s: bandwidth %.0f GB/s is under the fake's %.1f",
+                          path, model_dev.mem_bw_gbs, FAKE_DRAM_BW * 1e-9);
+    if (rc) {
+        model_err.code = rc; /* gemm_time tells a failed load by it */
+        return;
+    }
+    xs_gpu_params *g = &model_dev.gpu;
+    g->gemm_efficiency = FAKE_GEMM_EFF;
+    g->kernel_launch_us = FAKE_LAUNCH_S * 1e6;
+    g->mem_bw_efficiency = FAKE_DRAM_BW / (model_dev.mem_bw_gbs * 1e9);
+    g->clock_sustained_mhz = FAKE_SM_MHZ_LOADED;
+    model_err.code = XS_OK;
+}
+
+/* One GEMM call's time by the model: the shape as cuda_calibrate.c's
+ * predict() builds it (row-major C, batch 1, C in the input format). */
+static int gemm_time(const xs_cuda_job *j, double *t, char *err, size_t errsz)
+{
+    pthread_once(&model_once, model_load);
+    if (model_err.code) {
+        snprintf(err, errsz, "fake GPU: the GEMM model's device %s: %s", FAKE_BASE, model_err.msg);
+        return XS_CUDA_FAILED;
+    }
+    xs_dtype dt = (xs_dtype)j->dtype;
+    xs_gemm_engine e;
+    xs_dev_gemm_engine(&model_dev, &e);
+    xs_gemm_shape g = {j->m, j->n, j->k, 1, j->ta, j->tb, dt, xs_dtype_bytes(dt)};
+    xs_gemm_result res;
+    xs_error me;
+    if (xs_gemm_model(&e, &g, &res, &me)) {
+        snprintf(err, errsz, "fake GPU: %s", me.msg);
+        return XS_CUDA_BADJOB;
+    }
+    if (!(res.time_s > 0 && isfinite(res.time_s))) {
+        snprintf(err, errsz, "fake GPU: the model timed GEMM %lldx%lldx%lld at %g s", j->m, j->n,
+                 j->k, res.time_s);
+        return XS_CUDA_FAILED;
+    }
+    *t = res.time_s;
+    return XS_CUDA_OK;
+}
+
 /* ---- xs_cuda_api ----------------------------------------------------------------- */
 static int probe(int index, xs_cuda_info *info, char *err, size_t errsz)
 {
@@ -121,7 +200,7 @@ static int dtype_bytes(int d)
 static int cost(const xs_cuda_job *j, xs_cuda_result *r, double *t, char *err, size_t errsz)
 {
     double l2 = FAKE_L2_MB * 1048576.0;
-    int dt = j->dtype;
+    int dt = j->dtype, st;
     if (dt < 0 || dt >= XS_CD_COUNT) {
         snprintf(err, errsz, "dtype %d out of range", dt);
         return XS_CUDA_BADJOB;
@@ -150,10 +229,15 @@ static int cost(const xs_cuda_job *j, xs_cuda_result *r, double *t, char *err, s
             snprintf(err, errsz, "the own GEMM takes fp16 or bf16");
             return XS_CUDA_UNSUPPORTED;
         }
+        if (j->ta < 0 || j->ta > 1 || j->tb < 0 || j->tb > 1) {
+            snprintf(err, errsz, "ta and tb must be 0 or 1");
+            return XS_CUDA_BADJOB;
+        }
         r->flops = 2.0 * (double)j->m * (double)j->n * (double)j->k;
-        r->bytes = (double)dtype_bytes(dt) * (double)(j->m * j->k + j->k * j->n) +
-                   (dt >= XS_CD_FP16 ? 2.0 : 4.0) * (double)(j->m * j->n);
-        *t = FAKE_LAUNCH_S + fmax(r->flops / (PEAK[dt] * FAKE_GEMM_EFF), r->bytes / FAKE_DRAM_BW);
+        r->bytes = (double)dtype_bytes(dt) * ((double)j->m * (double)j->k + (double)j->k * (double)j->n) +
+                   (dt >= XS_CD_FP16 ? 2.0 : 4.0) * (double)j->m * (double)j->n;
+        if ((st = gemm_time(j, t, err, errsz)))
+            return st;
         break;
     case XS_CJ_LAYERNORM:
     case XS_CJ_SOFTMAX:
