@@ -620,19 +620,6 @@ __attribute__((format(printf, 2, 3))) static void say(const cal *c, const char *
     va_end(ap);
 }
 
-static xs_cuda_job job_of(int kind, int dtype, int reps)
-{
-    xs_cuda_job j;
-    memset(&j, 0, sizeof j);
-    j.kind = kind;
-    j.dtype = dtype;
-    j.reps = reps;
-    j.warmup = 3;
-    j.flush_l2 = 1;
-    j.step = 1;
-    return j;
-}
-
 static void row_from(int bench, const xs_cuda_job *j, const xs_cuda_result *res, xs_cmeas *r)
 {
     memset(r, 0, sizeof *r);
@@ -738,7 +725,7 @@ static int measure_all(cal *c)
     double l2 = (info->l2_mb > 0 ? info->l2_mb : c->base->gpu.l2_mb) * 1048576.0;
     /* launch cost: 256 empty launches timed together, a few times */
     for (int i = 0; i < (q ? 3 : 5); i++) {
-        xs_cuda_job j = job_of(XS_CJ_LAUNCH, XS_CD_FP32, 256);
+        xs_cuda_job j = xs_cuda_job_make(XS_CJ_LAUNCH, XS_CD_FP32, 256);
         j.flush_l2 = 0;
         if ((rc = timed(c, XS_CB_LAUNCH, &j)))
             return rc;
@@ -748,7 +735,7 @@ static int measure_all(cal *c)
     static const double SIZES[] = {0.25, 0.5, 1, 2, 4, 8};
     for (int kind = XS_CJ_COPY; kind <= XS_CJ_TRIAD; kind++)
         for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
-            xs_cuda_job j = job_of(kind, XS_CD_FP32, reps);
+            xs_cuda_job j = xs_cuda_job_make(kind, XS_CD_FP32, reps);
             j.elems = (long long)(SIZES[s] * l2 / (kind == XS_CJ_COPY ? 8.0 : 12.0));
             j.flush_l2 = SIZES[s] > 1; /* in L2: the warm plateau */
             if ((rc = timed(c, kind == XS_CJ_COPY ? XS_CB_COPY : XS_CB_TRIAD, &j)))
@@ -759,7 +746,7 @@ static int measure_all(cal *c)
     int ns = xs_cuda_gemm_sweep(c->base, q, sh);
     for (int dt = 0; dt < XS_CD_COUNT; dt++)
         for (int i = 0; i < ns; i++) {
-            xs_cuda_job j = job_of(XS_CJ_GEMM_CUBLAS, dt, reps);
+            xs_cuda_job j = xs_cuda_job_make(XS_CJ_GEMM_CUBLAS, dt, reps);
             j.m = sh[i].m;
             j.n = sh[i].n;
             j.k = sh[i].k;
@@ -769,7 +756,7 @@ static int measure_all(cal *c)
     say(c, "cuBLAS GEMM sweep: %d shapes x 4 dtypes", ns);
     for (int dt = XS_CD_FP16; dt <= XS_CD_BF16; dt++)
         for (int i = 0; i < (q ? 2 : 4); i++) {
-            xs_cuda_job j = job_of(XS_CJ_GEMM, dt, reps);
+            xs_cuda_job j = xs_cuda_job_make(XS_CJ_GEMM, dt, reps);
             j.m = sh[i].m;
             j.n = sh[i].n;
             j.k = sh[i].k;
@@ -782,12 +769,12 @@ static int measure_all(cal *c)
     static const long long SM[][2] = {{8 * 12 * 512, 512}, {8 * 16 * 128, 128}, {8 * 12 * 128, 128}};
     for (int dt = XS_CD_FP32; dt <= XS_CD_FP16; dt += 2)
         for (int i = 0; i < 3; i++) {
-            xs_cuda_job j = job_of(XS_CJ_LAYERNORM, dt, reps);
+            xs_cuda_job j = xs_cuda_job_make(XS_CJ_LAYERNORM, dt, reps);
             j.m = LN[i][0];
             j.n = LN[i][1];
             if ((rc = timed(c, XS_CB_LAYERNORM, &j)))
                 return rc;
-            j = job_of(XS_CJ_SOFTMAX, dt, reps);
+            j = xs_cuda_job_make(XS_CJ_SOFTMAX, dt, reps);
             j.m = SM[i][0];
             j.n = SM[i][1];
             if ((rc = timed(c, XS_CB_SOFTMAX, &j)))
@@ -799,7 +786,7 @@ static int measure_all(cal *c)
     static const int OB[] = {XS_CB_ADAN_FUSED, XS_CB_ADAN_EAGER, XS_CB_ADAMW_FUSED};
     for (int i = 0; i < (q ? 1 : 2); i++)
         for (int k = 0; k < 3; k++) {
-            xs_cuda_job j = job_of(OK_[k], XS_CD_FP32, q ? 5 : 10);
+            xs_cuda_job j = xs_cuda_job_make(OK_[k], XS_CD_FP32, q ? 5 : 10);
             j.elems = OP[q ? 1 : i][0];
             j.hidden = (int)OP[q ? 1 : i][1];
             if ((rc = timed(c, OB[k], &j)))
@@ -809,13 +796,13 @@ static int measure_all(cal *c)
     double secs = q ? 2.0 : 5.0;
     if ((rc = sustained(c, XS_CB_IDLE, NULL, q ? 1.5 : 3.0)))
         return rc;
-    xs_cuda_job j = job_of(XS_CJ_COPY, XS_CD_FP32, 1);
+    xs_cuda_job j = xs_cuda_job_make(XS_CJ_COPY, XS_CD_FP32, 1);
     j.elems = (long long)(8 * l2 / 8.0);
     j.flush_l2 = 0;
     j.sustain_s = secs;
     if ((rc = sustained(c, XS_CB_SUSTAIN_COPY, &j, secs)))
         return rc;
-    j = job_of(XS_CJ_GEMM_CUBLAS, XS_CD_FP16, 1);
+    j = xs_cuda_job_make(XS_CJ_GEMM_CUBLAS, XS_CD_FP16, 1);
     j.m = j.n = j.k = 8192;
     j.flush_l2 = 0;
     j.sustain_s = secs;

@@ -93,19 +93,6 @@ static int kernel_row(chk *s, int bench, const xs_cuda_job *j, const char *kclas
     return XS_OK;
 }
 
-static xs_cuda_job job_of(int kind, int dtype, int reps)
-{
-    xs_cuda_job j;
-    memset(&j, 0, sizeof j);
-    j.kind = kind;
-    j.dtype = dtype;
-    j.reps = reps;
-    j.warmup = 3;
-    j.flush_l2 = 1;
-    j.step = 1;
-    return j;
-}
-
 /* Energy of one sustained GEMM: NVML's average board power over the run
  * times the run's GPU time, against calls x the model's energy per call. */
 static int energy_row(chk *s, int quick)
@@ -114,7 +101,7 @@ static int energy_row(chk *s, int quick)
     int rc = xs_nvml_open(s->lib.info.pci_bus_id, s->lib.info.device_index, &nv, s->err);
     if (rc)
         return rc;
-    xs_cuda_job j = job_of(XS_CJ_GEMM_CUBLAS, XS_CD_BF16, 1);
+    xs_cuda_job j = xs_cuda_job_make(XS_CJ_GEMM_CUBLAS, XS_CD_BF16, 1);
     j.m = j.n = j.k = 6144;
     j.flush_l2 = 0;
     j.sustain_s = quick ? 1.5 : 4.0;
@@ -206,7 +193,7 @@ int xs_cuda_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **ro
     int ng = q ? 3 : 6;
     for (int dt = 0; !rc && dt < XS_CD_COUNT; dt++)
         for (int i = 0; !rc && i < ng; i++) {
-            xs_cuda_job j = job_of(XS_CJ_GEMM_CUBLAS, dt, reps);
+            xs_cuda_job j = xs_cuda_job_make(XS_CJ_GEMM_CUBLAS, dt, reps);
             j.m = G[i][0];
             j.n = G[i][1];
             j.k = G[i][2];
@@ -216,7 +203,7 @@ int xs_cuda_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **ro
     static const double SZ[] = {3, 6, 12};
     for (int kind = XS_CJ_COPY; !rc && kind <= XS_CJ_TRIAD; kind++)
         for (int i = 0; !rc && i < (q ? 2 : 3); i++) {
-            xs_cuda_job j = job_of(kind, XS_CD_FP32, reps);
+            xs_cuda_job j = xs_cuda_job_make(kind, XS_CD_FP32, reps);
             j.elems = (long long)(SZ[i] * l2 / (kind == XS_CJ_COPY ? 8.0 : 12.0));
             rc = kernel_row(&s, kind == XS_CJ_COPY ? XS_CB_COPY : XS_CB_TRIAD, &j,
                             kind == XS_CJ_COPY ? "copy" : "triad");
@@ -224,13 +211,13 @@ int xs_cuda_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **ro
     static const long long LN[][2] = {{4096, 1536}, {2048, 2048}};
     static const long long SM[][2] = {{8 * 16 * 384, 384}, {8 * 12 * 256, 256}};
     for (int i = 0; !rc && i < 2; i++) {
-        xs_cuda_job j = job_of(XS_CJ_LAYERNORM, XS_CD_FP16, reps);
+        xs_cuda_job j = xs_cuda_job_make(XS_CJ_LAYERNORM, XS_CD_FP16, reps);
         j.m = LN[i][0];
         j.n = LN[i][1];
         rc = kernel_row(&s, XS_CB_LAYERNORM, &j, "layernorm");
         if (rc)
             break;
-        j = job_of(XS_CJ_SOFTMAX, XS_CD_FP16, reps);
+        j = xs_cuda_job_make(XS_CJ_SOFTMAX, XS_CD_FP16, reps);
         j.m = SM[i][0];
         j.n = SM[i][1];
         rc = kernel_row(&s, XS_CB_SOFTMAX, &j, "softmax");
@@ -239,7 +226,7 @@ int xs_cuda_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **ro
     static const int OB[] = {XS_CB_ADAN_FUSED, XS_CB_ADAN_EAGER, XS_CB_ADAMW_FUSED};
     static const char *const ON[] = {"adan_fused", "adan_eager", "adamw_fused"};
     for (int k = 0; !rc && k < 3; k++) {
-        xs_cuda_job j = job_of(OK_[k], XS_CD_FP32, q ? 5 : 10);
+        xs_cuda_job j = xs_cuda_job_make(OK_[k], XS_CD_FP32, q ? 5 : 10);
         j.elems = 50000000;
         j.hidden = 1024;
         rc = kernel_row(&s, OB[k], &j, ON[k]);

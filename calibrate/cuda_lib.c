@@ -116,6 +116,19 @@ void xs_cuda_lib_close(xs_cuda_lib *lib)
     lib->handle = NULL;
 }
 
+xs_cuda_job xs_cuda_job_make(int kind, int dtype, int reps)
+{
+    xs_cuda_job j;
+    memset(&j, 0, sizeof j);
+    j.kind = kind;
+    j.dtype = dtype;
+    j.reps = reps;
+    j.warmup = 3;
+    j.flush_l2 = 1;
+    j.step = 1;
+    return j;
+}
+
 int xs_cuda_lib_run(const xs_cuda_lib *lib, const xs_cuda_job *job, xs_cuda_result *res,
                     const char *what, xs_error *err)
 {

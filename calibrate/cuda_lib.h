@@ -28,6 +28,10 @@ void xs_cuda_lib_close(xs_cuda_lib *lib);
 
 /* Run one job: XS_OK, XS_EUNSUPPORTED (this job on this GPU), or XS_EIO
  * with the library's reason; what names the job in the message. */
+/* A job as calibrate and validate time kernels: 3 warm-up calls, L2 flushed
+ * before each of `reps` repetitions, optimizer step 1; the rest 0. */
+xs_cuda_job xs_cuda_job_make(int kind, int dtype, int reps);
+
 int xs_cuda_lib_run(const xs_cuda_lib *lib, const xs_cuda_job *job, xs_cuda_result *res,
                     const char *what, xs_error *err);
 

@@ -90,6 +90,60 @@ template <int PK> __host__ __device__ __forceinline__ uint16_t narrow(float f)
     return PK == PK_F16 ? xs_f32_to_f16_bits(f) : xs_f32_to_bf16_bits(f);
 }
 
+/* The four elements a thread holds, through the optimizer's per-element
+ * update: the state of element j of list k is sv[k][j]. Shared by the fp32
+ * and the half-parameter paths, which differ only in how p and g arrive. */
+template <class OP>
+__host__ __device__ __forceinline__ void step4(const typename OP::consts &cc, float pv[4],
+                                               const float gv[4], float (*sv)[4])
+{
+XS_UNROLL
+    for (int j = 0; j < 4; j++) {
+        float s[OP::NS];
+XS_UNROLL
+        for (int k = 0; k < OP::NS; k++)
+            s[k] = sv[k][j];
+        OP::elem(&cc, &pv[j], gv[j], s);
+XS_UNROLL
+        for (int k = 0; k < OP::NS; k++)
+            sv[k][j] = s[k];
+    }
+}
+
+template <int NS>
+__host__ __device__ __forceinline__ void load_state4(float *const *st, long long i, float (*sv)[4])
+{
+XS_UNROLL
+    for (int k = 0; k < NS; k++) {
+        float4 S = reinterpret_cast<const float4 *>(st[k])[i];
+        sv[k][0] = S.x, sv[k][1] = S.y, sv[k][2] = S.z, sv[k][3] = S.w;
+    }
+}
+
+template <int NS>
+__host__ __device__ __forceinline__ void store_state4(float *const *st, long long i,
+                                                      float (*sv)[4])
+{
+XS_UNROLL
+    for (int k = 0; k < NS; k++)
+        reinterpret_cast<float4 *>(st[k])[i] = make_float4(sv[k][0], sv[k][1], sv[k][2], sv[k][3]);
+}
+
+/* One element (the tail, or a tensor not aligned for vectors): *pv in place. */
+template <class OP>
+__host__ __device__ __forceinline__ void step1(const typename OP::consts &cc, float *pv, float g,
+                                               float *const *st, long long i)
+{
+    float s[OP::NS];
+XS_UNROLL
+    for (int k = 0; k < OP::NS; k++)
+        s[k] = st[k][i];
+    OP::elem(&cc, pv, g, s);
+XS_UNROLL
+    for (int k = 0; k < OP::NS; k++)
+        st[k][i] = s[k];
+}
+
 /* One block a chunk; 4 consecutive elements a thread per step: float4 for
  * fp32 arrays and 8-byte loads of 4 halves when every array of the tensor
  * is aligned for them (the chunk size is a multiple of 4, so the tensor's
@@ -120,39 +174,15 @@ XS_UNROLL
             float4 P = reinterpret_cast<const float4 *>(p)[i];
             float4 G = reinterpret_cast<const float4 *>(g)[i];
             float pv[4] = {P.x, P.y, P.z, P.w}, gv[4] = {G.x, G.y, G.z, G.w}, sv[NS][4];
-XS_UNROLL
-            for (int k = 0; k < NS; k++) {
-                float4 S = reinterpret_cast<const float4 *>(st[k])[i];
-                sv[k][0] = S.x, sv[k][1] = S.y, sv[k][2] = S.z, sv[k][3] = S.w;
-            }
-XS_UNROLL
-            for (int j = 0; j < 4; j++) {
-                float s[NS];
-XS_UNROLL
-                for (int k = 0; k < NS; k++)
-                    s[k] = sv[k][j];
-                OP::elem(&cc, &pv[j], gv[j], s);
-XS_UNROLL
-                for (int k = 0; k < NS; k++)
-                    sv[k][j] = s[k];
-            }
+            load_state4<NS>(st, i, sv);
+            step4<OP>(cc, pv, gv, sv);
             reinterpret_cast<float4 *>(p)[i] = make_float4(pv[0], pv[1], pv[2], pv[3]);
-XS_UNROLL
-            for (int k = 0; k < NS; k++)
-                reinterpret_cast<float4 *>(st[k])[i] =
-                    make_float4(sv[k][0], sv[k][1], sv[k][2], sv[k][3]);
+            store_state4<NS>(st, i, sv);
         }
         for (long long i = n4 * 4 + tid; i < len; i += nthreads) {
-            float s[NS];
-XS_UNROLL
-            for (int k = 0; k < NS; k++)
-                s[k] = st[k][i];
             float pv = p[i];
-            OP::elem(&cc, &pv, g[i], s);
+            step1<OP>(cc, &pv, g[i], st, i);
             p[i] = pv;
-XS_UNROLL
-            for (int k = 0; k < NS; k++)
-                st[k][i] = s[k];
         }
     } else {
         uint16_t *p = (uint16_t *)a.addr[0][slot] + first;
@@ -167,44 +197,20 @@ XS_UNROLL
             float gv[4] = {widen<PK>((uint16_t)(G.x & 0xffffu)), widen<PK>((uint16_t)(G.x >> 16)),
                            widen<PK>((uint16_t)(G.y & 0xffffu)), widen<PK>((uint16_t)(G.y >> 16))};
             float pv[4] = {M.x, M.y, M.z, M.w}, sv[NS][4];
-XS_UNROLL
-            for (int k = 0; k < NS; k++) {
-                float4 S = reinterpret_cast<const float4 *>(st[k])[i];
-                sv[k][0] = S.x, sv[k][1] = S.y, sv[k][2] = S.z, sv[k][3] = S.w;
-            }
-XS_UNROLL
-            for (int j = 0; j < 4; j++) {
-                float s[NS];
-XS_UNROLL
-                for (int k = 0; k < NS; k++)
-                    s[k] = sv[k][j];
-                OP::elem(&cc, &pv[j], gv[j], s);
-XS_UNROLL
-                for (int k = 0; k < NS; k++)
-                    sv[k][j] = s[k];
-            }
+            load_state4<NS>(st, i, sv);
+            step4<OP>(cc, pv, gv, sv);
             reinterpret_cast<float4 *>(ms)[i] = make_float4(pv[0], pv[1], pv[2], pv[3]);
             uint2 P;
             P.x = (uint32_t)narrow<PK>(pv[0]) | ((uint32_t)narrow<PK>(pv[1]) << 16);
             P.y = (uint32_t)narrow<PK>(pv[2]) | ((uint32_t)narrow<PK>(pv[3]) << 16);
             reinterpret_cast<uint2 *>(p)[i] = P;
-XS_UNROLL
-            for (int k = 0; k < NS; k++)
-                reinterpret_cast<float4 *>(st[k])[i] =
-                    make_float4(sv[k][0], sv[k][1], sv[k][2], sv[k][3]);
+            store_state4<NS>(st, i, sv);
         }
         for (long long i = n4 * 4 + tid; i < len; i += nthreads) {
-            float s[NS];
-XS_UNROLL
-            for (int k = 0; k < NS; k++)
-                s[k] = st[k][i];
             float pv = ms[i];
-            OP::elem(&cc, &pv, widen<PK>(g[i]), s);
+            step1<OP>(cc, &pv, widen<PK>(g[i]), st, i);
             ms[i] = pv;
             p[i] = narrow<PK>(pv);
-XS_UNROLL
-            for (int k = 0; k < NS; k++)
-                st[k][i] = s[k];
         }
     }
 }
