@@ -424,7 +424,8 @@ static void name_gpu(const cJSON *root, const loader *l, xs_trace *t)
             continue;
         if (!first)
             first = name;
-        if (cJSON_IsNumber(id) && (int)id->valuedouble == device)
+        /* compared as doubles: an id past int's range is no device index */
+        if (cJSON_IsNumber(id) && id->valuedouble == (double)device)
             chosen = name;
     }
     if (!chosen)
