@@ -186,9 +186,10 @@ static int validate_backend(const char *name, const char *device, int quick, int
     }
     if (!device) {
         snprintf(msg, sizeof msg,
-                 "validate: --backend %s needs -d DEVICE, a device file written by `xpusim "
-                 "calibrate --backend %s`",
-                 b->name, b->name);
+                 "validate: --backend %s needs -d DEVICE: a device of class %s, a file written "
+                 "by `xpusim calibrate --backend %s`%s",
+                 b->name, b->device_class, b->name,
+                 strcmp(b->device_class, "gpu") == 0 ? " or a shipped one (h100-sxm5-80gb)" : "");
         return cli_fail(EXIT_USAGE, msg);
     }
     xs_error err;
