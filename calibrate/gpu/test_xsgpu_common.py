@@ -10,11 +10,12 @@ nor what `calibrate --backend trace` fits from the kit's trace of a step.
 import csv
 import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
 
-from xsgpu_common import (MEASURED_HEADER, adamw_set, device_id, gemm_set, quantiles,
+from xsgpu_common import (DEVICE_IDS, MEASURED_HEADER, adamw_set, device_id, gemm_set, quantiles,
                           set_string, step_set, trim_trace, write_csv)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -40,6 +41,21 @@ class DeviceIdTest(unittest.TestCase):
 
     def test_unknown_board_has_no_id(self):
         self.assertIsNone(device_id("NVIDIA GeForce RTX 4090"))
+        self.assertIsNone(device_id("NVIDIA L40S"))  # not the L4
+        self.assertIsNone(device_id("NVIDIA GeForce RTX 3090 Ti"))
+
+    def test_rows_are_those_calibrate_backend_cuda_uses(self):
+        # the same table as NAMES in calibrate/cuda_calibrate.c, row for row
+        with open(os.path.join(ROOT, "calibrate", "cuda_calibrate.c")) as f:
+            src = f.read()
+        body = src[src.index("} NAMES[] = {"):]
+        body = body[:body.index("};")]
+        rows = []
+        for words, not_, dev in re.findall(r'\{\{([^}]*)\}, (NULL|"[^"]*"), "([^"]+)"\}', body):
+            ws = tuple(w.strip().strip('"') for w in words.split(",") if w.strip() != "NULL")
+            rows.append((ws, None if not_ == "NULL" else not_.strip('"'), dev))
+        self.assertGreater(len(rows), 10)
+        self.assertEqual(rows, DEVICE_IDS)
 
 
 class SetStringTest(unittest.TestCase):

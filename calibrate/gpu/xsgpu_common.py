@@ -10,37 +10,59 @@ a GPU (python3 -m unittest calibrate/gpu/test_xsgpu_common.py).
 import csv
 import json
 import os
+import re
 import statistics
 
-# torch.cuda.get_device_name() -> xpusim device id. Longest match first, so
-# that "H100 PCIe" is not taken for the SXM board and "H200 NVL" not for the
-# H200 SXM (whose name is plain "NVIDIA H200").
+# CUDA device names (as nvidia-smi and cudaDeviceProp show them) of the
+# boards devices/ ships: (words that must all appear as whole words, a word
+# that must not appear, id). The same rows and rule as NAMES and
+# xs_cuda_base_for_name in calibrate/cuda_calibrate.c, which picks the base
+# device of `calibrate --backend cuda`: the kit's rows must name the device
+# that calibration starts from (test_xsgpu_common.py checks the rows agree).
 DEVICE_IDS = [
-    ("H200 NVL", "h200-nvl-141gb"),
-    ("H200", "h200-sxm-141gb"),
-    ("H100 PCIe", "h100-pcie-80gb"),
-    ("H100 80GB HBM3", "h100-sxm5-80gb"),
-    ("H100 SXM", "h100-sxm5-80gb"),
-    ("A100-SXM4-80GB", "a100-sxm4-80gb"),
-    ("A100-SXM4-40GB", "a100-sxm4-40gb"),
-    ("A100 80GB PCIe", "a100-pcie-80gb"),
-    ("A100-PCIE-40GB", "a100-pcie-40gb"),
-    ("A10", "a10"),
-    ("L4", "l4"),
-    ("T4", "t4"),
-    ("V100-SXM2-32GB", "v100-sxm2-32gb"),
-    ("V100-SXM2-16GB", "v100-sxm2-16gb"),
+    (("H100", "PCIe"), None, "h100-pcie-80gb"),
+    (("H100", "HBM3"), "NVL", "h100-sxm5-80gb"),
+    (("H100", "SXM"), None, "h100-sxm5-80gb"),
+    (("H200", "NVL"), None, "h200-nvl-141gb"),
+    (("H200",), "NVL", "h200-sxm-141gb"),
+    (("A100", "SXM4", "80GB"), None, "a100-sxm4-80gb"),
+    (("A100", "SXM4", "40GB"), None, "a100-sxm4-40gb"),
+    (("A100", "80GB", "PCIe"), None, "a100-pcie-80gb"),
+    (("A100", "PCIE", "40GB"), None, "a100-pcie-40gb"),
+    (("A100", "PCIe"), "80GB", "a100-pcie-40gb"),
+    (("A10",), "A100", "a10"),
+    (("A40",), None, "a40"),
+    (("L4",), "L40", "l4"),
+    (("RTX 6000", "Quadro"), None, "quadro-rtx-6000"),
+    (("RTX 3090",), "Ti", "rtx-3090"),
+    (("T4",), None, "t4"),
+    (("V100", "PCIE", "32GB"), None, "v100-pcie-32gb"),
+    (("V100", "SXM2", "16GB"), None, "v100-sxm2-16gb"),
+    (("V100", "SXM2", "32GB"), None, "v100-sxm2-32gb"),
 ]
 
 MEASURED_HEADER = ["device", "scenario", "set", "metric", "value", "source"]
 
 
+def _has_word(name, word):
+    """word in name, case-insensitive, not inside a longer run of letters and
+    digits; a word with a space only needs to appear (has_word in C)."""
+    if " " in word:
+        return word.lower() in name.lower()
+    return re.search(r"(?<![A-Za-z0-9])" + re.escape(word) + r"(?![A-Za-z0-9])", name,
+                     re.IGNORECASE) is not None
+
+
 def device_id(name):
-    """The xpusim device id of a CUDA device name, or None if there is none."""
-    for part, dev in sorted(DEVICE_IDS, key=lambda p: -len(p[0])):
-        if part in name:
-            return dev
-    return None
+    """The xpusim device id of a CUDA device name, or None if there is none
+    or two boards fit."""
+    found = None
+    for words, not_, dev in DEVICE_IDS:
+        if all(_has_word(name, w) for w in words) and not (not_ and not_.lower() in name.lower()):
+            if found and found != dev:
+                return None
+            found = dev
+    return found
 
 
 def set_string(overrides):
