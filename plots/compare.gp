@@ -2,7 +2,8 @@
 # axis) and the whole run's cost in USD (points, right axis), each with its
 # band (the device's slow and fast corners) as whiskers. Devices in the
 # CSV's order (cheapest run first); a device that cannot run the scenario
-# (non-empty 'unavailable') has no numbers and is left out.
+# (non-empty 'unavailable') has no numbers, and one whose memory the step
+# does not fit (fits 0) has no cost: both are left out.
 # Input: the CSV of `xpusim compare --format csv`, read by column name.
 # Usage: gnuplot -e "in='plots/out/compare.csv'; out='plots/out/compare'; title='...'" plots/compare.gp
 if (!exists("in")) in = 'plots/out/compare.csv'

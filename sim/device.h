@@ -29,6 +29,10 @@ typedef struct {
      * format (no tf32/bf16 on Volta and Turing). */
     double peak_tflops[XS_DTYPE_COUNT];
     double mem_capacity_gb;
+    /* what CUDA reports as the board's total (cudaMemGetInfo, nvidia-smi):
+     * less than the capacity by ECC (GDDR boards) and the driver's
+     * reservation; 0: not given, the capacity in GiB */
+    double mem_usable_mib;
     double mem_bw_gbs; /* peak DRAM bandwidth (a CPU: measured, all cores) */
 
     double tdp_w, idle_w; /* tdp_w: the default power limit */

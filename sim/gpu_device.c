@@ -41,6 +41,10 @@ static const xs_field GPU_FIELDS[] = {
     NOTE_OPT("compute.note", "free text"),
     STR("memory.type", 1, gpu.mem_type, "HBM2, GDDR6, ..."),
     POS("memory.capacity_gb", 1, mem_capacity_gb, "device memory"),
+    POS("memory.usable_mib", 0, mem_usable_mib,
+        "the total CUDA and nvidia-smi report, in MiB: the capacity less ECC (on GDDR "
+        "boards) and the driver's reservation; what a training step may fill (absent: "
+        "capacity_gb x 1024)"),
     POS("memory.bandwidth_gbs", 1, mem_bw_gbs, "peak DRAM bandwidth, 1e9 B/s"),
     POS("memory.l2_mb", 1, gpu.l2_mb, "L2 cache"),
     POS("memory.smem_per_sm_kb", 1, gpu.smem_per_sm_kb, "max shared memory per SM"),
@@ -124,6 +128,11 @@ int xs_gpu_check_fields(xs_device *dev, const char *path, xs_error *err)
     xs_gpu_params *d = &dev->gpu;
     int rc;
     double top = fmax(d->clock_boost_mhz, d->clock_tensor_mhz);
+    if (dev->mem_usable_mib > dev->mem_capacity_gb * 1024)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'memory.usable_mib' must not exceed memory.capacity_gb "
+                            "x 1024 (%g MiB), got %g",
+                            path, dev->mem_capacity_gb * 1024, dev->mem_usable_mib);
     if (d->clock_sustained_mhz > top)
         return xs_error_set(err, XS_ERANGE,
                             "%s: field 'compute.clock_sustained_mhz' must not exceed the boost "

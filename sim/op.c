@@ -1,6 +1,7 @@
 /* op.c — see op.h. */
 #include "op.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,4 +50,13 @@ const char *xs_bound_name(int bound)
 int xs_op_is_matmul(int kind)
 {
     return kind == XS_OP_GEMM || kind == XS_OP_BGEMM || kind == XS_OP_ATTENTION;
+}
+
+double xs_alloc_slack(double bytes)
+{
+    const double mib = 1048576.0;
+    if (!(bytes > 0))
+        return 0;
+    double unit = bytes >= 10 * mib ? 2 * mib : 512;
+    return ceil(bytes / unit) * unit - bytes;
 }

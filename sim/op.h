@@ -72,9 +72,35 @@ typedef struct {
                             over the whole device */
 } xs_op_hints;
 
-/* One kernel (or a short fixed sequence of them) of a training step. The
- * memory model's terms (bytes an op keeps for backward, its transient
- * buffers) belong here too, beside bytes: what an op holds, not how fast. */
+/* What an op holds in device memory, for the memory model (memory.h): the
+ * tensors autograd keeps from a forward op for its backward, those that
+ * live only while the op and its consumer run, and when the kept ones and
+ * the weight gradients come and go in the backward pass. Bytes for one
+ * micro-batch, whatever count says. */
+typedef struct {
+    double saved;  /* forward: new tensors kept for the backward (a tensor that
+                      another op keeps already is counted there, once) */
+    double temp;   /* the op's output when nobody keeps it: alive until its
+                      consumer has run */
+    double freed;  /* backward: the saved bytes released once this op has run
+                      (the last op of a forward op's backward group) */
+    double grads;  /* backward: weight-gradient elements this op creates (the
+                      first op of the group that owns the parameters) */
+    /* bytes the caching allocator rounds those tensors up by (xs_alloc_slack):
+     * of the kept tensors, of the kept tensors released, of the gradients
+     * created (in the model weights' format) */
+    double slack, freed_slack, grad_slack;
+} xs_op_mem;
+
+/* Bytes PyTorch's CUDA caching allocator adds to a tensor of `bytes`: a
+ * request of 10 MiB or more gets a segment rounded up to 2 MiB and keeps
+ * the remainder when it is 1 MiB or less (pytorch/pytorch@001074d:
+ * c10/cuda/CUDACachingAllocator.cpp, kRoundLarge, get_allocation_size,
+ * should_split); smaller ones are rounded to 512 bytes (kMinBlockSize,
+ * round_size) inside shared 2 MiB or 20 MiB segments. */
+double xs_alloc_slack(double bytes);
+
+/* One kernel (or a short fixed sequence of them) of a training step. */
 typedef struct {
     char name[48];
     int layer;      /* Transformer layer index, -1 outside the layers */
@@ -98,6 +124,7 @@ typedef struct {
                          (host.h): its own module and the containers the
                          workload attributes to it; 0 in other phases */
     xs_op_hints hints;
+    xs_op_mem mem;
 } xs_op;
 
 /* compute: the math units; memory: DRAM or L2 bandwidth; latency: loads in

@@ -237,9 +237,11 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
         memset(p, 0, sizeof *p);
         return rc;
     }
-    if (xs_dev_power_limit(&d) == d.tdp_w) /* the default: the file's clock */
-        return predict_at(&d, s, wl, p, err);
-    return fit_clock(&d, s, wl, p, err);
+    rc = xs_dev_power_limit(&d) == d.tdp_w ? predict_at(&d, s, wl, p, err) /* the file's clock */
+                                             : fit_clock(&d, s, wl, p, err);
+    if (!rc && (rc = xs_memory_predict(dev, s, wl, &p->mem, err)))
+        xs_prediction_free(p);
+    return rc;
 }
 
 void xs_prediction_free(xs_prediction *p)

@@ -5,6 +5,7 @@
 
 #include "device.h"
 #include "error.h"
+#include "memory.h"
 #include "op.h"
 #include "scenario.h"
 #include "workload.h"
@@ -43,6 +44,10 @@ typedef struct {
     double samples_per_s_low, samples_per_s_high;
     double run_cost_low_usd, run_cost_high_usd;
     double avg_power_low_w, avg_power_high_w; /* the lower and higher of the corners' */
+    /* the step's peak device memory and whether it fits (memory.h): a
+     * prediction of a step that cannot start still has its time; the
+     * caller decides what a run that does not fit is worth */
+    xs_memory mem;
 } xs_prediction;
 
 /* Predict wl (built from s) on dev. A power limit s sets

@@ -150,6 +150,7 @@ static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenari
 static void predict_answer(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
                            const xs_workload *wl, const xs_prediction *p)
 {
+    xs_report_memory_lines(sb, &p->mem);
     xs_sb_printf(sb,
                  "step      %.4f s   %.1f samples/s   %.0f tokens/s   MFU %.1f%%   "
                  "%.0f W avg   %.1f J\n",
@@ -375,6 +376,7 @@ static void predict_json(xs_strbuf *sb, const xs_device *dev, const xs_scenario 
         cJSON_AddItemToArray(ops, op_json(&wl->ops[i], &p->est[i]));
     cJSON_AddItemToObject(root, "step", step_json(wl, p));
     cJSON_AddItemToObject(root, "run", run_json(wl, p));
+    cJSON_AddItemToObject(root, "memory", xs_memory_json(&p->mem));
     xs_report_json(sb, root);
 }
 
@@ -499,7 +501,9 @@ static void compare_json(xs_strbuf *sb, const xs_scenario *s, const xs_workload 
         }
         cJSON_AddStringToObject(o, "matmul_engine", xs_dtype_name(rows[i].p->matmul_engine));
         cJSON_AddItemToObject(o, "step", step_json(wl, rows[i].p));
-        cJSON_AddItemToObject(o, "run", run_json(wl, rows[i].p));
+        if (rows[i].p->mem.fits) /* a run that cannot start has no run to price */
+            cJSON_AddItemToObject(o, "run", run_json(wl, rows[i].p));
+        cJSON_AddItemToObject(o, "memory", xs_memory_json(&rows[i].p->mem));
         cJSON_AddItemToArray(arr, o);
     }
     xs_report_json(sb, root);
@@ -518,14 +522,14 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                          "avg_power_w,run_time_s,run_energy_kwh,run_cost_usd,"
                          "price_usd_per_hour,price_as_of,price_provider,run_cost_low_usd,"
                          "run_cost_high_usd,samples_per_s_low,samples_per_s_high,"
-                         "unavailable\n");
+                         "unavailable,memory_gb,capacity_gb,fits\n");
     else {
         xs_sb_printf(sb, "xpusim compare: %s, %lld steps of %lld samples\n", s->id,
                      (long long)wl->steps, (long long)wl->samples_per_step);
         scenario_lines(sb, s, wl);
-        xs_sb_printf(sb, "\n%-16s %-6s %10s %11s %6s %6s %8s %9s %9s %11s %8s  %s\n", "device",
-                     "matmul", "step s", "samples/s", "MFU", "W", "run h", "run kWh", "run $",
-                     "$ band", "$/h", "price from");
+        xs_sb_printf(sb, "\n%-16s %-6s %10s %11s %6s %6s %12s %8s %9s %9s %11s %8s  %s\n",
+                     "device", "matmul", "step s", "samples/s", "MFU", "W", "memory GB",
+                     "run h", "run kWh", "run $", "$ band", "$/h", "price from");
     }
     size_t unavailable = 0;
     for (size_t i = 0; i < n; i++) {
@@ -539,36 +543,53 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                 xs_sb_csv(sb, d->price_provider);
                 xs_sb_printf(sb, ",,,,,");
                 xs_sb_csv(sb, rows[i].unavailable);
-                xs_sb_printf(sb, "\n");
+                xs_sb_printf(sb, ",,,\n");
             }
             continue;
         }
+        const xs_memory *m = &p->mem;
         if (fmt == XS_FMT_CSV) {
-            xs_sb_printf(sb, "%s,%s,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%g,%s,", d->id,
+            xs_sb_printf(sb, "%s,%s,%.9g,%.9g,%.9g,%.6g,%.6g,", d->id,
                          xs_dtype_name(p->matmul_engine), p->step_time_s, p->samples_per_s,
-                         p->tokens_per_s, p->mfu, p->avg_power_w, p->run_time_s,
-                         p->run_energy_kwh, p->run_cost_usd, d->price_usd_per_hour,
-                         d->price_as_of);
+                         p->tokens_per_s, p->mfu, p->avg_power_w);
+            if (m->fits) /* a run that cannot start is not priced */
+                xs_sb_printf(sb, "%.9g,%.9g,%.9g,", p->run_time_s, p->run_energy_kwh,
+                             p->run_cost_usd);
+            else
+                xs_sb_printf(sb, ",,,");
+            xs_sb_printf(sb, "%g,%s,", d->price_usd_per_hour, d->price_as_of);
             xs_sb_csv(sb, d->price_provider);
-            xs_sb_printf(sb, ",%.9g,%.9g,%.9g,%.9g,\n", p->run_cost_low_usd,
-                         p->run_cost_high_usd, p->samples_per_s_low, p->samples_per_s_high);
+            if (m->fits)
+                xs_sb_printf(sb, ",%.9g,%.9g,", p->run_cost_low_usd, p->run_cost_high_usd);
+            else
+                xs_sb_printf(sb, ",,,");
+            xs_sb_printf(sb, "%.9g,%.9g,,%.6g,%.6g,%d\n", p->samples_per_s_low,
+                         p->samples_per_s_high, m->total / XS_GIB, m->capacity / XS_GIB,
+                         m->fits);
         } else {
-            char band[48];
+            char band[48], mem[32];
             cost_band(band, sizeof band, p);
-            xs_sb_printf(sb,
-                         "%-16s %-6s %10.4f %11.1f %5.1f%% %6.0f %8.2f %9.3f %9.2f %11s %8.3f  "
-                         "%s, %s\n",
-                         d->id, xs_dtype_name(p->matmul_engine), p->step_time_s,
-                         p->samples_per_s, 100 * p->mfu, p->avg_power_w, p->run_time_s / 3600,
-                         p->run_energy_kwh, p->run_cost_usd, band, d->price_usd_per_hour,
-                         d->price_provider, d->price_as_of);
+            snprintf(mem, sizeof mem, "%.1f/%.0f%s", m->total / XS_GIB, m->capacity / XS_GIB,
+                     m->fits ? "" : "!");
+            xs_sb_printf(sb, "%-16s %-6s %10.4f %11.1f %5.1f%% %6.0f %12s ", d->id,
+                         xs_dtype_name(p->matmul_engine), p->step_time_s, p->samples_per_s,
+                         100 * p->mfu, p->avg_power_w, mem);
+            if (m->fits)
+                xs_sb_printf(sb, "%8.2f %9.3f %9.2f %11s %8.3f  %s, %s\n", p->run_time_s / 3600,
+                             p->run_energy_kwh, p->run_cost_usd, band, d->price_usd_per_hour,
+                             d->price_provider, d->price_as_of);
+            else
+                xs_sb_printf(sb, "does NOT fit: needs %.1f GB more\n",
+                             (m->total - m->capacity) / XS_GIB);
         }
     }
     if (fmt != XS_FMT_TABLE)
         return;
     xs_sb_printf(sb, "\nsorted by run cost; '$ band' is the run's cost on the device's slow and "
                      "fast corners; prices are on-demand list prices unless --price gave yours "
-                     "(`xpusim devices`)\n");
+                     "(`xpusim devices`); 'memory GB' is the step's peak over the device's "
+                     "memory, '!' where it does not fit (those rows last, not priced; `xpusim "
+                     "fit` finds a micro-batch that fits)\n");
     if (unavailable)
         xs_sb_printf(sb, "\ncannot run this scenario:\n");
     for (size_t i = 0; i < n; i++)

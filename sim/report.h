@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "advise.h"
+#include "batch_fit.h"
 #include "device.h"
 #include "gemm.h"
 #include "predict.h"
@@ -70,6 +71,28 @@ void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_
  * CSV is xs_report_validate's. */
 void xs_report_validate_trace(xs_strbuf *sb, xs_format fmt, const xs_trace *t,
                               const xs_vrow *rows, size_t n);
+
+/* The memory answer: "memory  X GB of Y GB (fits | does NOT fit: needs Z GB
+ * more)" and its parts (GB = 2^30 bytes, memory.h); the JSON object
+ * {weights_gb, grads_gb, optimizer_gb, activations_gb, transient_gb,
+ * fragmentation_gb, workspace_gb, total_gb, capacity_gb, fits, peak_op,
+ * peak_phase}. */
+void xs_report_memory_lines(xs_strbuf *sb, const xs_memory *m);
+cJSON *xs_memory_json(const xs_memory *m);
+
+/* `xpusim fit`: the largest micro-batch and the splits of a global batch. */
+typedef struct {
+    const xs_device *dev;
+    const xs_scenario *s;
+    int64_t max_batch;    /* 0: not even 1 fits */
+    double samples_per_s; /* at max_batch */
+    xs_memory at, next;   /* at max_batch (1 when 0) and one more (total 0: none) */
+    int64_t global_batch;
+    int global_given;     /* --global-batch, not the scenario's own */
+    const xs_fit_split *splits;
+    size_t nsplits;
+} xs_fit_report;
+void xs_report_fit(xs_strbuf *sb, xs_format fmt, const xs_fit_report *r);
 
 /* Print root into sb and free it (every JSON report ends here). */
 void xs_report_json(xs_strbuf *sb, cJSON *root);

@@ -121,6 +121,14 @@ static const xs_field SCENARIO_FIELDS[] = {
      "the board's power limit in W (nvidia-smi -pl): the step runs at the highest clock whose "
      "average power fits it; within the device's power.limit_min_w..limit_max_w. Absent: the default "
      "limit (power.tdp_w)"},
+    {"device.cuda_context_mib", XS_F_NUM, 0, 0, 65536, 1, NULL,
+     offsetof(xs_scenario, cuda_context_mib), 0,
+     "device memory in MiB the framework's CUDA context and loaded kernels take before the "
+     "first tensor, outside PyTorch's allocator (nvidia-smi's 'used' after torch.ones(1).cuda()); "
+     "absent: by host.framework, 1343 for pytorch-1.8 (CUDA < 11.7: every kernel loaded at "
+     "start; huggingface/transformers docs model_memory_anatomy.md, a V100), 636 for "
+     "pytorch-1.13 (eager module loading, pytorch/pytorch#86509), 400 for pytorch-2 or "
+     "unstated (lazy loading, pytorch/pytorch#109888)"},
     {"host.framework", XS_F_ENUM, 0, 0, 0, 0, XS_FRAMEWORK_CHOICES,
      offsetof(xs_scenario, host.framework), 0,
      "optional: the PyTorch era the host figures default to (sim/host.c): pytorch-1.8 "

@@ -101,6 +101,10 @@ typedef struct {
     /* the devices' power limit the run sets (--set device.power_limit_w),
      * applied to whichever device predicts it (power.h); 0: the default */
     double power_limit_w;
+    /* device memory the framework's CUDA context takes before the first
+     * tensor (--set device.cuda_context_mib); 0: the default of the era
+     * (memory.c) */
+    double cuda_context_mib;
     xs_host host; /* the `host` section as given: 0 = the default (host.c);
                      flat_us unused here (train.host_op_us) */
 } xs_scenario;

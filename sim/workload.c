@@ -29,8 +29,14 @@ typedef struct {
     int layer;
     xs_op *tape; /* backward ops in forward order ... */
     size_t tn, tcap;
-    size_t *groups; /* ... and where each forward op's group starts */
+    size_t *groups; /* ... and where each forward op's group starts, */
     size_t gn, gcap;
+    /* the saved bytes its backward releases and their allocator slack, the
+     * weight-gradient elements it creates and theirs */
+    double *gfree, *gfree_slack, *ggrad, *ggrad_slack;
+    double pending_saved, pending_slack; /* kept by forward ops since the last group */
+    double pending_grad_slack; /* of the parameters added since the last group */
+    double params_mark;        /* wl->params when the last group started */
     double b, sq, h, a, d, f, V, T;
     xs_dtype mm; /* format of matmul inputs */
     int H;       /* bytes of a matmul-format element */
@@ -50,6 +56,10 @@ typedef struct {
     int last_in_tape; /* the last op emitted went to the tape */
     int64_t modules;  /* nn.Module calls entered whose Python the next forward
                          op carries (xs_op.modules) */
+    int x_kept;       /* the next linear's input is a tensor a sibling linear
+                         keeps already (q, k, v reading one tensor) */
+    int has_tied;      /* the token embedding's backward group is ... */
+    size_t tied_group; /* ... this one (an LM head shares its weight) */
 } bld;
 
 static int push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op)
@@ -117,13 +127,68 @@ static void issued(bld *c, int issue)
 /* Start the backward group of the forward op just emitted. */
 static void bwd_group(bld *c)
 {
-    size_t *grown = xs_grow(c->groups, &c->gcap, c->gn, sizeof *grown, 256);
-    if (!grown) {
-        c->failed = 1;
-        return;
+    if (c->gn == c->gcap) { /* the group arrays grow together */
+        size_t cap = c->gcap;
+        size_t *grown = xs_grow(c->groups, &cap, c->gn, sizeof *grown, 256);
+        if (grown)
+            c->groups = grown;
+        double **arrays[] = {&c->gfree, &c->gfree_slack, &c->ggrad, &c->ggrad_slack};
+        for (size_t i = 0; grown && i < sizeof arrays / sizeof arrays[0]; i++) {
+            double *a = realloc(*arrays[i], cap * sizeof *a);
+            if (a)
+                *arrays[i] = a;
+            else
+                grown = NULL;
+        }
+        if (!grown) {
+            c->failed = 1;
+            return;
+        }
+        c->gcap = cap;
     }
-    c->groups = grown;
+    /* what the forward ops since the last group keep, and the parameters
+     * they introduced, belong to this group's backward */
+    c->gfree[c->gn] = c->pending_saved;
+    c->gfree_slack[c->gn] = c->pending_slack;
+    c->ggrad[c->gn] = c->wl->params - c->params_mark;
+    c->ggrad_slack[c->gn] = c->pending_grad_slack;
+    c->pending_saved = c->pending_slack = c->pending_grad_slack = 0;
+    c->params_mark = c->wl->params;
     c->groups[c->gn++] = c->tn;
+}
+
+/* The last forward op emitted keeps a new tensor of bytes for its backward
+ * (one of autograd's saved tensors). keep_output: the kept tensor is the
+ * op's own output, so it is no longer a transient. */
+static void keep(bld *c, double bytes)
+{
+    if (c->failed || c->wl->n == 0 || !(bytes > 0))
+        return;
+    xs_op_mem *m = &c->wl->ops[c->wl->n - 1].mem;
+    double slack = xs_alloc_slack(bytes);
+    m->saved += bytes;
+    m->slack += slack;
+    c->pending_saved += bytes;
+    c->pending_slack += slack;
+}
+
+static void keep_output(bld *c, double bytes)
+{
+    keep(c, bytes);
+    if (!c->failed && c->wl->n > 0)
+        c->wl->ops[c->wl->n - 1].mem.temp = 0;
+}
+
+/* The transient output of the op just emitted, where the default (mem_op,
+ * gemm) is not it. */
+static void transient(bld *c, double bytes)
+{
+    if (c->failed)
+        return;
+    xs_op *last = c->last_in_tape ? (c->tn ? &c->tape[c->tn - 1] : NULL)
+                                  : (c->wl->n ? &c->wl->ops[c->wl->n - 1] : NULL);
+    if (last)
+        last->mem.temp = bytes;
 }
 
 /* PyTorch's elementwise loops (and its dropout kernel) give each thread a
@@ -167,6 +232,10 @@ __attribute__((format(printf, 8, 9))) static void mem_op(bld *c, int phase, int 
         op.hints.loop_elems = (double)c->s->train.loop_elems;
     if (c->transposing)
         op.hints.strided_elems = elems;
+    /* its output, taken in the format of the fp32 islands (the wider one
+     * under autocast); optimizer-phase ops work in place */
+    if (phase != XS_PH_OPT)
+        op.mem.temp = elems * c->I;
     emit(c, &op);
 }
 
@@ -190,6 +259,7 @@ __attribute__((format(printf, 12, 13))) static void gemm(bld *c, int phase, int 
     op.tb = tb;
     op.flops = 2 * m * n * k * batch;
     op.bytes = batch * ((m * k + k * n) * ib + m * n * ob);
+    op.mem.temp = batch * m * n * ob;
     emit(c, &op);
 }
 
@@ -199,6 +269,7 @@ __attribute__((format(printf, 12, 13))) static void gemm(bld *c, int phase, int 
  * once per group, and multi-tensor kernels pack tensors by their sizes. */
 static void add_param(bld *c, double count, int decay, int matmul)
 {
+    c->pending_grad_slack += xs_alloc_slack(count * c->Wm); /* its gradient's */
     c->wl->params += count;
     c->wl->tensors += 1;
     if (matmul)
@@ -241,6 +312,14 @@ static void linear(bld *c, const char *name, double rows, double K, double N, in
         issued(c, XS_ISSUE_AUTOCAST);
     }
     gemm(c, XS_PH_FWD, XS_OP_GEMM, rows, N, K, 1, 0, 1, c->H, c->H, "%s", name);
+    /* autograd keeps X for dW (in the matmul format: autocast's cast is
+     * what it keeps) and, under autocast, the half copy of the weight for
+     * dX: the weight cache holds it through the forward, the saved tensor
+     * until the backward has used it */
+    if (!c->x_kept)
+        keep(c, rows * K * c->H);
+    if (c->amp)
+        keep(c, K * N * c->H);
     bwd_group(c);
     gemm(c, XS_PH_BWD, XS_OP_GEMM, rows, K, N, 1, 0, 0, c->H, c->H, "%s.dX", name);
     gemm(c, XS_PH_BWD, XS_OP_GEMM, N, K, rows, 1, 1, 0, c->H, c->H, "%s.dW", name);
@@ -259,6 +338,7 @@ static void dropout(bld *c, const char *name, double elems, int es, double p)
         return;
     enter_modules(c, 1);
     mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 2.0 * es + 1, 2, 1, "%s", name);
+    keep(c, elems); /* native_dropout's bool mask */
     bwd_group(c);
     mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 2.0 * es + 1, 1, 1, "%s.bwd", name);
 }
@@ -279,6 +359,9 @@ static void layernorm(bld *c, const char *name, double rows, int es_in, int es_o
     enter_modules(c, 1);
     mem_op(c, XS_PH_FWD, XS_OP_NORM, rows * h, 2.0 * es_in + es_out + 8.0 / h, 8, 1, "%s",
            name);
+    keep(c, rows * h * es_in); /* x, and mean and rstd in fp32 */
+    keep(c, rows * 4.0);
+    keep(c, rows * 4.0);
     bwd_group(c);
     /* dx: x and dy twice, dx once; dgamma/dbeta: x and dy once */
     mem_op(c, XS_PH_BWD, XS_OP_NORM, rows * h,
@@ -362,6 +445,7 @@ static void softmax(bld *c, const char *name, double elems, double cols, int es,
 {
     mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, elems, (softmax_reads(cols, es) + 1.0) * es,
            is_log ? 4 : 5, 1, "%s", name);
+    keep_output(c, elems * es); /* both backward formulas read y */
     bwd_group(c);
     mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, elems, 3.0 * es, 3, 1, "%s.bwd", name);
 }
@@ -374,6 +458,8 @@ static void attention_unfused(bld *c, int causal)
     int H = c->H, sm = c->fused ? H : c->I; /* softmax runs in fp32 under AMP */
     head_copies(c, "attn.heads", c->T * c->h, 3, 1);
     gemm(c, XS_PH_FWD, XS_OP_BGEMM, s, s, d, ba, 0, 1, H, H, "attn.scores");
+    keep(c, c->T * c->h * H); /* the head copies of q and k */
+    keep(c, c->T * c->h * H);
     bwd_group(c);
     gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 0, 0, H, H, "attn.scores.dQ");
     gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 1, 0, H, H, "attn.scores.dK");
@@ -381,6 +467,8 @@ static void attention_unfused(bld *c, int causal)
         /* one kernel: scale + mask + softmax + dropout, in and out in half */
         double mask = p > 0 ? 1 : 0;
         mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, S2, 2.0 * H + mask, 8, 1, "attn.softmax");
+        keep_output(c, S2 * H); /* the probabilities */
+        keep(c, S2 * mask);     /* the dropout mask */
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, S2, 3.0 * H + mask, 4, 1, "attn.softmax.bwd");
     } else {
@@ -423,6 +511,12 @@ static void attention_unfused(bld *c, int causal)
         }
     }
     gemm(c, XS_PH_FWD, XS_OP_BGEMM, s, d, s, ba, 0, 0, H, H, "attn.context");
+    /* P.V keeps v and the probabilities it read: softmax's own output
+     * (kept there already) only when no dropout or cast came between */
+    int probs_kept = p <= 0 && (c->fused || sm == H);
+    keep(c, c->T * c->h * H);
+    if (!probs_kept)
+        keep(c, S2 * H);
     bwd_group(c);
     gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, s, d, ba, 0, 1, H, H, "attn.context.dP");
     gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 1, 0, H, H, "attn.context.dV");
@@ -444,6 +538,12 @@ static void attention_flash(bld *c, int causal)
     f->flops = 4 * ba * s * s * d * frac;
     f->bytes = 4 * qkvo + lse;
     op = *f;
+    /* it keeps q, k, v, its output and the rows' logsumexp (and only a
+     * seed for dropout): no s x s term */
+    keep_output(c, qkvo);
+    for (int t = 0; t < 3; t++)
+        keep(c, qkvo);
+    keep(c, lse);
     bwd_group(c);
     op.phase = XS_PH_BWD;
     op.flops = 10 * ba * s * s * d * frac;
@@ -476,6 +576,11 @@ static int activation(bld *c, double elems)
             issued(c, XS_ISSUE_AUTOCAST);
         }
         mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 18.0 * es, 10, 8, "ffn.gelu_new");
+        /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 pow(x, 3)))): autograd
+         * keeps x (pow), tanh's result, and both factors of the last mul;
+         * the ops by a Python scalar keep nothing */
+        for (int t = 0; t < 4; t++)
+            keep(c, elems * es);
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 30.0 * es, 16, 11, "ffn.gelu_new.bwd");
         if (c->amp)
@@ -484,6 +589,11 @@ static int activation(bld *c, double elems)
     }
     const char *name = c->s->model.activation == XS_ACT_RELU ? "ffn.relu" : "ffn.gelu";
     mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 2.0 * H, 8, 1, "%s", name);
+    /* gelu keeps its input, relu its output: one tensor either way */
+    if (c->s->model.activation == XS_ACT_RELU)
+        keep_output(c, elems * H);
+    else
+        keep(c, elems * H);
     bwd_group(c);
     mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 3.0 * H, 12, 1, "%s.bwd", name);
     return 0;
@@ -508,6 +618,9 @@ static void post_ln_block(bld *c, const char *prefix, double p)
         snprintf(nm, sizeof nm, "%s.bias_dropout_residual_ln", prefix);
         enter_modules(c, 1);
         mem_op(c, XS_PH_FWD, XS_OP_NORM, e, 4.0 * c->H + 1, 12, 1, "%s", nm);
+        keep(c, e);          /* the dropout mask */
+        keep(c, e * c->H);   /* the LayerNorm's input */
+        keep(c, c->T * 8.0); /* its mean and rstd */
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_NORM, e, 6.0 * c->H + 1, 16, 2, "%s.bwd", nm);
         return;
@@ -537,11 +650,15 @@ static void encoder_layer(bld *c)
         linear(c, "attn.qkv", T, h, 3 * h, 1, 1);
     } else {
         linear(c, "attn.q", T, h, h, 1, 1);
+        c->x_kept = !c->amp; /* autocast casts x for each; else one tensor */
         linear(c, "attn.k", T, h, h, 1, 1);
         linear(c, "attn.v", T, h, h, 1, 1);
+        c->x_kept = 0;
     }
     attention(c, 0);
+    c->x_kept = c->flash; /* the flash output, kept by the attention */
     linear(c, "attn.out", T, h, h, 1, 0);
+    c->x_kept = 0;
     post_ln_block(c, "attn", p);
     grad_fanout(c, "ffn.x", T * h, c->I, c->fused ? 1 : 2);
     linear(c, "ffn.up", T, h, c->f, 1, 1);
@@ -558,7 +675,9 @@ static void decoder_layer(bld *c)
     layernorm(c, "ln1", T, c->I, c->I);
     linear(c, "attn.qkv", T, h, 3 * h, 1, 1);
     attention(c, 1);
+    c->x_kept = c->flash; /* the flash output, kept by the attention */
     linear(c, "attn.out", T, h, h, 1, 0);
+    c->x_kept = 0;
     dropout(c, "attn.dropout_out", e, c->H, p);
     residual_add(c, "attn.residual", e, c->H, c->I, c->I);
     grad_fanout(c, "ffn.residual", e, c->I, 2);
@@ -580,7 +699,13 @@ static void embedding(bld *c, const char *name, double rows, double lookups)
     double table_reads = fmin(rows, lookups) * h * c->Wm;
     mem_op(c, XS_PH_FWD, XS_OP_EMBED, 1, lookups * (h * c->Wm + 8) + table_reads, 0, 1, "%s",
            name);
+    transient(c, lookups * h * c->Wm); /* the rows gathered */
+    keep(c, lookups * 8.0);            /* the int64 indices */
     bwd_group(c);
+    if (!c->has_tied && !c->failed) { /* the first table is the token embedding */
+        c->has_tied = 1;
+        c->tied_group = c->gn - 1;
+    }
     mem_op(c, XS_PH_BWD, XS_OP_EMBED, 1, lookups * (h * c->I + 32) + 2 * rows * h * 4, 0, 6,
            "%s.bwd", name);
 }
@@ -653,6 +778,7 @@ static void lm_head(bld *c, int causal)
     if (!causal) { /* BERT MLM transform: dense + gelu + LayerNorm */
         linear(c, "head.transform", T, h, h, 1, 1);
         mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, T * h, 2.0 * H, 8, 1, "head.gelu");
+        keep(c, T * h * H);
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, T * h, 3.0 * H, 12, 1, "head.gelu.bwd");
         layernorm(c, "head.ln", T, H, c->I);
@@ -666,15 +792,28 @@ static void lm_head(bld *c, int causal)
     c->wl->tensors = before_t;
     if (c->pn > before_n)
         c->pn = before_n;
+    /* the shared weight's gradient is made by head.lm's backward, the first
+     * to run; the token embedding's backward adds into it */
+    if (!c->failed && c->gn > 0 && c->has_tied) {
+        double tied = V * h, slack = xs_alloc_slack(V * h * c->Wm);
+        size_t hg = c->gn - 1;
+        c->ggrad[hg] = tied;
+        c->ggrad_slack[hg] = slack;
+        c->ggrad[c->tied_group] -= tied;
+        c->ggrad_slack[c->tied_group] -= slack;
+        c->params_mark = before;
+    }
     if (!causal)
         add_param(c, V, 0, 0);
     /* still in head.lm's backward group: sum the two gradients of the tied weight */
     mem_op(c, XS_PH_BWD, XS_OP_REDUCE, V * h, 3.0 * 4, 1, 1, "head.tied_grad_sum");
     if (causal) { /* logits[..., :-1, :].contiguous() */
         mem_op(c, XS_PH_FWD, XS_OP_COPY, rows * V, 2.0 * H, 0, 1, "head.shift");
+        transient(c, rows * V * H);
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_COPY, 1, T * V * H + rows * V * 2.0 * H, 0, 2,
                "head.shift.bwd");
+        transient(c, T * V * H); /* the zero-filled gradient of all the logits */
     }
     if (c->amp) {
         mem_op(c, XS_PH_FWD, XS_OP_CAST, rows * V, H + 4, 0, 1, "head.loss.cast");
@@ -707,6 +846,7 @@ static void cls_head(bld *c, int decoder)
         mem_op(c, XS_PH_FWD, XS_OP_COPY, b * h, 2.0 * c->I, 0, 1, "head.first_token");
         linear(c, "head.pooler", b, h, h, 1, 1);
         mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, b * h, 2.0 * c->H, 4, 1, "head.tanh");
+        keep_output(c, b * h * c->H);
         bwd_group(c);
         mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, b * h, 3.0 * c->H, 3, 1, "head.tanh.bwd");
         linear(c, "head.classifier", b, h, 2, 1, 0);
@@ -951,6 +1091,9 @@ static void foreach_adam(bld *c, int o)
             continue;
         opt_op(c, XS_OP_OPTIMIZER, elems, OPS[k].bpe, OPS[k].fpe, launches, XS_ISSUE_MULTI, 1,
                "optimizer.%s.foreach.%s", xs_optimizer_name(o), OPS[k].name);
+        /* sqrt returns a new list, one group's at a time; the rest work in place */
+        if (OPS[k].depth == 2 && strcmp(OPS[k].name, "sqrt") == 0)
+            transient(c, fmax(pd, pn) * c->W);
     }
 }
 
@@ -1020,6 +1163,13 @@ static void optimizer(bld *c)
              * apex/optimizers/fused_adam.py @ f7fa414: a multi_tensor_applier
              * over [g, p, m, v] for each group's fp32 tensors) */
             op.launches = mta(c, OPTIMIZERS[o].lists, 1) + mta(c, OPTIMIZERS[o].lists, 0);
+        } else if (impl == XS_OPT_IMPL_FOR_LOOP) {
+            /* eager ops a tensor: out-of-place results (sqrt + eps, the
+             * update) of the largest tensor are the most alive at once */
+            double largest = 0;
+            for (size_t i = 0; i < c->pn; i++)
+                largest = fmax(largest, c->psize[i]);
+            op.mem.temp = 2 * largest * c->W;
         } else if (impl == XS_OPT_IMPL_PER_TENSOR) {
             /* the older apex FusedAdam (DeepLearningExamples @ 0053b4b,
              * PyTorch/LanguageModeling/BERT/fused_adam_local.py): a Python loop
@@ -1041,13 +1191,40 @@ static void optimizer(bld *c)
         opt_op(c, XS_OP_ELTWISE, P, c->Wm, 0, tensors, XS_ISSUE_LOOP, 1, "grad.zero");
 }
 
+/* The backward, group by group from the last forward op to the first.
+ * Each group's first op creates the gradients of the parameters its
+ * forward op introduced; its last releases what its forward ops kept. A
+ * group without ops hands both to the next op that runs; what was kept
+ * after the last group (nothing, as the builders stand) goes at the end. */
 static int replay_tape(bld *c)
 {
+    double cf = 0, cfs = 0, cg = 0, cgs = 0; /* carried: freed, its slack, grads, theirs */
     for (size_t g = c->gn; g-- > 0;) {
         size_t end = g + 1 < c->gn ? c->groups[g + 1] : c->tn;
-        for (size_t i = c->groups[g]; i < end; i++)
-            if (push(&c->wl->ops, &c->wl->n, &c->wl->cap, &c->tape[i]))
+        cf += c->gfree[g];
+        cfs += c->gfree_slack[g];
+        cg += c->ggrad[g];
+        cgs += c->ggrad_slack[g];
+        for (size_t i = c->groups[g]; i < end; i++) {
+            xs_op op = c->tape[i];
+            op.mem.grads += cg;
+            op.mem.grad_slack += cgs;
+            cg = cgs = 0;
+            if (i + 1 == end) {
+                op.mem.freed += cf;
+                op.mem.freed_slack += cfs;
+                cf = cfs = 0;
+            }
+            if (push(&c->wl->ops, &c->wl->n, &c->wl->cap, &op))
                 return -1;
+        }
+    }
+    if (c->wl->n > 0) {
+        xs_op_mem *m = &c->wl->ops[c->wl->n - 1].mem;
+        m->freed += cf + c->pending_saved;
+        m->freed_slack += cfs + c->pending_slack;
+        m->grads += cg;
+        m->grad_slack += cgs;
     }
     return 0;
 }
@@ -1140,6 +1317,10 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
         optimizer(&c);
     free(c.tape);
     free(c.groups);
+    free(c.gfree);
+    free(c.gfree_slack);
+    free(c.ggrad);
+    free(c.ggrad_slack);
     free(c.psize);
     free(c.pdecay);
     if (rc || c.failed) {
@@ -1302,6 +1483,10 @@ int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err)
     int failed = c.failed;
     free(c.tape);
     free(c.groups);
+    free(c.gfree);
+    free(c.gfree_slack);
+    free(c.ggrad);
+    free(c.ggrad_slack);
     free(c.psize);
     free(c.pdecay);
     xs_wl_free(&wl);

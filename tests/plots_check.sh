@@ -69,14 +69,17 @@ have_gnuplot=1
 command -v gnuplot >/dev/null || { have_gnuplot=0; echo "plots_check: gnuplot not found, figures not drawn (headers still checked)"; }
 
 # compare: --all so that one device (the CPU, no fused attention) is listed
-# with a reason and no numbers
+# with a reason and no numbers, and devices too small for the step (fits 0)
+# with their speed but no cost: the figure leaves both out
 "$XPUSIM" compare -s gpt2-medium-finetune --all --format csv -o "$tmp/compare.csv" ||
     fail "xpusim compare --format csv failed"
-grep -q ',[^,]*attn.flash[^,]*$' "$tmp/compare.csv" ||
+grep -q 'attn\.flash' "$tmp/compare.csv" ||
     fail "compare --all on gpt2-medium-finetune lists no device without the fused-attention kernel (the unavailable row this check relies on)"
+grep -q ',0$' "$tmp/compare.csv" ||
+    fail "compare --all on gpt2-medium-finetune lists no device the step does not fit (the unpriced row this check relies on)"
 check_header plots/compare.gp "$tmp/compare.csv" "xpusim compare --format csv"
-check_rows "$tmp/compare.csv" unavailable '' samples_per_s run_cost_usd run_cost_low_usd run_cost_high_usd \
-    samples_per_s_low samples_per_s_high
+check_rows "$tmp/compare.csv" unavailable '' samples_per_s samples_per_s_low samples_per_s_high
+check_rows "$tmp/compare.csv" fits 1 run_cost_usd run_cost_low_usd run_cost_high_usd
 [ $have_gnuplot = 1 ] && draw plots/compare.gp "$tmp/compare.csv" "$tmp/compare" ''
 
 # gemm sweep: the first column is the swept dimension

@@ -58,6 +58,7 @@ int tu_add_cli_suite(void);
 int tu_add_bounds_suite(void);
 int tu_add_fileio_suite(void);
 int tu_add_power_suite(void);
+int tu_add_memory_suite(void);
 int tu_add_trace_calibrate_suite(void);
 int tu_add_multi_tensor_suite(void);
 int tu_add_half_convert_suite(void);

@@ -23,7 +23,9 @@
 
 /* EXIT_NOHW: the hardware or library the command needs (a CUDA GPU,
  * libxscuda.so, NVML, AVX-512) is not on this host. */
-enum { EXIT_DATA = 1, EXIT_USAGE = 2, EXIT_NOHW = 3 };
+/* EXIT_NOFIT: the prediction is made, but the step needs more device memory
+ * than the device has (predict without --ignore-memory). */
+enum { EXIT_DATA = 1, EXIT_USAGE = 2, EXIT_NOHW = 3, EXIT_NOFIT = 4 };
 
 /* Print "xpusim: error: msg" and return code. */
 int cli_fail(int code, const char *msg);
@@ -48,11 +50,14 @@ typedef struct {
     int nprices;
     int all;     /* --all: the host CPUs too */
     int summary; /* --summary: only the answer */
+    int ignore_memory;    /* --ignore-memory: a step that does not fit exits 0 */
+    int64_t global_batch; /* --global-batch N: samples an optimizer step; 0: not given */
     int help;
 } cli_options;
 
 /* Parse the shared options a command allows (getopt letters in allowed:
- * d s S f o h T, P for --price, A for --all, U for --summary) and print its
+ * d s S f o h T, P for --price, A for --all, U for --summary, I for
+ * --ignore-memory, G for --global-batch) and print its
  * help if asked. Returns 1 when the command is
  * done (help shown or bad usage), with *rc its exit code. */
 int cli_begin(int argc, char **argv, cli_options *o, const char *allowed,
@@ -91,6 +96,7 @@ void cli_print_fields(FILE *out, const xs_field *f, size_t n);
 int cli_predict(int argc, char **argv);
 int cli_workload(int argc, char **argv);
 int cli_compare(int argc, char **argv);
+int cli_fit(int argc, char **argv);
 int cli_gemm(int argc, char **argv);
 int cli_advise(int argc, char **argv);
 int cli_validate(int argc, char **argv);

@@ -21,7 +21,11 @@ static void usage(FILE *out)
             "'matmul' column says which format the GEMMs really ran in (fp32 where a device\n"
             "lacks tensor cores for the requested one). A device that cannot run the\n"
             "scenario (a CPU has no fused-attention kernel) is listed after the others\n"
-            "with the reason; the exit status is 1 only when no device can run it.\n\n"
+            "with the reason; the exit status is 1 only when no device can run it.\n"
+            "The 'memory' column is the step's peak against the device's memory (GB of\n"
+            "2^30 bytes, as `xpusim predict` reports it); a run that does not fit is ranked\n"
+            "after those that do, marked, and priced at nothing: it cannot start (`xpusim\n"
+            "fit -d DEV` finds the micro-batch that does).\n\n"
             "  -d, --device LIST        device ids or paths, separated by commas (blanks\n"
             "                           around them ignored; a device named twice is one\n"
             "                           row). Default: every accelerator in devices/\n"
@@ -35,12 +39,21 @@ static void usage(FILE *out)
             "  xpusim compare --all --set train.batch=16 --format csv -o compare.csv\n");
 }
 
+/* Runs that fit by cost, then those that do not (by how far over they
+ * are), then the unavailable, in the order given. */
+static int rank(const xs_compare_row *r)
+{
+    return !r->p ? 2 : r->p->mem.fits ? 0 : 1;
+}
+
 static int by_cost(const void *a, const void *b)
 {
     const xs_compare_row *x = a, *y = b;
-    if (!x->p || !y->p) /* the unavailable last, in the order given */
-        return (x->p == NULL) - (y->p == NULL);
-    double cx = x->p->run_cost_usd, cy = y->p->run_cost_usd;
+    int rx = rank(x), ry = rank(y);
+    if (rx != ry || rx == 2)
+        return rx - ry;
+    double cx = rx == 0 ? x->p->run_cost_usd : x->p->mem.total / x->p->mem.capacity;
+    double cy = rx == 0 ? y->p->run_cost_usd : y->p->mem.total / y->p->mem.capacity;
     return (cx > cy) - (cx < cy);
 }
 

@@ -21,6 +21,9 @@ static void usage(FILE *out)
             "      --summary            only the answer: what ran where, the step, its band\n"
             "                           and the run's time, kWh and $ (table or json)\n"
             "      --price DEV=USD      your price per device-hour instead of the list price\n"
+            "      --ignore-memory      exit 0 even when the step does not fit the device's\n"
+            "                           memory (it is predicted and reported either way;\n"
+            "                           without this the exit status is 4)\n"
             "  -h, --help               this text\n\n"
             "Each op's time is max(compute, memory) + launches x launch cost, where compute\n"
             "runs at the device's peak for the format (tensor cores where they support it)\n"
@@ -36,6 +39,10 @@ static void usage(FILE *out)
             "value back (loss scaler, clipping norm, train.loss_sync) the GPU drains and\n"
             "then waits for the launches that follow, and for data.loader_us a sample the\n"
             "host spends fetching the next batch: 'host wait' in the table.\n"
+            "Memory: the step's peak device memory (weights, gradients, optimizer state,\n"
+            "activations kept for the backward, the largest transient, the allocator's\n"
+            "slack, the CUDA context and cuBLAS workspace) against the device's, in GB of\n"
+            "2^30 bytes; `xpusim fit` finds the largest micro-batch that fits.\n"
             "JSON ops carry totals per step: flops, bytes, time_s and energy_j are summed\n"
             "over the op's `calls` (micro-batches), so they add up to the step with\n"
             "step.host_wait_s.\n\n",
@@ -55,7 +62,7 @@ int cli_predict(int argc, char **argv)
 {
     cli_options o;
     int rc;
-    if (cli_begin(argc, argv, &o, "dsSfohPU", usage, &rc))
+    if (cli_begin(argc, argv, &o, "dsSfohPUI", usage, &rc))
         return rc;
     if (o.summary && o.format == XS_FMT_CSV)
         return cli_fail(EXIT_USAGE, "predict: --summary goes with --format table or json (csv "
@@ -76,6 +83,14 @@ int cli_predict(int argc, char **argv)
         xs_report_predict(&sb, o.format, &j.dev, &j.s, &j.wl, &j.p);
     rc = cli_deliver(&sb, o.output);
     xs_sb_free(&sb);
+    if (rc == 0 && !j.p.mem.fits && !o.ignore_memory) {
+        fprintf(stderr,
+                "xpusim: %s does not fit on %s: the step needs %.2f GB, the device has %.2f GB "
+                "(exit %d; --ignore-memory to exit 0)\n",
+                j.s.id, j.dev.id, j.p.mem.total / XS_GIB, j.p.mem.capacity / XS_GIB,
+                EXIT_NOFIT);
+        rc = EXIT_NOFIT;
+    }
     xs_job_free(&j);
     return rc;
 }

@@ -15,6 +15,8 @@ static const struct {
 } COMMANDS[] = {
     {"predict", cli_predict, "per-op breakdown of one training step and totals for the run"},
     {"compare", cli_compare, "one scenario on many devices: throughput, run hours, kWh, $"},
+    {"fit", cli_fit, "the largest micro-batch that fits a device, and the fastest\n"
+                     "              micro-batch x grad_accum for a global batch"},
     {"gemm", cli_gemm, "one GEMM: time, TFLOP/s, chosen tile, waves, bound"},
     {"advise", cli_advise, "nearby model shapes that run faster on a device"},
     {"validate", cli_validate,

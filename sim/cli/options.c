@@ -84,6 +84,7 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
         {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
         {"tolerance", required_argument, 0, 'T'}, {"price", required_argument, 0, 'P'},
         {"all", no_argument, 0, 'A'},          {"summary", no_argument, 0, 'U'},
+        {"ignore-memory", no_argument, 0, 'I'}, {"global-batch", required_argument, 0, 'G'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o); /* device and scenario stay NULL unless given */
     o->tolerance = 5;
@@ -109,6 +110,11 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
         case 'h': o->help = 1; break;
         case 'A': o->all = 1; break;
         case 'U': o->summary = 1; break;
+        case 'I': o->ignore_memory = 1; break;
+        case 'G':
+            if (cli_parse_dim("global-batch", optarg, 1LL << 40, &o->global_batch))
+                return EXIT_USAGE;
+            break;
         case 'P':
             if (o->nprices == MAX_SETS)
                 return cli_fail(EXIT_USAGE, "too many --price options (at most 64)");

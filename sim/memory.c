@@ -1,0 +1,163 @@
+/* memory.c — see memory.h. */
+#include "memory.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "host.h"
+
+/* Bytes a parameter takes in each role, by precision and AMP mode: the
+ * model's own weights, a master copy, the gradients autograd writes, the
+ * master gradients, one element of optimizer state. */
+typedef struct {
+    int weight, master, grad, master_grad, state;
+} elem_bytes;
+
+static elem_bytes bytes_of(const xs_train *t)
+{
+    int mixed = t->precision == XS_P_AMP_FP16 || t->precision == XS_P_AMP_BF16;
+    if (mixed && t->amp_mode == XS_AMP_O2) /* half model, fp32 master copy and gradients */
+        return (elem_bytes){2, 4, 2, 4, 4};
+    if (t->precision == XS_P_BF16) /* pure bf16: states in the parameters' format */
+        return (elem_bytes){2, 0, 2, 0, 2};
+    return (elem_bytes){4, 0, 4, 0, 4}; /* fp32, tf32, autocast (fp32 parameters) */
+}
+
+/* Elements of optimizer state a parameter: SGD's momentum buffer; Adam's
+ * exp_avg and exp_avg_sq (BertAdam's next_m, next_v); Adan's m, v, n and
+ * the previous gradient (training-math.md). Created at the first step and
+ * kept. */
+static int state_elems(int optimizer)
+{
+    switch (optimizer) {
+    case XS_OPT_SGD: return 1;
+    case XS_OPT_ADAN: return 4;
+    default: return 2;
+    }
+}
+
+/* Gradients persist across the forward when a micro-batch adds into the
+ * last one's (grad_accum > 1) or zero_grad zero-fills instead of freeing
+ * (train.zero_grad zero); with set_to_none and one micro-batch each
+ * gradient is created in the backward, as its op runs. apex O2 sets the
+ * half gradients to None before every backward whatever zero_grad does. */
+static int grads_persist(const xs_train *t, int o2)
+{
+    if (o2)
+        return 0;
+    return t->grad_accum > 1 || t->zero_grad == XS_ZERO_GRAD_ZERO;
+}
+
+/* The CUDA context of a PyTorch process before its first tensor (driver
+ * state and the module images of the kernels loaded), outside the caching
+ * allocator, by era (MiB): every kernel loaded at start before CUDA 11.7
+ * (nvidia-smi after torch.ones((1,1)).to("cuda") on a V100, CUDA 11.2:
+ * 1343 MiB, huggingface/transformers@249ef81 docs/source/en/
+ * model_memory_anatomy.md); PyTorch 1.13's own eager loading (cudaMemGetInfo
+ * after a small tensor, CUDA_MODULE_LOADING=DEFAULT: 666,632,192 bytes,
+ * pytorch/pytorch#86509, the PR that made LAZY the default from 1.13.0);
+ * lazy loading, kernels loaded as they are first used: "around 400MB"
+ * (pytorch/pytorch#109888, a maintainer; 274 MiB before any kernel ran,
+ * #86509). The NGC 22.09 container of the pytorch-1.13 scenarios predates
+ * that default. */
+static double context_mib(const xs_scenario *s)
+{
+    if (s->cuda_context_mib > 0)
+        return s->cuda_context_mib;
+    switch (s->host.framework) {
+    case XS_FW_PT18: return 1343;
+    case XS_FW_PT113: return 666632192.0 / 1048576;
+    default: return 400;
+    }
+}
+
+/* The cuBLAS workspace PyTorch gives a handle on a stream, through its
+ * allocator (aten/src/ATen/cuda/CublasHandlePool.cpp @ 26a3905: 4096 KiB x
+ * 2 + 16 KiB x 8 by default, 4096 KiB x 8 on sm_90), and cuBLASLt's (1024
+ * KiB, CUBLASLT_WORKSPACE_SIZE's default): one pair for the thread that
+ * runs the forward and one for the autograd engine's device thread, which
+ * gets its own handle from the per-thread pool. */
+static double blas_workspace(const xs_device *dev)
+{
+    double cublas = dev->gpu.sm_version >= 90 ? 4096.0 * 8 * 1024 : (4096.0 * 2 + 16 * 8) * 1024;
+    return 2 * (cublas + 1024.0 * 1024);
+}
+
+static int is_gpu(const xs_device *dev)
+{
+    const xs_backend *b = xs_backend_at(dev->cls);
+    return b && strcmp(b->name, "gpu") == 0;
+}
+
+int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
+                      xs_memory *m, xs_error *err)
+{
+    (void)err;
+    memset(m, 0, sizeof *m);
+    const xs_train *t = &s->train;
+    int mixed = t->precision == XS_P_AMP_FP16 || t->precision == XS_P_AMP_BF16;
+    int o2 = mixed && t->amp_mode == XS_AMP_O2;
+    elem_bytes eb = bytes_of(t);
+    int fused;
+    int o = xs_train_optimizer(t, &fused);
+    double P = wl->params;
+    m->weights = P * (eb.weight + eb.master);
+    m->optimizer = P * state_elems(o) * eb.state;
+    int persist = grads_persist(t, o2);
+    /* apex O2's fp32 master gradients exist from its unscale after the
+     * backward to the end of the step (apex/amp/_process_optimizer.py @
+     * f17401f: post_backward_with_master_weights makes them, new_step sets
+     * them to None) */
+    double master_grads = P * eb.master_grad;
+
+    /* The walk: kept tensors pile up in the forward and go in the backward;
+     * gradients appear as their ops run (or persist); an op's output and its
+     * input (the op before's output) are alive while it runs. The slack is
+     * what the allocator rounds those tensors up by. */
+    double saved = 0, slack = 0, grads = persist ? P * eb.grad : 0, grad_slack = 0;
+    double prev_temp = 0, peak = -1;
+    int prev_phase = -1;
+    for (size_t i = 0; i < wl->n; i++) {
+        const xs_op *op = &wl->ops[i];
+        if (op->phase == XS_PH_FWD) {
+            saved += op->mem.saved;
+            slack += op->mem.slack;
+        }
+        if (!persist) {
+            grads += op->mem.grads * eb.grad;
+            grad_slack += op->mem.grad_slack;
+        }
+        double extra = op->phase == XS_PH_OPT ? master_grads : 0;
+        double prev = op->phase == prev_phase ? prev_temp : 0;
+        double tr = op->mem.temp + prev;
+        double frag = slack + grad_slack + xs_alloc_slack(op->mem.temp) + xs_alloc_slack(prev);
+        double live = saved + grads + extra + tr + frag;
+        if (live > peak) {
+            peak = live;
+            m->activations = saved;
+            m->grads = grads + extra;
+            m->transient = tr;
+            m->fragmentation = frag;
+            snprintf(m->peak_op, sizeof m->peak_op, "%s", op->name);
+            m->peak_phase = op->phase;
+        }
+        if (saved > m->activations_max)
+            m->activations_max = saved;
+        if (op->phase == XS_PH_BWD) {
+            saved = fmax(0, saved - op->mem.freed);
+            slack = fmax(0, slack - op->mem.freed_slack);
+        }
+        prev_temp = op->mem.temp;
+        prev_phase = op->phase;
+    }
+    if (is_gpu(dev))
+        m->workspace = blas_workspace(dev) + context_mib(s) * 1048576.0;
+    m->total = m->weights + m->grads + m->optimizer + m->activations + m->transient +
+               m->fragmentation + m->workspace;
+    m->capacity = dev->mem_usable_mib > 0 ? dev->mem_usable_mib * 1048576.0
+                                          : dev->mem_capacity_gb * XS_GIB;
+    m->fits = m->total <= m->capacity;
+    return XS_OK;
+}
