@@ -48,13 +48,14 @@ typedef struct {
     int nprices;
     int all;     /* --all: the host CPUs too */
     int summary; /* --summary: only the answer */
+    int architecture; /* advise --architecture: model shapes of a pretrained model too */
     int help;
 } cli_options;
 
 /* Parse the shared options a command allows (getopt letters in allowed:
- * d s S f o h T, P for --price, A for --all, U for --summary) and print its
- * help if asked. Returns 1 when the command is
- * done (help shown or bad usage), with *rc its exit code. */
+ * d s S f o h T, P for --price, A for --all, U for --summary, R for
+ * --architecture) and print its help if asked. Returns 1 when the command
+ * is done (help shown or bad usage), with *rc its exit code. */
 int cli_begin(int argc, char **argv, cli_options *o, const char *allowed,
               void (*usage)(FILE *), int *rc);
 

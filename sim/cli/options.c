@@ -84,7 +84,7 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
         {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
         {"tolerance", required_argument, 0, 'T'}, {"price", required_argument, 0, 'P'},
         {"all", no_argument, 0, 'A'},          {"summary", no_argument, 0, 'U'},
-        {0, 0, 0, 0}};
+        {"architecture", no_argument, 0, 'R'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o); /* device and scenario stay NULL unless given */
     o->tolerance = 5;
     optind = 1;
@@ -109,6 +109,7 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
         case 'h': o->help = 1; break;
         case 'A': o->all = 1; break;
         case 'U': o->summary = 1; break;
+        case 'R': o->architecture = 1; break;
         case 'P':
             if (o->nprices == MAX_SETS)
                 return cli_fail(EXIT_USAGE, "too many --price options (at most 64)");
