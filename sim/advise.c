@@ -184,6 +184,23 @@ static void global_batch(const xs_scenario *s, list *l, int64_t nb, const char *
     keep(l);
 }
 
+/* The same global batch as na micro-batches a step. */
+static void same_global(const xs_scenario *s, list *l, int64_t na, const char *how)
+{
+    const xs_train *t = &s->train;
+    int64_t g = t->batch * t->grad_accum, nb = g / na;
+    cand *c = slot(l, G_SAME_GLOBAL, XS_ADVICE_FINETUNE);
+    if (!c || g % na != 0 || nb > MAX_BATCH)
+        return;
+    put_set(c, "train.batch=%lld", (long long)nb);
+    put_set(c, "train.grad_accum=%lld", (long long)na);
+    put_change(c, "micro-batch %lld x %lld -> %lld x %lld", (long long)t->batch,
+               (long long)t->grad_accum, (long long)nb, (long long)na);
+    put_rule(c, "the same global batch %lld in %s", (long long)(g * s->devices), how);
+    snprintf(c->tag, sizeof c->tag, "micro-batch %lld x %lld", (long long)nb, (long long)na);
+    keep(l);
+}
+
 /* Micro-batch x gradient accumulation: at the same global batch (larger
  * micro-batches, nearest first, and the next smaller one, which needs less
  * memory), then a doubled micro-batch and one whose b x s is a multiple of
@@ -192,43 +209,18 @@ static void batch_candidates(const xs_scenario *s, list *l)
 {
     const xs_train *t = &s->train;
     int64_t b = t->batch, ga = t->grad_accum, g = b * ga, sq = t->seq;
-    int64_t below = 0; /* the nearest accumulation above ga that divides g */
-    for (int64_t na = ga + 1; na <= MAX_GRAD_ACCUM && na <= g && !below; na++)
-        if (g % na == 0)
-            below = na;
     int offered = 0;
-    for (int64_t na = ga - 1; na >= 1 && offered < MAX_SAME_GLOBAL; na--) {
-        if (g % na != 0 || g / na > MAX_BATCH)
-            continue;
-        cand *c = slot(l, G_SAME_GLOBAL, XS_ADVICE_FINETUNE);
-        if (!c)
-            return;
-        put_set(c, "train.batch=%lld", (long long)(g / na));
-        put_set(c, "train.grad_accum=%lld", (long long)na);
-        put_change(c, "micro-batch %lld x %lld -> %lld x %lld", (long long)b, (long long)ga,
-                   (long long)(g / na), (long long)na);
-        put_rule(c, "the same global batch %lld in fewer, larger micro-batches",
-                 (long long)(g * s->devices));
-        snprintf(c->tag, sizeof c->tag, "micro-batch %lld x %lld", (long long)(g / na),
-                 (long long)na);
-        keep(l);
-        offered++;
-    }
-    if (below) {
-        cand *c = slot(l, G_SAME_GLOBAL, XS_ADVICE_FINETUNE);
-        if (!c)
-            return;
-        put_set(c, "train.batch=%lld", (long long)(g / below));
-        put_set(c, "train.grad_accum=%lld", (long long)below);
-        put_change(c, "micro-batch %lld x %lld -> %lld x %lld", (long long)b, (long long)ga,
-                   (long long)(g / below), (long long)below);
-        put_rule(c, "the same global batch %lld in smaller micro-batches: less memory",
-                 (long long)(g * s->devices));
-        snprintf(c->tag, sizeof c->tag, "micro-batch %lld x %lld", (long long)(g / below),
-                 (long long)below);
-        keep(l);
-    }
-    global_batch(s, l, 2 * b, "a doubled micro-batch fills the device better");
+    for (int64_t na = ga - 1; na >= 1 && offered < MAX_SAME_GLOBAL; na--)
+        if (g % na == 0 && g / na <= MAX_BATCH) {
+            same_global(s, l, na, "fewer, larger micro-batches");
+            offered++;
+        }
+    for (int64_t na = ga + 1; na <= MAX_GRAD_ACCUM && na <= g; na++)
+        if (g % na == 0) {
+            same_global(s, l, na, "smaller micro-batches: less memory");
+            break;
+        }
+    global_batch(s, l, 2 * b, "twice the micro-batch");
     /* micro-batches whose b.s becomes a multiple of a large power of two,
      * offered only where b.s is not one already; within [b/2, 2b] */
     if (pow2_factor(b * sq) < LARGE_POW2) {

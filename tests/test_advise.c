@@ -283,6 +283,32 @@ static void all_of_the_above_should_combine_the_changes_that_add_up(void)
     free(a);
 }
 
+/* Rows at the same global batch keep micro-batch x accumulation (8 x 4 =
+ * 32: 16 x 2 and 32 x 1 above, 4 x 8 below); a doubled micro-batch is
+ * marked as a new global batch. */
+static void same_global_batch_rows_should_keep_batch_times_accumulation(void)
+{
+    xs_advice base;
+    size_t n;
+    xs_advice *a = advise_opt("h100-sxm5-80gb", "gpt2-medium-finetune", NULL, 0, 5, 0, &base, &n);
+    static const char *const same[] = {"micro-batch 8 x 4 -> 16 x 2", "micro-batch 8 x 4 -> 32 x 1",
+                                       "micro-batch 8 x 4 -> 4 x 8"};
+    for (size_t i = 0; i < 3; i++) {
+        const xs_advice *r = find(a, n, same[i]);
+        CU_ASSERT_PTR_NOT_NULL(r);
+        if (r) {
+            CU_ASSERT_FALSE(r->changes_global_batch);
+            CU_ASSERT_EQUAL(r->nsets, 2);
+            CU_ASSERT(atoi(strchr(r->sets[0], '=') + 1) * atoi(strchr(r->sets[1], '=') + 1) == 32);
+        }
+    }
+    const xs_advice *dbl = find(a, n, "micro-batch 8 -> 16 (global batch 32 -> 64)");
+    CU_ASSERT_PTR_NOT_NULL(dbl);
+    if (dbl)
+        CU_ASSERT(dbl->changes_global_batch);
+    free(a);
+}
+
 static void advise_cli_should_say_when_the_shape_is_good(void)
 {
     /* hidden, FFN and head size multiples of 64, b.s = 98304 = 3 x 32768,
@@ -391,6 +417,8 @@ int tu_add_advise_suite(void)
                         a_scenario_at_amp_flash_fused_should_not_be_offered_them) ||
            !CU_add_test(s, "all_of_the_above_should_combine_the_changes_that_add_up",
                         all_of_the_above_should_combine_the_changes_that_add_up) ||
+           !CU_add_test(s, "same_global_batch_rows_should_keep_batch_times_accumulation",
+                        same_global_batch_rows_should_keep_batch_times_accumulation) ||
            !CU_add_test(s, "advise_cli_should_say_when_the_shape_is_good",
                         advise_cli_should_say_when_the_shape_is_good) ||
            !CU_add_test(s, "gemm_sweep_should_show_the_tile_quantization_sawtooth",
