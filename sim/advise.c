@@ -487,7 +487,7 @@ static int combine(const query *q, const cand *c, size_t n, const xs_advice *bas
     out->a.samples_per_s = cur;
     out->a.params = params;
     snprintf(out->a.rule, sizeof out->a.rule,
-             "the %d changes above that add up, applied together (each gains %.0f%% or more on "
+             "the %d changes listed that add up, applied together (each gains %.0f%% or more on "
              "top of those before it)",
              count, 100 * (XS_ADVICE_MIN_SPEEDUP - 1));
     return 1;
