@@ -58,9 +58,11 @@ void xs_report_sweep_begin(xs_strbuf *sb, xs_format fmt, char dim);
 void xs_report_sweep_row(xs_strbuf *sb, xs_format fmt, const xs_gemm_result *r, long long value,
                          int last);
 
-/* The advisor's ranked suggestions against the shape as given. */
+/* The advisor's ranked suggestions against the scenario as given;
+ * architecture: --architecture was given. */
 void xs_report_advice(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_scenario *s,
-                      double tol_pct, const xs_advice *base, const xs_advice *a, size_t n);
+                      double tol_pct, int architecture, const xs_advice *base, const xs_advice *a,
+                      size_t n);
 
 /* Measured against predicted: every row, then summaries overall, per file,
  * per device and per metric; rows that failed, with their reasons. */

@@ -415,6 +415,57 @@ static void predict_summary_should_print_only_the_answer(void)
     tu_run_free(&r);
 }
 
+/* Each row advise proposes, its `set` list given to predict after the same
+ * options, predicts the row's samples/s: the advice is what predict says. */
+static void advise_sets_should_reproduce_their_samples_per_s(void)
+{
+    static const char *runs[] = {
+        "-d a100-sxm4-80gb -s bert-base-squad-hf",
+        "-d h100-sxm5-80gb -s gpt2-medium-finetune --set train.attention=unfused",
+        "-d t4 -s bert-large-squad --set train.batch=25 --set train.seq=100",
+        "-d a100-sxm4-80gb -s tests/data/scenarios/tiny.json",
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "advise %s --architecture --format json", runs[i]);
+        tu_result r = tu_run(cmd);
+        CU_ASSERT_EQUAL_FATAL(r.status, 0);
+        cJSON *doc = cJSON_Parse(r.out);
+        CU_ASSERT_FATAL(cJSON_IsArray(doc));
+        CU_ASSERT(cJSON_GetArraySize(doc) > 1);
+        const cJSON *row;
+        cJSON_ArrayForEach(row, doc)
+        {
+            size_t used = (size_t)snprintf(cmd, sizeof cmd, "predict %s --format json", runs[i]);
+            const cJSON *kv;
+            cJSON_ArrayForEach(kv, cJSON_GetObjectItem(row, "set"))
+            used += (size_t)snprintf(cmd + used, sizeof cmd - used, " --set %s",
+                                     cJSON_GetStringValue(kv));
+            CU_ASSERT_FATAL(used < sizeof cmd);
+            tu_result p = tu_run(cmd);
+            CU_ASSERT_EQUAL(p.status, 0);
+            cJSON *pd = cJSON_Parse(p.out);
+            double want = cJSON_GetObjectItem(row, "samples_per_s")->valuedouble;
+            const cJSON *got = cJSON_GetObjectItem(cJSON_GetObjectItem(pd, "step"), "samples_per_s");
+            CU_ASSERT(cJSON_IsNumber(got));
+            if (cJSON_IsNumber(got) && fabs(got->valuedouble - want) > 1e-9 * want) {
+                fprintf(stderr, "\n`xpusim %s`: %.9g samples/s, advise said %.9g\n", cmd,
+                        got->valuedouble, want);
+                CU_FAIL("advise and predict disagree");
+            }
+            cJSON_Delete(pd);
+            tu_run_free(&p);
+        }
+        cJSON_Delete(doc);
+        tu_run_free(&r);
+    }
+    /* --architecture is advise's alone */
+    tu_result r = tu_run("predict --architecture");
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "option '--architecture' does not apply here"));
+    tu_run_free(&r);
+}
+
 int tu_add_cli_suite(void)
 {
     CU_pSuite s = CU_add_suite("cli", NULL, NULL);
@@ -442,5 +493,7 @@ int tu_add_cli_suite(void)
            !CU_add_test(s, "compare_should_rank_devices_by_run_cost",
                         compare_should_rank_devices_by_run_cost) ||
            !CU_add_test(s, "devices_and_scenarios_should_list_everything_shipped",
-                        devices_and_scenarios_should_list_everything_shipped);
+                        devices_and_scenarios_should_list_everything_shipped) ||
+           !CU_add_test(s, "advise_sets_should_reproduce_their_samples_per_s",
+                        advise_sets_should_reproduce_their_samples_per_s);
 }

@@ -449,6 +449,34 @@ static void compare_should_put_runs_that_do_not_fit_last_unpriced(void)
     tu_run_free(&r);
 }
 
+/* advise proposes nothing that does not fit: every row's --set, applied to
+ * predict, exits 0 (4 would be a step that does not fit). */
+static void advise_should_propose_only_changes_that_fit(void)
+{
+    tu_result r = tu_run("advise -d t4 -s bert-large-squad --set train.batch=12 --format json");
+    CU_ASSERT_EQUAL(r.status, 0);
+    cJSON *doc = cJSON_Parse(r.out), *row;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT(cJSON_GetArraySize(doc) >= 1);
+    cJSON_ArrayForEach(row, doc)
+    {
+        char cmd[1024];
+        int used = snprintf(cmd, sizeof cmd,
+                            "predict -d t4 -s bert-large-squad --set train.batch=12 --summary");
+        cJSON *set;
+        cJSON_ArrayForEach(set, cJSON_GetObjectItem(row, "set"))
+            used += snprintf(cmd + used, sizeof cmd - (size_t)used, " --set %s",
+                             cJSON_GetStringValue(set));
+        tu_result p = tu_run(cmd);
+        if (p.status != 0)
+            fprintf(stderr, "\n`xpusim %s` exits %d\n", cmd, p.status);
+        CU_ASSERT_EQUAL(p.status, 0);
+        tu_run_free(&p);
+    }
+    cJSON_Delete(doc);
+    tu_run_free(&r);
+}
+
 int tu_add_memory_suite(void)
 {
     CU_pSuite s = CU_add_suite("memory", NULL, NULL);
@@ -467,5 +495,6 @@ int tu_add_memory_suite(void)
     CU_ADD_TEST(s, predict_should_exit_4_when_the_step_does_not_fit);
     CU_ADD_TEST(s, fit_json_should_give_max_batch_and_combinations);
     CU_ADD_TEST(s, compare_should_put_runs_that_do_not_fit_last_unpriced);
+    CU_ADD_TEST(s, advise_should_propose_only_changes_that_fit);
     return 0;
 }

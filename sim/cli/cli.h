@@ -52,14 +52,15 @@ typedef struct {
     int summary; /* --summary: only the answer */
     int ignore_memory;    /* --ignore-memory: a step that does not fit exits 0 */
     int64_t global_batch; /* --global-batch N: samples an optimizer step; 0: not given */
+    int architecture; /* advise --architecture: model shapes of a pretrained model too */
     int help;
 } cli_options;
 
 /* Parse the shared options a command allows (getopt letters in allowed:
  * d s S f o h T, P for --price, A for --all, U for --summary, I for
- * --ignore-memory, G for --global-batch) and print its
- * help if asked. Returns 1 when the command is
- * done (help shown or bad usage), with *rc its exit code. */
+ * --ignore-memory, G for --global-batch, R for --architecture) and print its
+ * help if asked. Returns 1 when the command is done (help shown or bad
+ * usage), with *rc its exit code. */
 int cli_begin(int argc, char **argv, cli_options *o, const char *allowed,
               void (*usage)(FILE *), int *rc);
 

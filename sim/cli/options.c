@@ -85,7 +85,7 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
         {"tolerance", required_argument, 0, 'T'}, {"price", required_argument, 0, 'P'},
         {"all", no_argument, 0, 'A'},          {"summary", no_argument, 0, 'U'},
         {"ignore-memory", no_argument, 0, 'I'}, {"global-batch", required_argument, 0, 'G'},
-        {0, 0, 0, 0}};
+        {"architecture", no_argument, 0, 'R'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o); /* device and scenario stay NULL unless given */
     o->tolerance = 5;
     optind = 1;
@@ -115,6 +115,7 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
             if (cli_parse_dim("global-batch", optarg, 1LL << 40, &o->global_batch))
                 return EXIT_USAGE;
             break;
+        case 'R': o->architecture = 1; break;
         case 'P':
             if (o->nprices == MAX_SETS)
                 return cli_fail(EXIT_USAGE, "too many --price options (at most 64)");
