@@ -16,11 +16,11 @@ typedef struct {
 } demo;
 
 static const xs_field DEMO[] = {
-    {"a.x", XS_F_NUM, 1, 0, INFINITY, 1, NULL, offsetof(demo, x), 0, "a positive number"},
-    {"a.n", XS_F_INT, 0, 1, 10, 0, NULL, offsetof(demo, n), 0, "small count"},
-    {"s", XS_F_STR, 0, 0, 0, 0, NULL, offsetof(demo, s), 8, "short name"},
-    {"flag", XS_F_BOOL, 0, 0, 0, 0, NULL, offsetof(demo, flag), 0, "switch"},
-    {"pick", XS_F_ENUM, 0, 0, 0, 0, "red|green", offsetof(demo, pick), 0, "colour"},
+    {"a.x", XS_F_NUM, 1, 0, INFINITY, 1, NULL, offsetof(demo, x), 0, "a positive number", NULL},
+    {"a.n", XS_F_INT, 0, 1, 10, 0, NULL, offsetof(demo, n), 0, "small count", NULL},
+    {"s", XS_F_STR, 0, 0, 0, 0, NULL, offsetof(demo, s), 8, "short name", NULL},
+    {"flag", XS_F_BOOL, 0, 0, 0, 0, NULL, offsetof(demo, flag), 0, "switch", NULL},
+    {"pick", XS_F_ENUM, 0, 0, 0, 0, "red|green", offsetof(demo, pick), 0, "colour", NULL},
 };
 #define NDEMO (sizeof DEMO / sizeof DEMO[0])
 

@@ -25,10 +25,19 @@ int cli_fail(int code, const char *msg)
 
 int cli_fail_err(const xs_error *err)
 {
-    return cli_fail(err->code == XS_EARG    ? EXIT_USAGE
-                    : err->code == XS_ENOHW ? EXIT_NOHW
-                                            : EXIT_DATA,
-                    err->msg);
+    int code = err->code == XS_EARG    ? EXIT_USAGE
+               : err->code == XS_ENOHW ? EXIT_NOHW
+                                       : EXIT_DATA;
+    cli_fail(code, err->msg);
+    /* the further problems of a document checked whole, one error line each */
+    for (const char *p = err->more; *p;) {
+        size_t len = strcspn(p, "\n");
+        char line[sizeof err->msg]; /* each was a message of its own */
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+        cli_fail(code, line);
+        p += len + (p[len] == '\n');
+    }
+    return code;
 }
 
 /* getopt's report of a bad option of command cmd: c is ':' (a value is
