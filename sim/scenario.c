@@ -300,7 +300,7 @@ static int unknown_key(const char *kv, const char *key, xs_error *err)
     if (paths) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++)
-            if (strcmp(f[i].path, "id") != 0)
+            if (strcmp(f[i].path, "id") != 0 && f[i].type != XS_F_OBJ)
                 paths[k++] = f[i].path;
         near = xs_suggest(key, paths, k);
     }
@@ -340,7 +340,7 @@ static int apply_override(cJSON *root, const char *kv, xs_error *err)
     memcpy(key, kv, klen);
     key[klen] = '\0';
     const xs_field *f = find_field(key);
-    if (!f || strcmp(key, "id") == 0)
+    if (!f || strcmp(key, "id") == 0 || f->type == XS_F_OBJ) /* notes are for files */
         return unknown_key(kv, key, err);
     /* A value is JSON when all of it parses as JSON (32, true, 0.1);
      * otherwise it is a bare string (amp_fp16), so users need no quotes,
