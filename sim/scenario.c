@@ -51,6 +51,8 @@ static const xs_field SCENARIO_FIELDS[] = {
     PROB("model.attn_dropout", model.attn_dropout, "attention-probability dropout"),
     ENUM("model.head", XS_HEAD_CHOICES, model.head,
          "task head: span (SQuAD start/end), lm (tied LM head), cls"),
+    {"model.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0, "free text for people, any keys",
+     NULL},
     /* train, data and cluster: every key but data.samples has a default,
      * what a fine-tune with the Hugging Face Trainer on PyTorch 2.0-2.7
      * does when given no flags (`xpusim scenarios --help` lists them with
@@ -62,7 +64,7 @@ static const xs_field SCENARIO_FIELDS[] = {
      *   [optim]   pytorch/pytorch@002d2f0bb40cf08beb74bce80f52ce4f2eda46a0
      *             torch/optim/optimizer.py (foreach unless asked for fused)
      * train.seq and train.optimizer_impl depend on other keys: see
-     * complete_defaults(). */
+     * xs_scn_complete(). */
     INT_DEF("train.batch", 1, 1048576, train.batch, "8",
             "micro-batch per device (default 8: the Trainer's per_device_train_batch_size)"),
     {"train.seq", XS_F_INT, 0, 1, 1048576, 0, NULL, offsetof(xs_scenario, train.seq), 0,
@@ -490,8 +492,9 @@ static const cJSON *valid_value(const cJSON *root, const char *path)
     return f && v && xs_schema_check(f, v, "", &ignored) == XS_OK ? v : NULL;
 }
 
-/* The defaults that depend on other keys, put into the document before it
- * is checked (so that --set and an imported config.json count):
+/* The defaults that depend on other keys (scenario.h), put into the
+ * document before it is checked, so that --set and an imported
+ * config.json count:
  * train.seq: what the Hugging Face example script of model.head pads or
  * cuts every sample to (run_clm.py's block_size min(1024, the positions),
  * huggingface/transformers@00d481d18f914b55e65faa31e82321629691eadb; run_qa.py's
@@ -501,7 +504,7 @@ static const cJSON *valid_value(const cJSON *root, const char *path)
  * it nor train.fused_optimizer is given and the optimizer is adam or adamw
  * (a file that states fused_optimizer keeps auto, its meaning before). A
  * key they need that is absent or bad is left for the schema to report. */
-static int complete_defaults(cJSON *root, xs_error *err)
+int xs_scn_complete(cJSON *root, xs_error *err)
 {
     const cJSON *train = cJSON_GetObjectItemCaseSensitive(root, "train");
     if (train && !cJSON_IsObject(train))
@@ -640,7 +643,7 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
     if (rc == XS_OK && cJSON_IsObject(model))
         rc = import_hf(model, path, err);
     if (rc == XS_OK && cJSON_IsObject(root))
-        rc = complete_defaults(root, err);
+        rc = xs_scn_complete(root, err);
     xs_scenario s;
     memset(&s, 0, sizeof s);
     if (rc == XS_OK) {
