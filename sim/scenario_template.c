@@ -43,25 +43,27 @@ static const struct {
  * 67,349 examples), a stand-in the user replaces with their own count */
 #define TEMPLATE_SAMPLES 67349
 
-static const char *const SECTION_NOTE[] = {
-    "model", "the shape of the model: here bert-base-uncased's, from its config.json. To use "
-             "a published model instead, replace these keys by {\"hf_config\": "
-             "\"path/to/config.json\", \"head\": \"cls\"} (path relative to this file; "
-             "model_type bert, roberta or gpt2); a key written beside hf_config overrides it",
-    "train", "the training recipe; every key here is at its default, what the Hugging Face "
-             "Trainer does on PyTorch 2.0-2.7 when given no flags. Delete a key to take its "
-             "default, or change it to describe your run",
-    "data", "data.samples is the one key with no default: set it to your training set's "
-            "sample count (sequences of train.seq tokens)",
-    "cluster", "how many devices share the run",
+static const struct {
+    const char *name, *note;
+} SECTION_NOTE[] = {
+    {"model", "the shape of the model: here bert-base-uncased's, from its config.json. To use "
+              "a published model instead, replace these keys by {\"hf_config\": "
+              "\"path/to/config.json\", \"head\": \"cls\"} (path relative to this file; "
+              "model_type bert, roberta or gpt2); a key written beside hf_config overrides it"},
+    {"train", "the training recipe; every key here is at its default, what the Hugging Face "
+              "Trainer does on PyTorch 2.0-2.7 when given no flags. Delete a key to take its "
+              "default, or change it to describe your run"},
+    {"data", "data.samples is the one key with no default: set it to your training set's "
+             "sample count (sequences of train.seq tokens)"},
+    {"cluster", "how many devices share the run"},
 };
 
 static const char *section_note(const char *section)
 {
-    for (size_t i = 0; i + 1 < sizeof SECTION_NOTE / sizeof *SECTION_NOTE; i += 2)
-        if (strcmp(SECTION_NOTE[i], section) == 0)
-            return SECTION_NOTE[i + 1];
-    return NULL;
+    for (size_t i = 0; i < sizeof SECTION_NOTE / sizeof *SECTION_NOTE; i++)
+        if (strcmp(SECTION_NOTE[i].name, section) == 0)
+            return SECTION_NOTE[i].note;
+    return "";
 }
 
 /* The section's keys in table order, from doc (the completed minimal
