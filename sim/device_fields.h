@@ -36,7 +36,7 @@
              "share of (tdp - idle) drawn by a kernel saturating memory bandwidth"),   \
         {"power.compute_frac", XS_F_NUM, 0, 0, 1, 1, NULL, OFF(power_compute_frac), 0, \
          "share of (tdp - idle) drawn by a kernel keeping the compute engines busy; "  \
-         "absent: 1 (a dense kernel draws tdp)", NULL},                                      \
+         "absent: 1 (a dense kernel draws tdp)", NULL},                                \
         POS("power.limit_min_w", 0, power_limit_min_w,                                 \
             "lowest power limit the board accepts (nvidia-smi's Min Power Limit); "   \
             "absent: any limit above idle_w"),                                         \
