@@ -676,7 +676,7 @@ static int sustained(cal *c, int bench, const xs_cuda_job *j, double seconds)
         return rc;
     xs_cuda_result res;
     memset(&res, 0, sizeof res);
-    xs_error e = {0, ""};
+    xs_error e = {0, "", ""};
     double t = now_s();
     if (j)
         rc = xs_cuda_lib_run(&c->lib, j, &res, xs_cbench_name(bench), &e);

@@ -137,7 +137,7 @@ static const xs_field CPU_FIELDS[] = {
     KERNEL(XS_FN_ADAMW, "adamw"),
     NOTE("kernels.source", "where the kernel costs come from"),
     {"calibration", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0,
-     "provenance of a calibrated file: host, date, command, kernel versions, fit residuals"},
+     "provenance of a calibrated file: host, date, command, kernel versions, fit residuals", NULL},
 };
 
 const xs_field *xs_cpu_fields(size_t *n)

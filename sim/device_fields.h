@@ -14,19 +14,19 @@
 
 #define OFF(member) offsetof(xs_device, member)
 #define NUM(path, req, lo, open, member, help) \
-    {path, XS_F_NUM, req, lo, INFINITY, open, NULL, OFF(member), 0, help}
+    {path, XS_F_NUM, req, lo, INFINITY, open, NULL, OFF(member), 0, help, NULL}
 #define POS(path, req, member, help) NUM(path, req, 0, 1, member, help)
 #define NONNEG(path, member, help) NUM(path, 1, 0, 0, member, help)
-#define FRAC(path, member, help) {path, XS_F_NUM, 1, 0, 1, 1, NULL, OFF(member), 0, help}
+#define FRAC(path, member, help) {path, XS_F_NUM, 1, 0, 1, 1, NULL, OFF(member), 0, help, NULL}
 #define INT(path, lo, hi, member, help) \
-    {path, XS_F_INT, 1, lo, hi, 0, NULL, OFF(member), 0, help}
+    {path, XS_F_INT, 1, lo, hi, 0, NULL, OFF(member), 0, help, NULL}
 #define STR(path, req, member, help) \
-    {path, XS_F_STR, req, 0, 0, 0, NULL, OFF(member), sizeof(((xs_device *)0)->member), help}
-#define NOTE(path, help) {path, XS_F_STR, 1, 0, 0, 0, NULL, XS_NOSTORE, 4096, help}
-#define NOTE_OPT(path, help) {path, XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096, help}
+    {path, XS_F_STR, req, 0, 0, 0, NULL, OFF(member), sizeof(((xs_device *)0)->member), help, NULL}
+#define NOTE(path, help) {path, XS_F_STR, 1, 0, 0, 0, NULL, XS_NOSTORE, 4096, help, NULL}
+#define NOTE_OPT(path, help) {path, XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096, help, NULL}
 #define CLASS_ROW \
     {"class", XS_F_ENUM, 1, 0, 0, 0, XS_CLASS_CHOICES, OFF(cls), 0, \
-     "device class, selects the cost model"}
+     "device class, selects the cost model", NULL}
 
 /* The common facts every class's file states the same way. */
 #define ID_ROW STR("id", 1, id, "device id, equal to the file name without .json")
@@ -36,7 +36,7 @@
              "share of (tdp - idle) drawn by a kernel saturating memory bandwidth"),   \
         {"power.compute_frac", XS_F_NUM, 0, 0, 1, 1, NULL, OFF(power_compute_frac), 0, \
          "share of (tdp - idle) drawn by a kernel keeping the compute engines busy; "  \
-         "absent: 1 (a dense kernel draws tdp)"},                                      \
+         "absent: 1 (a dense kernel draws tdp)", NULL},                                \
         POS("power.limit_min_w", 0, power_limit_min_w,                                 \
             "lowest power limit the board accepts (nvidia-smi's Min Power Limit); "   \
             "absent: any limit above idle_w"),                                         \

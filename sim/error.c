@@ -33,7 +33,32 @@ int xs_error_set(xs_error *err, int code, const char *fmt, ...)
         /* messages echo input (a key, a file name); a newline in it must not
          * turn the promised one error line into two */
         xs_error_one_line(err->msg, sizeof err->msg);
+        err->more[0] = '\0';
         err->code = code;
     }
     return code;
+}
+
+/* room kept at the end of more for the closing "N more problems" line */
+#define CLOSING_ROOM 160
+
+void xs_error_add(xs_error *err, const xs_error *next, int *dropped)
+{
+    if (!err)
+        return;
+    size_t used = strlen(err->more), len = strlen(next->msg);
+    if (used + 1 + len + CLOSING_ROOM >= sizeof err->more) {
+        (*dropped)++;
+        return;
+    }
+    snprintf(err->more + used, sizeof err->more - used, "%s%s", used ? "\n" : "", next->msg);
+}
+
+void xs_error_close(xs_error *err, const char *where, int dropped)
+{
+    if (!err || dropped <= 0)
+        return;
+    size_t used = strlen(err->more);
+    snprintf(err->more + used, sizeof err->more - used, "%s%.100s: %d more problem%s not shown",
+             used ? "\n" : "", where, dropped, dropped == 1 ? "" : "s");
 }

@@ -19,6 +19,10 @@ enum {
 typedef struct {
     int code;
     char msg[1024];
+    /* the problems found after msg's when a document is checked whole
+     * (a scenario): one a line, each as self-contained as msg; "" when
+     * none, so msg alone stays what a first-error check would say */
+    char more[3072];
 } xs_error;
 
 #include <stddef.h>
@@ -27,7 +31,16 @@ typedef struct {
  * \xNN), so that a message echoing input stays one line. */
 void xs_error_one_line(char *msg, size_t size);
 
-/* Fill err (may be NULL) with code and a printf-style message; return code.
+/* Add next's message to err's further problems (err->more), or count it
+ * in *dropped when there is no room left for it and a closing line. */
+void xs_error_add(xs_error *err, const xs_error *next, int *dropped);
+
+/* Close err->more after xs_error_add: a line saying how many problems
+ * were left out (none: nothing). */
+void xs_error_close(xs_error *err, const char *where, int dropped);
+
+/* Fill err (may be NULL) with code and a printf-style message (and no
+ * further problems); return code.
  * Every error in the library goes through here, so one breakpoint sees all. */
 int xs_error_set(xs_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

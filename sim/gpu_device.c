@@ -13,13 +13,13 @@
 #define CLASS_FACTOR(name, cls)                                                          \
     {"model.class_time_factor." name, XS_F_NUM, 0, 0.1, 10, 0, NULL,                    \
      OFF(gpu.class_time_factor[cls]), 0,                                                 \
-     "measured / predicted time of the " name " kernels' bodies on this board (absent: 1)"}
+     "measured / predicted time of the " name " kernels' bodies on this board (absent: 1)", NULL}
 
 static const xs_field GPU_FIELDS[] = {
     ID_ROW,
     STR("name", 1, name, "marketing name"),
     CLASS_ROW,
-    {"arch", XS_F_ENUM, 1, 0, 0, 0, XS_ARCH_CHOICES, OFF(gpu.arch), 0, "micro-architecture"},
+    {"arch", XS_F_ENUM, 1, 0, 0, 0, XS_ARCH_CHOICES, OFF(gpu.arch), 0, "micro-architecture", NULL},
     NOTE_OPT("note", "free text"),
     INT("compute.sm_version", 10, 200, gpu.sm_version, "CUDA compute capability x 10 (sm_86 -> 86)"),
     INT("compute.sm_count", 1, 100000, gpu.sm_count, "streaming multiprocessors (or cores)"),
@@ -64,12 +64,12 @@ static const xs_field GPU_FIELDS[] = {
     {"power.v_floor", XS_F_NUM, 0, 0, 1, 1, NULL, OFF(power_v_floor), 0,
      "core voltage at the lowest clocks over the core voltage at the top clock "
      "(the boost or tensor clock); with power.vf_knee_mhz (absent: the voltage in "
-     "proportion to the clock, dynamic power ~ f^3)"},
+     "proportion to the clock, dynamic power ~ f^3)", NULL},
     POS("power.vf_knee_mhz", 0, power_vf_knee_mhz,
         "the clock below which the core voltage stops falling (sits at power.v_floor)"),
     {"power.leak_frac", XS_F_NUM, 0, 0, 1, 0, NULL, OFF(power_leak_frac), 0,
      "share of a dense kernel's core power (tdp - idle) that is leakage of the active SMs, "
-     "following the voltage rather than the clock (absent: 0)"},
+     "following the voltage rather than the clock (absent: 0)", NULL},
     PRICE_ROWS("device-hour"),
     STR("gemm.tensor_tiles", 1, gpu.tensor_tiles_text,
         "matrix-engine GEMM tiles, space-separated MxN/S[cC] (S stages, C cluster)"),
@@ -113,7 +113,7 @@ static const xs_field GPU_FIELDS[] = {
     CLASS_FACTOR("comm", XS_KC_COMM),
     {"calibration", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0,
      "provenance of a calibrated file: the trace, scenario, date, command, and each class "
-     "factor's fit with its residuals"},
+     "factor's fit with its residuals", NULL},
 };
 
 const xs_field *xs_gpu_fields(size_t *n)

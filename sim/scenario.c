@@ -16,23 +16,27 @@
 #include "suggest.h"
 
 #define INT(path, req, lo, hi, member, help) \
-    {path, XS_F_INT, req, lo, hi, 0, NULL, offsetof(xs_scenario, member), 0, help}
+    {path, XS_F_INT, req, lo, hi, 0, NULL, offsetof(xs_scenario, member), 0, help, NULL}
+#define INT_DEF(path, lo, hi, member, def, help) \
+    {path, XS_F_INT, 0, lo, hi, 0, NULL, offsetof(xs_scenario, member), 0, help, def}
 #define ENUM(path, choices, member, help) \
-    {path, XS_F_ENUM, 1, 0, 0, 0, choices, offsetof(xs_scenario, member), 0, help}
+    {path, XS_F_ENUM, 1, 0, 0, 0, choices, offsetof(xs_scenario, member), 0, help, NULL}
+#define ENUM_DEF(path, choices, member, def, help) \
+    {path, XS_F_ENUM, 0, 0, 0, 0, choices, offsetof(xs_scenario, member), 0, help, def}
 #define HOST(path, member, hi, help) \
-    {path, XS_F_NUM, 0, 0, hi, 1, NULL, offsetof(xs_scenario, member), 0, help}
+    {path, XS_F_NUM, 0, 0, hi, 1, NULL, offsetof(xs_scenario, member), 0, help, NULL}
 #define PROB(path, member, help) \
-    {path, XS_F_NUM, 1, 0, 0.99, 0, NULL, offsetof(xs_scenario, member), 0, help}
+    {path, XS_F_NUM, 1, 0, 0.99, 0, NULL, offsetof(xs_scenario, member), 0, help, NULL}
 
 /* Upper bounds keep every shape product exact in a double and in int64. */
 static const xs_field SCENARIO_FIELDS[] = {
     {"id", XS_F_STR, 1, 0, 0, 0, NULL, offsetof(xs_scenario, id), 64,
-     "scenario id, equal to the file name without .json"},
+     "scenario id, equal to the file name without .json", NULL},
     {"description", XS_F_STR, 0, 0, 0, 0, NULL, offsetof(xs_scenario, description), 256,
-     "one line for people"},
-    {"source", XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096, "where the figures come from"},
+     "one line for people", NULL},
+    {"source", XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096, "where the figures come from", NULL},
     {"model.hf_config", XS_F_STR, 0, 0, 0, 0, NULL, offsetof(xs_scenario, model.hf_config), 256,
-     "Hugging Face config.json, relative to the scenario; keys beside it override it"},
+     "Hugging Face config.json, relative to the scenario; keys beside it override it", NULL},
     ENUM("model.arch", XS_MODEL_ARCH_CHOICES, model.arch, "encoder (BERT) or decoder (GPT-2)"),
     INT("model.layers", 1, 1, 4096, model.layers, "Transformer layers"),
     INT("model.hidden", 1, 1, 131072, model.hidden, "hidden size h"),
@@ -47,80 +51,135 @@ static const xs_field SCENARIO_FIELDS[] = {
     PROB("model.attn_dropout", model.attn_dropout, "attention-probability dropout"),
     ENUM("model.head", XS_HEAD_CHOICES, model.head,
          "task head: span (SQuAD start/end), lm (tied LM head), cls"),
-    INT("train.batch", 1, 1, 1048576, train.batch, "micro-batch per device"),
-    INT("train.seq", 1, 1, 1048576, train.seq, "sequence length"),
-    ENUM("train.precision", XS_PRECISION_CHOICES, train.precision,
-         "fp32, tf32 matmuls, AMP fp16/bf16 (fp32 master weights) or pure bf16"),
-    ENUM("train.optimizer", XS_OPTIMIZER_CHOICES, train.optimizer, "optimizer"),
-    {"train.fused_optimizer", XS_F_BOOL, 1, 0, 0, 0, NULL,
+    {"model.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0, "free text for people, any keys",
+     NULL},
+    /* train, data and cluster: every key but data.samples has a default,
+     * what a fine-tune with the Hugging Face Trainer on PyTorch 2.0-2.7
+     * does when given no flags (`xpusim scenarios --help` lists them with
+     * their sources; the shipped scenarios still write each key out).
+     *   [args]    huggingface/transformers@00349ae87eddc872ffa21a8a54f264375a0056a8
+     *             src/transformers/training_args.py (TrainingArguments)
+     *   [trainer] huggingface/transformers@000945a9b726d87a93e61e873b88ff8f3cd411b5
+     *             src/transformers/trainer.py (_inner_training_loop)
+     *   [optim]   pytorch/pytorch@002d2f0bb40cf08beb74bce80f52ce4f2eda46a0
+     *             torch/optim/optimizer.py (foreach unless asked for fused)
+     * train.seq and train.optimizer_impl depend on other keys: see
+     * xs_scn_complete(). */
+    INT_DEF("train.batch", 1, 1048576, train.batch, "8",
+            "micro-batch per device (default 8: the Trainer's per_device_train_batch_size)"),
+    {"train.seq", XS_F_INT, 0, 1, 1048576, 0, NULL, offsetof(xs_scenario, train.seq), 0,
+     "sequence length (default by model.head, as the Hugging Face example scripts pad or cut "
+     "every sample, capped at model.max_positions: lm 1024, run_clm.py's block_size; span 384, "
+     "run_qa.py's max_seq_length; cls 128, run_glue.py's max_seq_length)",
+     NULL},
+    ENUM_DEF("train.precision", XS_PRECISION_CHOICES, train.precision, "fp32",
+             "fp32, tf32 matmuls, AMP fp16/bf16 (fp32 master weights) or pure bf16 (default "
+             "fp32: the Trainer trains in fp32 unless given --fp16 or --bf16, and PyTorch >= "
+             "1.12 leaves TF32 matmuls off; AMP is one --set away and then runs as "
+             "train.amp_mode autocast)"),
+    ENUM_DEF("train.optimizer", XS_OPTIMIZER_CHOICES, train.optimizer, "adamw",
+             "optimizer (default adamw: the Trainer's optim adamw_torch, torch.optim.AdamW)"),
+    {"train.fused_optimizer", XS_F_BOOL, 0, 0, 0, 0, NULL,
      offsetof(xs_scenario, train.fused_optimizer), 0,
-     "true: one multi-tensor kernel; false: one kernel per tensor op"},
-    ENUM("train.kernels", XS_KERNELS_CHOICES, train.kernels,
-         "eager framework ops or LightSeq-style fused layer kernels"),
-    ENUM("train.attention", XS_ATTENTION_CHOICES, train.attention,
-         "unfused (s x s scores in memory) or flash (fused, no s x s traffic)"),
-    INT("train.grad_accum", 1, 1, 65536, train.grad_accum, "micro-batches per optimizer step"),
-    ENUM("train.amp_mode", XS_AMP_MODE_CHOICES, train.amp_mode,
-         "AMP as torch.autocast (fp32 norm/softmax/loss, casts) or o2 (apex O2: half model, "
-         "fp32 master weights)"),
-    {"train.grad_clip", XS_F_BOOL, 1, 0, 0, 0, NULL, offsetof(xs_scenario, train.grad_clip), 0,
+     "true: one multi-tensor kernel; false: one kernel per tensor op (default false: "
+     "torch.optim.AdamW runs fused only when asked, fused=True or the Trainer's "
+     "adamw_torch_fused, its default from PyTorch 2.8)",
+     "false"},
+    ENUM_DEF("train.kernels", XS_KERNELS_CHOICES, train.kernels, "eager",
+             "eager framework ops or LightSeq-style fused layer kernels (default eager: "
+             "transformers' modules, no torch.compile, the Trainer's torch_compile false)"),
+    ENUM_DEF("train.attention", XS_ATTENTION_CHOICES, train.attention, "flash",
+             "unfused (s x s scores in memory) or flash (fused, no s x s traffic) (default "
+             "flash: transformers >= 4.36 loads a model that has one with its "
+             "scaled_dot_product_attention implementation under PyTorch >= 2.1.1, "
+             "huggingface/transformers#27940, a fused kernel; set unfused for a model "
+             "without one)"),
+    INT_DEF("train.grad_accum", 1, 65536, train.grad_accum, "1",
+            "micro-batches per optimizer step (default 1: the Trainer's "
+            "gradient_accumulation_steps)"),
+    ENUM_DEF("train.amp_mode", XS_AMP_MODE_CHOICES, train.amp_mode, "autocast",
+             "AMP as torch.autocast (fp32 norm/softmax/loss, casts) or o2 (apex O2: half model, "
+             "fp32 master weights) (default autocast: what the Trainer's --fp16/--bf16 run)"),
+    {"train.grad_clip", XS_F_BOOL, 0, 0, 0, 0, NULL, offsetof(xs_scenario, train.grad_clip), 0,
      "clip the global gradient norm every step (a norm pass read back to the host, then a "
-     "scale pass), as NVIDIA's GradientClipper and a logged grad norm do"},
-    ENUM("train.fp32_optimizer", XS_FP32_OPTIMIZER_CHOICES, train.fp32_optimizer,
-         "optimizer the recipe uses instead when precision is fp32 or tf32 (same: "
-         "train.optimizer); NVIDIA's run_squad.py uses bertadam there"),
-    {"train.loss_sync", XS_F_BOOL, 1, 0, 0, 0, NULL, offsetof(xs_scenario, train.loss_sync), 0,
+     "scale pass), as NVIDIA's GradientClipper and a logged grad norm do (default true: the "
+     "Trainer's max_grad_norm is 1.0, and it clips whenever that is > 0)",
+     "true"},
+    ENUM_DEF("train.fp32_optimizer", XS_FP32_OPTIMIZER_CHOICES, train.fp32_optimizer, "same",
+             "optimizer the recipe uses instead when precision is fp32 or tf32 (same: "
+             "train.optimizer, the default: the Trainer keeps its optimizer); NVIDIA's "
+             "run_squad.py uses bertadam there"),
+    {"train.loss_sync", XS_F_BOOL, 0, 0, 0, 0, NULL, offsetof(xs_scenario, train.loss_sync), 0,
      "the loop reads the loss back every step (loss.item()): the GPU drains at each step's "
-     "end and waits while the host issues the next step's first kernels"},
+     "end and waits while the host issues the next step's first kernels (default true: the "
+     "Trainer's logging_nan_inf_filter, on by default, tests each micro-batch's loss with "
+     "torch.isnan(loss) or torch.isinf(loss), a host read of a GPU value)",
+     "true"},
     {"train.host_op_us", XS_F_NUM, 0, 0, 1000, 1, NULL, offsetof(xs_scenario, train.host_op_us),
      0,
      "optional override: host microseconds to issue any one kernel, whoever issues it "
-     "(Python, dispatcher, autograd, driver all in one figure); absent, the host model "
-     "(the host section) prices each launch by who issues it"},
+     "(Python, dispatcher, autograd, driver all in one figure); absent (the default), the host "
+     "model (the host section) prices each launch by who issues it",
+     NULL},
     /* at least 0.01: it divides the bandwidth, and a loop 100 times slower
      * than the vectorized one (PyTorch's: 0.78 of it) is none a framework ships */
-    {"train.generic_loop_efficiency", XS_F_NUM, 1, 0.01, 1, 0, NULL,
+    {"train.generic_loop_efficiency", XS_F_NUM, 0, 0.01, 1, 0, NULL,
      offsetof(xs_scenario, train.generic_loop_efficiency), 0,
      "share of the vectorized loop's DRAM bandwidth that the framework's generic elementwise "
      "loop reaches; eager ops with a broadcast operand, permuted or strided copies and dtype "
-     "conversions run it (PyTorch up to 2.5: about 0.78)"},
-    INT("train.loop_elems", 1, 1, 64, train.loop_elems,
-        "elements each thread of the framework's elementwise loops loads before it waits on "
-        "memory (PyTorch up to 2.6: 4, its thread_work_size); on a GPU whose bandwidth outruns "
-        "the loads its threads keep in flight, this bounds those kernels"),
-    ENUM("train.ffn_bias", XS_FFN_BIAS_CHOICES, train.ffn_bias,
-         "where the FFN up-projection adds its bias: in the GEMM (nn.Linear) or in a "
-         "separate broadcast add before the activation (NVIDIA's BERT LinearActivation)"),
+     "conversions run it (default 0.78, PyTorch up to 2.5: fp32-to-half casts before and "
+     "after pytorch/pytorch#137053 vectorized them)",
+     "0.78"},
+    INT_DEF("train.loop_elems", 1, 64, train.loop_elems, "4",
+            "elements each thread of the framework's elementwise loops loads before it waits on "
+            "memory (default 4: PyTorch up to 2.6, its thread_work_size); on a GPU whose "
+            "bandwidth outruns the loads its threads keep in flight, this bounds those kernels"),
+    ENUM_DEF("train.ffn_bias", XS_FFN_BIAS_CHOICES, train.ffn_bias, "gemm",
+             "where the FFN up-projection adds its bias: in the GEMM (nn.Linear, the default: "
+             "transformers' BERT and GPT-2 modules) or in a separate broadcast add before the "
+             "activation (NVIDIA's BERT LinearActivation)"),
     {"train.optimizer_impl", XS_F_ENUM, 0, 0, 0, 0, XS_OPT_IMPL_CHOICES,
      offsetof(xs_scenario, train.optimizer_impl), 0,
-     "optional: the optimizer's kernels: multi_tensor (one kernel a param group: apex "
-     "FusedAdam, torch fused=True), per_tensor (one fused kernel a tensor: the older apex "
-     "FusedAdam), foreach (torch's _foreach ops, adam/adamw), for_loop (Python ops a tensor); "
-     "auto (or absent): train.fused_optimizer decides, multi_tensor or for_loop; a value "
-     "must agree with train.fused_optimizer"},
-    ENUM("train.grad_clip_impl", XS_CLIP_CHOICES, train.grad_clip_impl,
-         "how train.grad_clip runs: apex (NVIDIA's GradientClipper: multi_tensor_l2norm, "
-         ".item(), multi_tensor_scale, after every micro-batch's backward) or torch "
-         "(torch.nn.utils.clip_grad_norm_ once a step: foreach norm, clamped coefficient, "
-         "foreach mul)"),
-    ENUM("train.zero_grad", XS_ZERO_GRAD_CHOICES, train.zero_grad,
-         "what optimizer.zero_grad() leaves: none (set_to_none, PyTorch >= 2.0's default: "
-         "the next backward hands each gradient over) or zero (PyTorch < 2.0's default and "
-         "apex amp's: a fill kernel per parameter tensor, then autograd adds every new "
-         "gradient into the zeroed one, grad += new; apex O2 sets its half gradients to "
-         "None before the backward, so there only the fill)"),
-    INT("data.samples", 1, 1, 1e12, samples, "training samples per epoch"),
-    INT("data.epochs", 1, 1, 1e6, epochs, "epochs"),
-    {"data.loader_us", XS_F_NUM, 1, 0, 1e6, 0, NULL, offsetof(xs_scenario, loader_us), 0,
+     "the optimizer's kernels: multi_tensor (one kernel a param group: apex FusedAdam, torch "
+     "fused=True), per_tensor (one fused kernel a tensor: the older apex FusedAdam), foreach "
+     "(torch's _foreach ops, adam/adamw), for_loop (Python ops a tensor); auto: "
+     "train.fused_optimizer decides, multi_tensor or for_loop; a value must agree with "
+     "train.fused_optimizer. Default: foreach for adam and adamw when train.fused_optimizer "
+     "is absent too (torch.optim's default on CUDA), else auto",
+     NULL},
+    ENUM_DEF("train.grad_clip_impl", XS_CLIP_CHOICES, train.grad_clip_impl, "torch",
+             "how train.grad_clip runs: apex (NVIDIA's GradientClipper: multi_tensor_l2norm, "
+             ".item(), multi_tensor_scale, after every micro-batch's backward) or torch "
+             "(torch.nn.utils.clip_grad_norm_ once a step: foreach norm, clamped coefficient, "
+             "foreach mul; the default: the Trainer's accelerator.clip_grad_norm_ calls it)"),
+    ENUM_DEF("train.zero_grad", XS_ZERO_GRAD_CHOICES, train.zero_grad, "none",
+             "what optimizer.zero_grad() leaves: none (set_to_none, the default: PyTorch >= "
+             "2.0, pytorch/pytorch#92731; the Trainer calls model.zero_grad()): the next "
+             "backward hands each gradient over; or zero (PyTorch < 2.0's default and "
+             "apex amp's: a fill kernel per parameter tensor, then autograd adds every new "
+             "gradient into the zeroed one, grad += new; apex O2 sets its half gradients to "
+             "None before the backward, so there only the fill)"),
+    {"train.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0,
+     "free text for people, any keys (the template explains each key here)", NULL},
+    INT("data.samples", 1, 1, 1e12, samples,
+        "training samples per epoch (no default: it is the data set's size)"),
+    INT_DEF("data.epochs", 1, 1e6, epochs, "3", "epochs (default 3: the Trainer's num_train_epochs)"),
+    {"data.loader_us", XS_F_NUM, 0, 0, 1e6, 0, NULL, offsetof(xs_scenario, loader_us), 0,
      "host microseconds to fetch and collate one sample in the training loop's own thread "
-     "(DataLoader, num_workers=0); the GPU waits for it after a step-end sync. 0: loading "
-     "overlaps (workers, prefetch)"},
-    INT("cluster.devices", 1, 1, 65536, devices, "devices (data parallel)"),
+     "(DataLoader, num_workers=0); the GPU waits for it after a step-end sync. 0 (the "
+     "default): loading overlaps (workers, prefetch), or no per-sample cost is known",
+     "0"},
+    {"data.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0, "free text for people, any keys",
+     NULL},
+    INT_DEF("cluster.devices", 1, 65536, devices, "1",
+            "devices (data parallel) (default 1: one process, one device)"),
+    {"cluster.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0,
+     "free text for people, any keys", NULL},
     {"device.power_limit_w", XS_F_NUM, 0, 0, 1e6, 1, NULL, offsetof(xs_scenario, power_limit_w),
      0,
      "the board's power limit in W (nvidia-smi -pl): the step runs at the highest clock whose "
      "average power fits it; within the device's power.limit_min_w..limit_max_w. Absent: the default "
-     "limit (power.tdp_w)"},
+     "limit (power.tdp_w)", NULL},
     {"device.cuda_context_mib", XS_F_NUM, 0, 0, 65536, 1, NULL,
      offsetof(xs_scenario, cuda_context_mib), 0,
      "device memory in MiB the framework's CUDA context and loaded kernels take before the "
@@ -128,14 +187,14 @@ static const xs_field SCENARIO_FIELDS[] = {
      "absent: by host.framework, 1343 for pytorch-1.8 (CUDA < 11.7: every kernel loaded at "
      "start; huggingface/transformers docs model_memory_anatomy.md, a V100), 636 for "
      "pytorch-1.13 (eager module loading, pytorch/pytorch#86509), 400 for pytorch-2 or "
-     "unstated (lazy loading, pytorch/pytorch#109888)"},
+     "unstated (lazy loading, pytorch/pytorch#109888)", NULL},
     {"host.framework", XS_F_ENUM, 0, 0, 0, 0, XS_FRAMEWORK_CHOICES,
      offsetof(xs_scenario, host.framework), 0,
      "optional: the PyTorch era the host figures default to (sim/host.c): pytorch-1.8 "
      "(1.5-1.8: every nn.Module call walks its hook dicts, 2.17 us a call, "
      "pytorch/pytorch#50431), pytorch-1.13 (1.9-1.13) or pytorch-2 (2.x eager): the no-hooks "
      "fast path (pytorch/pytorch#52576), its time unpublished, so module calls are not "
-     "priced unless host.module_us says; unstated (or absent): the era-free per-op figures"},
+     "priced unless host.module_us says; unstated (or absent): the era-free per-op figures", NULL},
     HOST("host.module_us", host.module_us, 1000,
          "host us of one nn.Module call around its forward's ops (default by host.framework: "
          "2.17 for pytorch-1.8, pytorch/pytorch#50431; 0, not priced, for later eras)"),
@@ -157,9 +216,9 @@ static const xs_field SCENARIO_FIELDS[] = {
          "on (default 1, from 0.01 to 100; those CPUs are unpublished, so no class has a "
          "sourced default); every host cost divides by it. Same PyTorch code on two hosts: a Grace (GH200, GB200) "
          "host ran an nn.Linear forward at 0.41 and 0.36 of a Xeon Platinum 8480C's speed "
-         "(NVIDIA/TransformerEngine#2053)"},
+         "(NVIDIA/TransformerEngine#2053)", NULL},
     {"host.note", XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096,
-     "where the host figures come from"},
+     "where the host figures come from", NULL},
 };
 
 const xs_field *xs_scn_fields(size_t *n)
@@ -251,7 +310,7 @@ static int unknown_key(const char *kv, const char *key, xs_error *err)
     if (paths) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++)
-            if (strcmp(f[i].path, "id") != 0)
+            if (strcmp(f[i].path, "id") != 0 && f[i].type != XS_F_OBJ)
                 paths[k++] = f[i].path;
         near = xs_suggest(key, paths, k);
     }
@@ -291,7 +350,7 @@ static int apply_override(cJSON *root, const char *kv, xs_error *err)
     memcpy(key, kv, klen);
     key[klen] = '\0';
     const xs_field *f = find_field(key);
-    if (!f || strcmp(key, "id") == 0)
+    if (!f || strcmp(key, "id") == 0 || f->type == XS_F_OBJ) /* notes are for files */
         return unknown_key(kv, key, err);
     /* A value is JSON when all of it parses as JSON (32, true, 0.1);
      * otherwise it is a bare string (amp_fp16), so users need no quotes,
@@ -431,6 +490,67 @@ static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
     return rc;
 }
 
+/* The value at path when the schema would take it, else NULL (the schema
+ * then reports it). */
+static const cJSON *valid_value(const cJSON *root, const char *path)
+{
+    const xs_field *f = find_field(path);
+    const cJSON *v = xs_json_path(root, path);
+    xs_error ignored;
+    return f && v && xs_schema_check(f, v, "", &ignored) == XS_OK ? v : NULL;
+}
+
+/* The defaults that depend on other keys (scenario.h), put into the
+ * document before it is checked, so that --set and an imported
+ * config.json count:
+ * train.seq: what the Hugging Face example script of model.head pads or
+ * cuts every sample to (run_clm.py's block_size min(1024, the positions),
+ * huggingface/transformers@00d481d18f914b55e65faa31e82321629691eadb; run_qa.py's
+ * max_seq_length 384 @03ea97ae17f461340572ce7c7250b22d7a146893; run_glue.py's 128
+ * @0055f834470c4662897181543b27d8cf8c50b9d6), within model.max_positions;
+ * train.optimizer_impl: foreach, torch.optim's choice on CUDA, when neither
+ * it nor train.fused_optimizer is given and the optimizer is adam or adamw
+ * (a file that states fused_optimizer keeps auto, its meaning before). A
+ * key they need that is absent or bad is left for the schema to report. */
+int xs_scn_complete(cJSON *root, xs_error *err)
+{
+    const cJSON *train = cJSON_GetObjectItemCaseSensitive(root, "train");
+    if (train && !cJSON_IsObject(train))
+        return XS_OK;
+    const cJSON *head = valid_value(root, "model.head");
+    const cJSON *maxpos = valid_value(root, "model.max_positions");
+    cJSON *add_seq = NULL, *add_impl = NULL;
+    if (!xs_json_path(root, "train.seq") && head && maxpos) {
+        static const double by_head[] = {384, 1024, 128}; /* XS_HEAD_CHOICES order */
+        double seq = by_head[xs_choice_index(XS_HEAD_CHOICES, head->valuestring)];
+        add_seq = cJSON_CreateNumber(seq < maxpos->valuedouble ? seq : maxpos->valuedouble);
+        if (!add_seq)
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+    }
+    const cJSON *opt = valid_value(root, "train.optimizer");
+    const char *o = opt ? opt->valuestring : find_field("train.optimizer")->def;
+    if (!xs_json_path(root, "train.optimizer_impl") &&
+        !xs_json_path(root, "train.fused_optimizer") &&
+        (opt || !xs_json_path(root, "train.optimizer")) &&
+        (strcmp(o, "adam") == 0 || strcmp(o, "adamw") == 0)) {
+        add_impl = cJSON_CreateString("foreach");
+        if (!add_impl) {
+            cJSON_Delete(add_seq);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
+    }
+    int failed = 0;
+    if (add_seq && set_path(root, "train.seq", add_seq)) {
+        cJSON_Delete(add_seq);
+        failed = 1;
+    }
+    if (add_impl && set_path(root, "train.optimizer_impl", add_impl)) {
+        cJSON_Delete(add_impl);
+        failed = 1;
+    }
+    return failed ? xs_error_set(err, XS_ENOMEM, "out of memory") : XS_OK;
+}
+
 /* Relations between fields; then the sizes (bounds.h). */
 static int check_relations(const xs_scenario *s, const char *path, xs_error *err)
 {
@@ -530,12 +650,14 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
     cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
     if (rc == XS_OK && cJSON_IsObject(model))
         rc = import_hf(model, path, err);
+    if (rc == XS_OK && cJSON_IsObject(root))
+        rc = xs_scn_complete(root, err);
     xs_scenario s;
     memset(&s, 0, sizeof s);
     if (rc == XS_OK) {
         size_t nf;
         const xs_field *fields = xs_scn_fields(&nf);
-        rc = xs_schema_apply(fields, nf, root, path, &s, err);
+        rc = xs_schema_apply_all(fields, nf, root, path, &s, err);
     }
     cJSON_Delete(root);
     if (rc == XS_OK)

@@ -118,6 +118,21 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
 int xs_scn_open(const char *id_or_path, const char *const *overrides, int n, xs_scenario *scn,
                 xs_error *err);
 
+/* Put into root (a scenario document, --set overrides and hf_config
+ * applied) the defaults that depend on other keys: train.seq by
+ * model.head, train.optimizer_impl foreach for a default AdamW. A key
+ * they need that is absent or bad is left for the schema to report. */
+int xs_scn_complete(cJSON *root, xs_error *err);
+
+/* 0 if id can name a scenario (1 to 63 letters, digits, '-', '_', '.',
+ * the first a letter or digit), else an error naming it. */
+int xs_scn_check_id(const char *id, xs_error *err);
+
+/* What `scenarios --new` writes (*out, caller frees): the minimal scenario
+ * id (a model and data.samples) with every train, data and cluster key at
+ * its default and a "notes" object in each section explaining them. */
+int xs_scn_template(const char *id, cJSON **out, xs_error *err);
+
 /* The schema table, for `--help` and documentation. */
 const xs_field *xs_scn_fields(size_t *n);
 

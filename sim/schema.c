@@ -210,33 +210,94 @@ static void known_children(const xs_field *fields, size_t n, const char *prefix,
     }
 }
 
+/* The problems of one document: the first goes to err as it is, the
+ * others after it (err->more) when all; without all the first ends the
+ * check, as it always did for devices. */
+typedef struct {
+    xs_error *err;
+    int all, count, dropped, code;
+} problems;
+
+/* Note rc's problem (its message in one); 1 when the check stops here. */
+static int record(problems *p, int rc, const xs_error *one)
+{
+    if (rc == XS_OK)
+        return 0;
+    if (p->count++ == 0) {
+        p->code = rc;
+        if (p->err)
+            *p->err = *one;
+    } else {
+        xs_error_add(p->err, one, &p->dropped);
+    }
+    return !p->all;
+}
+
 static int walk(const xs_field *fields, size_t n, const cJSON *obj, const char *prefix,
-                const char *where, xs_error *err)
+                const char *where, problems *p)
 {
     for (const cJSON *c = obj->child; c; c = c->next) {
         char path[256];
+        xs_error one;
         snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", c->string);
-        for (const cJSON *d = obj->child; d != c; d = d->next)
-            if (strcmp(d->string, c->string) == 0)
-                return xs_error_set(err, XS_EFIELD, "%s: field '%s' appears twice", where,
-                                    path);
+        int twice = 0;
+        for (const cJSON *d = obj->child; d != c && !twice; d = d->next)
+            twice = strcmp(d->string, c->string) == 0;
+        if (twice) {
+            if (record(p, xs_error_set(&one, XS_EFIELD, "%s: field '%s' appears twice", where,
+                                       path),
+                       &one))
+                return 1;
+            continue;
+        }
         int kind = classify(fields, n, path);
         if (kind == 0) {
             char known[512];
             known_children(fields, n, prefix, known, sizeof known);
-            return xs_error_set(err, XS_EFIELD, "%s: unknown field '%s' (known here: %s)",
-                                where, path, known);
+            if (record(p, xs_error_set(&one, XS_EFIELD,
+                                       "%s: unknown field '%s' (known here: %s)", where, path,
+                                       known),
+                       &one))
+                return 1;
+            continue;
         }
         if (kind == 2) {
-            if (!cJSON_IsObject(c))
-                return xs_error_set(err, XS_EFIELD, "%s: field '%s' must be an object", where,
-                                    path);
-            int rc = walk(fields, n, c, path, where, err);
-            if (rc)
-                return rc;
+            if (!cJSON_IsObject(c)) {
+                if (record(p, xs_error_set(&one, XS_EFIELD, "%s: field '%s' must be an object",
+                                           where, path),
+                           &one))
+                    return 1;
+                continue;
+            }
+            if (walk(fields, n, c, path, where, p))
+                return 1;
         }
     }
-    return XS_OK;
+    return 0;
+}
+
+/* 1 if a value on the way to path is there but not an object (walk has
+ * said so already: the fields under it are not missing as well). */
+static int blocked(const cJSON *root, const char *path)
+{
+    const cJSON *cur = root;
+    char part[128];
+    for (const char *p = path; cur;) {
+        size_t len = strcspn(p, ".");
+        if (!p[len])
+            return 0;
+        if (!cJSON_IsObject(cur))
+            return 1;
+        if (len >= sizeof part)
+            return 0;
+        memcpy(part, p, len);
+        part[len] = '\0';
+        cur = cJSON_GetObjectItemCaseSensitive(cur, part);
+        if (cur && !cJSON_IsObject(cur))
+            return 1;
+        p += len + 1;
+    }
+    return 0;
 }
 
 int xs_schema_check_field(const xs_field *f, const cJSON *root, const char *where,
@@ -245,7 +306,7 @@ int xs_schema_check_field(const xs_field *f, const cJSON *root, const char *wher
     const cJSON *v = xs_json_path(root, f->path);
     if (v)
         return xs_schema_check(f, v, where, err);
-    if (!f->required)
+    if (!f->required || f->def)
         return XS_OK;
     char want[160];
     xs_schema_expect(f, want, sizeof want);
@@ -253,24 +314,70 @@ int xs_schema_check_field(const xs_field *f, const cJSON *root, const char *wher
                         f->path, want, f->help);
 }
 
-int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const char *where,
-                    void *dest, xs_error *err)
+cJSON *xs_schema_default(const xs_field *f)
+{
+    if (!f->def)
+        return NULL;
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithOpts(f->def, &end, 1);
+    if (!v || cJSON_IsObject(v) || cJSON_IsArray(v)) {
+        cJSON_Delete(v);
+        v = cJSON_CreateString(f->def);
+    }
+    return v;
+}
+
+/* Store f's default into dest; a default the field refuses is a bug of
+ * the table, reported as such. */
+static int store_default(const xs_field *f, const char *where, void *dest, xs_error *err)
+{
+    cJSON *d = xs_schema_default(f);
+    if (!d)
+        return xs_error_set(err, XS_ENOMEM, "%s: out of memory", where);
+    char what[320];
+    snprintf(what, sizeof what, "%s (the default of '%s')", where, f->path);
+    int rc = xs_schema_check(f, d, what, err);
+    if (rc == XS_OK)
+        store(f, d, dest);
+    cJSON_Delete(d);
+    return rc;
+}
+
+static int apply(const xs_field *fields, size_t n, const cJSON *root, const char *where,
+                 void *dest, xs_error *err, int all)
 {
     if (!cJSON_IsObject(root))
         return xs_error_set(err, XS_EFIELD, "%s: the document must be a JSON object", where);
-    int rc = walk(fields, n, root, "", where, err);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < n; i++) {
+    problems p = {err, all, 0, 0, XS_OK};
+    int stop = walk(fields, n, root, "", where, &p);
+    for (size_t i = 0; i < n && !stop; i++) {
         const xs_field *f = &fields[i];
         const cJSON *v = xs_json_path(root, f->path);
-        rc = xs_schema_check_field(f, root, where, err);
-        if (rc)
-            return rc;
-        if (v)
+        xs_error one;
+        if (!v && all && blocked(root, f->path))
+            continue;
+        int rc = xs_schema_check_field(f, root, where, &one);
+        if (rc == XS_OK && v)
             store(f, v, dest);
+        else if (rc == XS_OK && f->def)
+            rc = store_default(f, where, dest, &one);
+        stop = record(&p, rc, &one);
     }
-    return XS_OK;
+    if (p.count)
+        xs_error_close(err, where, p.dropped);
+    return p.code;
+}
+
+int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const char *where,
+                    void *dest, xs_error *err)
+{
+    return apply(fields, n, root, where, dest, err, 0);
+}
+
+int xs_schema_apply_all(const xs_field *fields, size_t n, const cJSON *root, const char *where,
+                        void *dest, xs_error *err)
+{
+    return apply(fields, n, root, where, dest, err, 1);
 }
 
 /* The value of stored field f in src, or NULL when the field is optional
@@ -282,11 +389,11 @@ static cJSON *stored_value(const xs_field *f, const void *src)
     switch (f->type) {
     case XS_F_NUM: {
         double x = *(const double *)at;
-        return !f->required && x == 0 ? NULL : cJSON_CreateNumber(x);
+        return !f->required && !f->def && x == 0 ? NULL : cJSON_CreateNumber(x);
     }
     case XS_F_INT: {
         int64_t x = *(const int64_t *)at;
-        return !f->required && x == 0 ? NULL : cJSON_CreateNumber((double)x);
+        return !f->required && !f->def && x == 0 ? NULL : cJSON_CreateNumber((double)x);
     }
     case XS_F_STR: return !f->required && !at[0] ? NULL : cJSON_CreateString(at);
     case XS_F_BOOL: return cJSON_CreateBool(*(const int *)at);

@@ -33,13 +33,28 @@ typedef struct {
     size_t offset;       /* into the destination struct, or XS_NOSTORE */
     size_t size;         /* STR: destination buffer size */
     const char *help;    /* what the field means, for --help and errors */
+    /* NULL, or the value an absent field takes, written as a --set value
+     * is (8, 0.78, true, adamw): JSON when all of it parses, else a word.
+     * A field with one is optional. */
+    const char *def;
 } xs_field;
 
 /* Check that root holds only known fields (no duplicates, objects where the
  * table nests), every required field, values of the right type and range;
- * store them into dest. where names the document in messages. */
+ * store them into dest, and each absent field's default. where names the
+ * document in messages. Stops at the first problem. */
 int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const char *where,
                     void *dest, xs_error *err);
+
+/* xs_schema_apply that goes on past a problem: every unknown or doubled
+ * key, missing required field and bad value is reported, the first as
+ * err->msg (what xs_schema_apply would say) and the others in err->more. */
+int xs_schema_apply_all(const xs_field *fields, size_t n, const cJSON *root, const char *where,
+                        void *dest, xs_error *err);
+
+/* f's default as a new JSON value (caller frees), or NULL when f has none
+ * (or memory ran out). */
+cJSON *xs_schema_default(const xs_field *f);
 
 /* The inverse of xs_schema_apply: a new document (*out, caller frees) with
  * the fields in table order, stored ones taken from src (an optional

@@ -466,6 +466,107 @@ static void advise_sets_should_reproduce_their_samples_per_s(void)
     tu_run_free(&r);
 }
 
+/* scenarios --new: a template that predicts as written, never written
+ * over a file, and only under a name that can be a scenario id. */
+static void new_scenario_template_should_predict_and_not_overwrite(void)
+{
+    char dir[600], cmd[1400], path[700];
+    snprintf(dir, sizeof dir, "%s/new", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "scenarios --new my-run -o '%s'", dir);
+    tu_result r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "my-run.json"));
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    tu_run_free(&r);
+    snprintf(path, sizeof path, "%s/my-run.json", dir);
+    snprintf(cmd, sizeof cmd, "predict -s '%s' -d l4 --format json", path);
+    r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"samples_per_s\""));
+    tu_run_free(&r);
+    /* the same name again, by folder or by file: refused, the file kept */
+    char before[256] = "", after[256] = "";
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT(fread(before, 1, sizeof before - 1, f) > 0);
+    fclose(f);
+    const char *again[] = {"scenarios --new my-run -o '%s'", "scenarios --new my-run.json -o '%s'"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, again[i], i ? path : dir);
+        r = tu_run(cmd);
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "exists; --new does not overwrite a file"));
+        tu_run_free(&r);
+    }
+    f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT(fread(after, 1, sizeof after - 1, f) > 0);
+    fclose(f);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    /* names that cannot be an id, or a file that would not match it */
+    static const char *bad[] = {"scenarios --new 'my run'", "scenarios --new ../up",
+                                "scenarios --new -x", "scenarios --new", "scenarios -o x.json"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r = tu_run(bad[i]);
+        if (r.status != 2 || tu_lines(r.err) != 1)
+            fprintf(stderr, "\n`xpusim %s` -> %d: %s", bad[i], r.status, r.err);
+        CU_ASSERT_EQUAL(r.status, 2);
+        CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+        tu_run_free(&r);
+    }
+    snprintf(cmd, sizeof cmd, "scenarios --new other -o '%s/mine.json'", dir);
+    r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "the file must be named other.json"));
+    tu_run_free(&r);
+    snprintf(path, sizeof path, "%s/mine.json", dir);
+    f = fopen(path, "r");
+    CU_ASSERT_PTR_NULL(f);
+    if (f)
+        fclose(f);
+}
+
+/* A scenario with three problems: three error lines, each naming the file
+ * and the field, and no prediction. */
+static void scenario_problems_should_all_be_reported(void)
+{
+    const char *p = tu_write("three-cli.json",
+                             "{\"id\":\"three-cli\",\"model\":{\"hf_config\":\"x.json\"},"
+                             "\"train\":{\"precison\":\"amp_bf16\",\"attention\":\"sdpa\"},"
+                             "\"data\":{\"epochs\":0}}");
+    tu_write("x.json", "{\"model_type\":\"gpt2\",\"n_layer\":2,\"n_embd\":64,\"n_head\":4,"
+                       "\"vocab_size\":100,\"n_positions\":256}");
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "predict -s '%s' -d l4", p);
+    tu_result r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    /* precison unknown; model.head missing; attention bad; samples missing;
+     * epochs bad: the unknown keys first, then the table's order */
+    static const char *part[] = {"unknown field 'train.precison'",
+                                 "missing required field 'model.head'",
+                                 "field 'train.attention' must be one of unfused|flash",
+                                 "missing required field 'data.samples'",
+                                 "field 'data.epochs' must be an integer"};
+    CU_ASSERT_EQUAL(tu_lines(r.err), 5);
+    const char *line = r.err;
+    for (size_t i = 0; i < sizeof part / sizeof *part && line; i++) {
+        CU_ASSERT_EQUAL(strncmp(line, "xpusim: error: ", 15), 0);
+        CU_ASSERT_EQUAL(strncmp(line + 15, p, strlen(p)), 0);
+        const char *end = strchr(line, '\n');
+        char one[1200];
+        snprintf(one, sizeof one, "%.*s", end ? (int)(end - line) : (int)strlen(line), line);
+        if (!strstr(one, part[i]))
+            fprintf(stderr, "\nline %zu: %s (wanted %s)", i + 1, one, part[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(one, part[i]));
+        line = end ? end + 1 : NULL;
+    }
+    tu_run_free(&r);
+}
+
 int tu_add_cli_suite(void)
 {
     CU_pSuite s = CU_add_suite("cli", NULL, NULL);
@@ -495,5 +596,9 @@ int tu_add_cli_suite(void)
            !CU_add_test(s, "devices_and_scenarios_should_list_everything_shipped",
                         devices_and_scenarios_should_list_everything_shipped) ||
            !CU_add_test(s, "advise_sets_should_reproduce_their_samples_per_s",
-                        advise_sets_should_reproduce_their_samples_per_s);
+                        advise_sets_should_reproduce_their_samples_per_s) ||
+           !CU_add_test(s, "new_scenario_template_should_predict_and_not_overwrite",
+                        new_scenario_template_should_predict_and_not_overwrite) ||
+           !CU_add_test(s, "scenario_problems_should_all_be_reported",
+                        scenario_problems_should_all_be_reported);
 }

@@ -1,5 +1,6 @@
 /* test_scenario.c — scenario files, Hugging Face import, --set overrides
  * and every error path of the loader. */
+#include <stdio.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
@@ -174,6 +175,192 @@ static void scenario_loader_should_reject_bad_documents(void)
     CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EFIELD);
 }
 
+/* A scenario of an inline model with the given head and positions and
+ * data.samples: nothing else, so every train/data/cluster key defaults. */
+static const char *minimal(const char *name, const char *head, int max_positions,
+                           const char *extra)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"id\":\"%.*s\",\"model\":{\"arch\":\"encoder\",\"layers\":2,"
+             "\"hidden\":64,\"heads\":4,\"ffn\":256,\"vocab\":1000,\"max_positions\":%d,"
+             "\"type_vocab\":2,\"activation\":\"gelu\",\"dropout\":0.1,"
+             "\"attn_dropout\":0.1,\"head\":\"%s\"},\"data\":{\"samples\":1000}%s}",
+             (int)(strlen(name) - 5), name, max_positions, head, extra);
+    return tu_write(name, text);
+}
+
+static void minimal_scenario_should_take_the_trainer_defaults(void)
+{
+    xs_scenario s;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(minimal("min1.json", "lm", 2048, ""), NULL, 0, &s, &err),
+                          XS_OK);
+    const xs_train *t = &s.train;
+    CU_ASSERT_EQUAL(t->batch, 8);
+    CU_ASSERT_EQUAL(t->seq, 1024); /* run_clm.py: min(1024, positions) */
+    CU_ASSERT_EQUAL(t->grad_accum, 1);
+    CU_ASSERT_EQUAL(t->precision, XS_P_FP32);
+    CU_ASSERT_EQUAL(t->optimizer, XS_OPT_ADAMW);
+    CU_ASSERT_EQUAL(t->fused_optimizer, 0);
+    CU_ASSERT_EQUAL(t->optimizer_impl, XS_OPT_IMPL_FOREACH);
+    CU_ASSERT_EQUAL(xs_train_optimizer_impl(t), XS_OPT_IMPL_FOREACH);
+    CU_ASSERT_EQUAL(t->kernels, XS_K_EAGER);
+    CU_ASSERT_EQUAL(t->attention, XS_ATT_FLASH);
+    CU_ASSERT_EQUAL(t->amp_mode, XS_AMP_AUTOCAST);
+    CU_ASSERT_EQUAL(t->grad_clip, 1);
+    CU_ASSERT_EQUAL(t->grad_clip_impl, XS_CLIP_TORCH);
+    CU_ASSERT_EQUAL(t->fp32_optimizer, 0);
+    CU_ASSERT_EQUAL(t->loss_sync, 1);
+    CU_ASSERT_DOUBLE_EQUAL(t->host_op_us, 0, 0); /* absent: the host model */
+    CU_ASSERT_DOUBLE_EQUAL(t->generic_loop_efficiency, 0.78, 0);
+    CU_ASSERT_EQUAL(t->loop_elems, 4);
+    CU_ASSERT_EQUAL(t->ffn_bias, XS_FFN_BIAS_GEMM);
+    CU_ASSERT_EQUAL(t->zero_grad, XS_ZERO_GRAD_NONE);
+    CU_ASSERT_EQUAL(s.samples, 1000);
+    CU_ASSERT_EQUAL(s.epochs, 3);
+    CU_ASSERT_DOUBLE_EQUAL(s.loader_us, 0, 0);
+    CU_ASSERT_EQUAL(s.devices, 1);
+
+    /* train.seq by head, within the positions: run_qa.py 384, run_glue.py 128 */
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(minimal("min2.json", "span", 512, ""), NULL, 0, &s, &err),
+                          XS_OK);
+    CU_ASSERT_EQUAL(s.train.seq, 384);
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(minimal("min3.json", "cls", 512, ""), NULL, 0, &s, &err),
+                          XS_OK);
+    CU_ASSERT_EQUAL(s.train.seq, 128);
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(minimal("min4.json", "lm", 256, ""), NULL, 0, &s, &err),
+                          XS_OK);
+    CU_ASSERT_EQUAL(s.train.seq, 256);
+    /* --set counts before the defaults: a head set there picks the length,
+     * a length set there wins */
+    const char *cls[] = {"model.head=cls"};
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(minimal("min5.json", "lm", 2048, ""), cls, 1, &s, &err),
+                          XS_OK);
+    CU_ASSERT_EQUAL(s.train.seq, 128);
+    const char *seq[] = {"train.seq=64", "train.batch=3"};
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(minimal("min6.json", "lm", 2048, ""), seq, 2, &s, &err),
+                          XS_OK);
+    CU_ASSERT_EQUAL(s.train.seq, 64);
+    CU_ASSERT_EQUAL(s.train.batch, 3);
+    /* foreach only for the default AdamW: a file that states fused_optimizer
+     * keeps auto, as it did before defaults; other optimizers too */
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(minimal("min7.json", "lm", 2048,
+                                              ",\"train\":{\"fused_optimizer\":false}"),
+                                      NULL, 0, &s, &err),
+                          XS_OK);
+    CU_ASSERT_EQUAL(s.train.optimizer_impl, XS_OPT_IMPL_AUTO);
+    CU_ASSERT_EQUAL(xs_train_optimizer_impl(&s.train), XS_OPT_IMPL_FOR_LOOP);
+    const char *sgd[] = {"train.optimizer=sgd"};
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(minimal("min8.json", "lm", 2048, ""), sgd, 1, &s, &err),
+                          XS_OK);
+    CU_ASSERT_EQUAL(s.train.optimizer_impl, XS_OPT_IMPL_AUTO);
+    const char *fused[] = {"train.fused_optimizer=true"};
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(minimal("min9.json", "lm", 2048, ""), fused, 1, &s, &err),
+                          XS_OK);
+    CU_ASSERT_EQUAL(xs_train_optimizer_impl(&s.train), XS_OPT_IMPL_MULTI_TENSOR);
+    /* the shipped scenarios write every key: a default never reaches them */
+    CU_ASSERT_EQUAL_FATAL(load("bert-base-squad-hf", NULL, 0, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL(xs_train_optimizer_impl(&s.train), XS_OPT_IMPL_FOR_LOOP);
+    CU_ASSERT_EQUAL(s.train.precision, XS_P_FP32);
+    CU_ASSERT_EQUAL(s.epochs, 2);
+}
+
+static int lines_of(const char *s)
+{
+    int n = *s != '\0';
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void every_problem_of_a_scenario_should_be_reported_at_once(void)
+{
+    xs_scenario s;
+    xs_error err;
+    /* three problems: an unknown key, a bad value, a missing data.samples */
+    const char *p = tu_write("three.json",
+                             "{\"id\":\"three\",\"model\":{\"arch\":\"encoder\",\"layers\":2,"
+                             "\"hidden\":64,\"heads\":4,\"ffn\":256,\"vocab\":1000,"
+                             "\"max_positions\":128,\"type_vocab\":2,\"activation\":\"gelu\","
+                             "\"dropout\":0.1,\"attn_dropout\":0.1,\"head\":\"cls\"},"
+                             "\"train\":{\"batch\":0,\"learning_rate\":5e-5},\"data\":{}}");
+    CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EFIELD);
+    char want[512];
+    snprintf(want, sizeof want,
+             "%s: unknown field 'train.learning_rate' (known here: batch, seq, precision, "
+             "optimizer, fused_optimizer, kernels, attention, grad_accum, amp_mode, grad_clip, "
+             "fp32_optimizer, loss_sync, host_op_us, generic_loop_efficiency, loop_elems, "
+             "ffn_bias, optimizer_impl, grad_clip_impl, zero_grad, notes)",
+             p);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    CU_ASSERT_EQUAL(lines_of(err.more), 2);
+    snprintf(want, sizeof want, "%s: field 'train.batch' must be an integer in [1, 1048576], "
+                                "got 0",
+             p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.more, want));
+    snprintf(want, sizeof want, "%s: missing required field 'data.samples'", p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.more, want));
+    /* a file with one problem says it alone, as before */
+    p = minimal("one.json", "cls", 128, ",\"cluster\":{\"devices\":0}");
+    CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "field 'cluster.devices' must be an integer"));
+    CU_ASSERT_STRING_EQUAL(err.more, "");
+}
+
+static void template_should_load_with_every_default_written_out(void)
+{
+    cJSON *doc = NULL;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_scn_template("tmpl", &doc, &err), XS_OK);
+    /* every train, data and cluster key with a value is in the file */
+    size_t n;
+    const xs_field *f = xs_scn_fields(&n);
+    for (size_t i = 0; i < n; i++) {
+        int section = strncmp(f[i].path, "train.", 6) == 0 ||
+                      strncmp(f[i].path, "data.", 5) == 0 ||
+                      strncmp(f[i].path, "cluster.", 8) == 0;
+        if (section && f[i].type != XS_F_OBJ && strcmp(f[i].path, "train.host_op_us") != 0 &&
+            !xs_json_path(doc, f[i].path)) {
+            fprintf(stderr, "\ntemplate lacks %s\n", f[i].path);
+            CU_FAIL("a key is missing from the template");
+        }
+    }
+    CU_ASSERT_PTR_NOT_NULL(xs_json_path(doc, "train.notes.host_op_us"));
+    const char *p = tu_write_json("tmpl.json", doc);
+    cJSON_Delete(doc);
+    xs_scenario s, m;
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(p, NULL, 0, &s, &err), XS_OK);
+    CU_ASSERT_STRING_EQUAL(s.id, "tmpl");
+    CU_ASSERT_EQUAL(s.samples, 67349);
+    CU_ASSERT_EQUAL(s.model.hidden, 768);
+    /* what it writes out is what a minimal scenario of that model takes */
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(minimal("tmin.json", "cls", 512, ""), NULL, 0, &m, &err),
+                          XS_OK);
+    const xs_train *a = &s.train, *b = &m.train;
+    CU_ASSERT(a->batch == b->batch && a->seq == b->seq && a->grad_accum == b->grad_accum &&
+              a->precision == b->precision && a->optimizer == b->optimizer &&
+              a->fused_optimizer == b->fused_optimizer && a->kernels == b->kernels &&
+              a->attention == b->attention && a->amp_mode == b->amp_mode &&
+              a->grad_clip == b->grad_clip && a->fp32_optimizer == b->fp32_optimizer &&
+              a->loss_sync == b->loss_sync && a->host_op_us == b->host_op_us &&
+              a->generic_loop_efficiency == b->generic_loop_efficiency &&
+              a->ffn_bias == b->ffn_bias && a->loop_elems == b->loop_elems &&
+              a->zero_grad == b->zero_grad && a->grad_clip_impl == b->grad_clip_impl &&
+              a->optimizer_impl == b->optimizer_impl);
+    CU_ASSERT_EQUAL(s.epochs, m.epochs);
+    CU_ASSERT_EQUAL(s.devices, m.devices);
+    CU_ASSERT_EQUAL(xs_scn_template("bad/name", &doc, &err), XS_EARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'bad/name' is not a scenario id"));
+    CU_ASSERT_EQUAL(xs_scn_check_id(".hidden", &err), XS_EARG);
+    CU_ASSERT_EQUAL(xs_scn_check_id("", &err), XS_EARG);
+    CU_ASSERT_EQUAL(xs_scn_check_id("my-run_2.v1", &err), XS_OK);
+    char long_id[80];
+    memset(long_id, 'a', 64);
+    long_id[64] = '\0';
+    CU_ASSERT_EQUAL(xs_scn_check_id(long_id, &err), XS_EARG);
+}
+
 /* "did you mean": edit distance without case, a leaf name finds its key,
  * nothing far away is offered. */
 static void suggestions_should_find_the_near_name_only(void)
@@ -204,5 +391,11 @@ int tu_add_scenario_suite(void)
            !CU_add_test(s, "hf_import_should_report_the_config_file_and_key",
                         hf_import_should_report_the_config_file_and_key) ||
            !CU_add_test(s, "scenario_loader_should_reject_bad_documents",
-                        scenario_loader_should_reject_bad_documents);
+                        scenario_loader_should_reject_bad_documents) ||
+           !CU_add_test(s, "minimal_scenario_should_take_the_trainer_defaults",
+                        minimal_scenario_should_take_the_trainer_defaults) ||
+           !CU_add_test(s, "every_problem_of_a_scenario_should_be_reported_at_once",
+                        every_problem_of_a_scenario_should_be_reported_at_once) ||
+           !CU_add_test(s, "template_should_load_with_every_default_written_out",
+                        template_should_load_with_every_default_written_out);
 }

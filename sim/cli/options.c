@@ -25,10 +25,19 @@ int cli_fail(int code, const char *msg)
 
 int cli_fail_err(const xs_error *err)
 {
-    return cli_fail(err->code == XS_EARG    ? EXIT_USAGE
-                    : err->code == XS_ENOHW ? EXIT_NOHW
-                                            : EXIT_DATA,
-                    err->msg);
+    int code = err->code == XS_EARG    ? EXIT_USAGE
+               : err->code == XS_ENOHW ? EXIT_NOHW
+                                       : EXIT_DATA;
+    cli_fail(code, err->msg);
+    /* the further problems of a document checked whole, one error line each */
+    for (const char *p = err->more; *p;) {
+        size_t len = strcspn(p, "\n");
+        char line[sizeof err->msg]; /* each was a message of its own */
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+        cli_fail(code, line);
+        p += len + (p[len] == '\n');
+    }
+    return code;
 }
 
 /* getopt's report of a bad option of command cmd: c is ':' (a value is
@@ -57,11 +66,12 @@ void cli_print_set_keys(FILE *out)
     fprintf(out, "Scenario keys for --set (validated like the file):\n");
     for (size_t i = 0; i < n; i++) {
         if (strcmp(f[i].path, "id") == 0 || strcmp(f[i].path, "description") == 0 ||
-            strcmp(f[i].path, "source") == 0)
+            strcmp(f[i].path, "source") == 0 || f[i].type == XS_F_OBJ)
             continue;
         char want[160];
         xs_schema_expect(&f[i], want, sizeof want);
-        fprintf(out, "  %-22s %s\n  %-22s   (%s)\n", f[i].path, f[i].help, "", want);
+        fprintf(out, "  %-22s %s\n  %-22s   (%s%s%s)\n", f[i].path, f[i].help, "", want,
+                f[i].def ? "; default " : "", f[i].def ? f[i].def : "");
     }
 }
 
@@ -70,8 +80,9 @@ void cli_print_fields(FILE *out, const xs_field *f, size_t n)
     for (size_t i = 0; i < n; i++) {
         char want[160];
         xs_schema_expect(&f[i], want, sizeof want);
-        fprintf(out, "  %-32s %s%s (%s)\n", f[i].path, f[i].required ? "" : "[optional] ",
-                f[i].help, want);
+        fprintf(out, "  %-32s %s%s (%s%s%s)\n", f[i].path,
+                f[i].required || f[i].def ? "" : "[optional] ", f[i].help, want,
+                f[i].def ? "; default " : "", f[i].def ? f[i].def : "");
     }
 }
 

@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int kernel = strcmp(rows[i].scenario, "-") == 0;
         if (kernel ? kernels++ < KERNEL_ROWS : scenarios++ < SCENARIO_ROWS) {
             xs_validate_row(&rows[i]);
-            xs_error why = {0, ""};
+            xs_error why = {0, "", ""};
             snprintf(why.msg, sizeof why.msg, "line %d: %s", rows[i].line, rows[i].reason);
             fz_note("row", !rows[i].ok, &why);
         } else if (rows[i].ok) { /* left unpredicted: reported as a failed row */

@@ -85,7 +85,7 @@ def main():
         keys_and_words(load(f"devices/{d}.json"), json_words)
     write_dict("device", json_words)
 
-    scn_words = set(JSON_TOKENS) | {"set ", "=", "\n", "train.", "model.", "data.",
+    scn_words = set(JSON_TOKENS) | {"set ", "=", "\n", "train.", "model.", "data.", "notes",
                                     "cluster."}
     for path in SCENARIOS:
         write("scenario", os.path.basename(path), scenario_input([], path))
@@ -96,6 +96,18 @@ def main():
     write("scenario", "gpt2-sets", scenario_input(
         ["train.attention=unfused", "train.kernels=fused", "model.hf_config=models/gpt2-medium.json"],
         "scenarios/gpt2-medium-finetune.json"))
+    # minimal scenarios: a model and data.samples, every other key taken
+    # from its default (train.seq by model.head, foreach AdamW)
+    tiny = load("tests/data/scenarios/tiny.json")
+    write("scenario", "minimal-hf", compact(
+        {"id": "minimal-hf", "model": {"hf_config": "models/gpt2-medium.json", "head": "lm"},
+         "data": {"samples": 1000}}))
+    write("scenario", "minimal-inline", compact(
+        {"id": "minimal-inline", "model": dict(tiny["model"], head="cls"),
+         "data": {"samples": 100}}))
+    write("scenario", "minimal-sets", "set train.optimizer=sgd\nset model.head=span\n" + compact(
+        {"id": "minimal-sets", "model": tiny["model"], "data": {"samples": 100},
+         "train": {"notes": {"about": "free text"}}}))
     for path in [f"scenarios/models/{m}.json" for m in MODELS]:
         keys_and_words(load(path), scn_words)
     write_dict("scenario", scn_words)
