@@ -109,8 +109,10 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
     /* apex O2's fp32 master gradients exist from its unscale after the
      * backward to the end of the step (apex/amp/_process_optimizer.py @
      * f17401f: post_backward_with_master_weights makes them, new_step sets
-     * them to None) */
+     * them to None), so through the later micro-batches too when they
+     * accumulate there */
     double master_grads = P * eb.master_grad;
+    int master_all_step = t->grad_accum > 1;
 
     /* The walk: kept tensors pile up in the forward and go in the backward;
      * gradients appear as their ops run (or persist); an op's output and its
@@ -129,7 +131,7 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
             grads += op->mem.grads * eb.grad;
             grad_slack += op->mem.grad_slack;
         }
-        double extra = op->phase == XS_PH_OPT ? master_grads : 0;
+        double extra = op->phase == XS_PH_OPT || master_all_step ? master_grads : 0;
         double prev = op->phase == prev_phase ? prev_temp : 0;
         double tr = op->mem.temp + prev;
         double frag = slack + grad_slack + xs_alloc_slack(op->mem.temp) + xs_alloc_slack(prev);

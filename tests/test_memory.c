@@ -157,6 +157,13 @@ static void persistent_terms_should_match_bytes_per_parameter(void)
     xs_memory m = memory_of("a100-sxm4-80gb", TINY, o2, 1, &wl);
     CU_ASSERT_DOUBLE_EQUAL(m.weights, 6 * wl.params, 1e-6);
     xs_wl_free(&wl);
+    /* its fp32 master gradients live from the first micro-batch's unscale
+     * on when micro-batches accumulate into them */
+    const char *o2acc[] = {"train.amp_mode=o2", "train.grad_accum=2"};
+    m = memory_of("a100-sxm4-80gb", TINY, o2acc, 2, &wl);
+    CU_ASSERT(m.grads >= 4 * wl.params);
+    CU_ASSERT_EQUAL(m.peak_phase, XS_PH_BWD);
+    xs_wl_free(&wl);
 }
 
 /* The parts add up, the workspace is the era's CUDA context plus two cuBLAS
