@@ -120,6 +120,7 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
      * what the allocator rounds those tensors up by. */
     double saved = 0, slack = 0, grads = persist ? P * eb.grad : 0, grad_slack = 0;
     double prev_temp = 0, peak = -1;
+    int gpu = is_gpu(dev);
     int prev_phase = -1;
     for (size_t i = 0; i < wl->n; i++) {
         const xs_op *op = &wl->ops[i];
@@ -134,7 +135,8 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
         double extra = op->phase == XS_PH_OPT || master_all_step ? master_grads : 0;
         double prev = op->phase == prev_phase ? prev_temp : 0;
         double tr = op->mem.temp + prev;
-        double frag = slack + grad_slack + xs_alloc_slack(op->mem.temp) + xs_alloc_slack(prev);
+        double frag = gpu ? slack + grad_slack + xs_alloc_slack(op->mem.temp) + xs_alloc_slack(prev)
+                          : 0; /* the caching allocator is CUDA's; a CPU tensor is a malloc */
         double live = saved + grads + extra + tr + frag;
         if (live > peak) {
             peak = live;
@@ -154,7 +156,7 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
         prev_temp = op->mem.temp;
         prev_phase = op->phase;
     }
-    if (is_gpu(dev))
+    if (gpu)
         m->workspace = blas_workspace(dev) + context_mib(s) * 1048576.0;
     m->total = m->weights + m->grads + m->optimizer + m->activations + m->transient +
                m->fragmentation + m->workspace;

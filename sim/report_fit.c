@@ -62,7 +62,8 @@ void xs_report_fit(xs_strbuf *sb, xs_format fmt, const xs_fit_report *r)
     xs_sb_printf(sb, "\nglobal batch %lld%s: micro-batch x grad_accum, fastest first\n",
                  (long long)r->global_batch, r->global_given ? "" : " (the scenario's)");
     if (r->nsplits == 0) {
-        xs_sb_printf(sb, "  none fits: no divisor of %lld is a micro-batch of at most %lld\n",
+        xs_sb_printf(sb, "  none: no divisor of %lld is a micro-batch of at most %lld (the largest "
+                         "that fits) with train.grad_accum at most 65536\n",
                      (long long)r->global_batch, (long long)r->max_batch);
         return;
     }
