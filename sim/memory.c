@@ -156,8 +156,10 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
         prev_temp = op->mem.temp;
         prev_phase = op->phase;
     }
-    if (gpu)
-        m->workspace = blas_workspace(dev) + context_mib(s) * 1048576.0;
+    if (gpu) {
+        m->context = context_mib(s) * 1048576.0;
+        m->workspace = blas_workspace(dev) + m->context;
+    }
     m->total = m->weights + m->grads + m->optimizer + m->activations + m->transient +
                m->fragmentation + m->workspace;
     m->capacity = dev->mem_usable_mib > 0 ? dev->mem_usable_mib * 1048576.0

@@ -28,6 +28,8 @@ typedef struct {
     double fragmentation; /* the caching allocator's reserved but unused bytes */
     double workspace;     /* outside the tensors: the framework's CUDA context,
                              the cuBLAS workspace */
+    double context;       /* of which the CUDA context: outside PyTorch's
+                             allocator, so not in torch.cuda.max_memory_allocated */
     double total;         /* the sum: the device memory the step needs */
     double capacity;      /* what the device offers to it */
     int fits;             /* total <= capacity */

@@ -358,15 +358,20 @@ static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, doubl
         *lo = p->avg_power_low_w;
         *hi = p->avg_power_high_w;
         *matmul_share = -1;
-    } else if (strcmp(r->metric, "memory_gb") == 0) {
-        /* the step's peak device memory (GiB), as nvidia-smi counts it; no
-         * band (the corners change speed, not bytes) and not a time */
-        *val = *lo = *hi = p->mem.total / XS_GIB;
+    } else if (strcmp(r->metric, "memory_gb") == 0 ||
+               strcmp(r->metric, "memory_allocated_gb") == 0) {
+        /* the step's peak device memory (GiB), as nvidia-smi counts it, or
+         * as torch.cuda.max_memory_allocated does (the CUDA context apart);
+         * no band (the corners change speed, not bytes) and not a time */
+        double b = p->mem.total -
+                   (strcmp(r->metric, "memory_allocated_gb") == 0 ? p->mem.context : 0);
+        *val = *lo = *hi = b / XS_GIB;
         *matmul_share = -1;
     } else {
         snprintf(r->reason, sizeof r->reason,
                  "metric 'time_s' is for single kernels; a scenario row needs samples_per_s, "
-                 "tokens_per_s, step_time_s, epoch_time_s, avg_power_w or memory_gb");
+                 "tokens_per_s, step_time_s, epoch_time_s, avg_power_w, memory_gb or "
+                 "memory_allocated_gb");
         rc = -1;
     }
     xs_job_free(&j);

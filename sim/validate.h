@@ -13,9 +13,13 @@
 /* The metrics a measured row may give: a whole run's rates and times
  * (epoch_time_s: one epoch's steps; avg_power_w: the board's average power
  * over steps, as NVML reads it; memory_gb: the device memory the step
- * takes at its peak, GiB, CUDA context included, as nvidia-smi shows it),
+ * takes at its peak, GiB, CUDA context included, as nvidia-smi shows it;
+ * memory_allocated_gb: the same without the context, as
+ * torch.cuda.max_memory_allocated counts it),
  * or one kernel call's time (time_s). */
-#define XS_VMETRICS "samples_per_s|tokens_per_s|step_time_s|epoch_time_s|avg_power_w|memory_gb|time_s"
+#define XS_VMETRICS                                                                              \
+    "samples_per_s|tokens_per_s|step_time_s|epoch_time_s|avg_power_w|memory_gb|"                 \
+    "memory_allocated_gb|time_s"
 
 typedef struct {
     const char *file;    /* the measured-run file it came from (not owned) */

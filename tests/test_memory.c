@@ -484,6 +484,32 @@ static void advise_should_propose_only_changes_that_fit(void)
     tu_run_free(&r);
 }
 
+/* validate: memory_gb is what nvidia-smi shows, memory_allocated_gb what
+ * torch.cuda.max_memory_allocated counts: the same less the CUDA context. */
+static void validate_should_predict_both_memory_metrics(void)
+{
+    const char *csv = tu_write("mem.csv",
+                               "device,scenario,set,metric,value,source\n"
+                               "t4,bert-base-squad,train.batch=8;device.cuda_context_mib=1024,"
+                               "memory_gb,9,test\n"
+                               "t4,bert-base-squad,train.batch=8;device.cuda_context_mib=1024,"
+                               "memory_allocated_gb,8,test\n");
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "validate --measured '%s' --format json", csv);
+    tu_result r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    cJSON *rows = cJSON_GetObjectItem(doc, "rows");
+    CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(rows), 2);
+    double smi = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "predicted"));
+    double alloc =
+        cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 1), "predicted"));
+    CU_ASSERT(alloc > 0);
+    CU_ASSERT_DOUBLE_EQUAL(smi - alloc, 1.0, 1e-9); /* 1024 MiB */
+    cJSON_Delete(doc);
+    tu_run_free(&r);
+}
+
 int tu_add_memory_suite(void)
 {
     CU_pSuite s = CU_add_suite("memory", NULL, NULL);
@@ -503,5 +529,6 @@ int tu_add_memory_suite(void)
     CU_ADD_TEST(s, fit_json_should_give_max_batch_and_combinations);
     CU_ADD_TEST(s, compare_should_put_runs_that_do_not_fit_last_unpriced);
     CU_ADD_TEST(s, advise_should_propose_only_changes_that_fit);
+    CU_ADD_TEST(s, validate_should_predict_both_memory_metrics);
     return 0;
 }
