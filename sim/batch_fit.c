@@ -98,13 +98,16 @@ static int by_speed(const void *a, const void *b)
     return (x->batch < y->batch) - (x->batch > y->batch); /* ties: the larger micro-batch */
 }
 
-int xs_fit_splits(const xs_device *dev, const xs_scenario *s, int64_t global, int64_t max_batch,
-                  xs_fit_split **out, size_t *n, xs_error *err)
+int xs_fit_splits(const xs_device *dev, const xs_scenario *s, int64_t global, xs_fit_split **out,
+                  size_t *n, xs_error *err)
 {
     *out = NULL;
     *n = 0;
+    /* every split is checked on its own: one micro-batch (no gradients kept
+     * across micro-batches) may fit where the same micro-batch accumulating
+     * does not, so no bound from another grad_accum applies */
     size_t cap = 0;
-    for (int64_t b = 1; b <= max_batch && b <= global; b++)
+    for (int64_t b = 1; b <= BATCH_LIMIT && b <= global; b++)
         cap += global % b == 0 && global / b <= ACCUM_LIMIT;
     if (cap == 0)
         return XS_OK;
@@ -113,12 +116,16 @@ int xs_fit_splits(const xs_device *dev, const xs_scenario *s, int64_t global, in
         return xs_error_set(err, XS_ENOMEM, "out of memory");
     size_t k = 0;
     int rc = XS_OK;
-    for (int64_t b = 1; b <= max_batch && b <= global && rc == XS_OK; b++) {
+    for (int64_t b = 1; b <= BATCH_LIMIT && b <= global && rc == XS_OK; b++) {
         if (global % b || global / b > ACCUM_LIMIT)
             continue;
         xs_scenario t = *s;
         t.train.batch = b;
         t.train.grad_accum = global / b;
+        xs_memory m;
+        int fits;
+        if ((rc = fits_at(dev, &t, b, &m, &fits, err)) || !fits)
+            continue; /* its memory alone: no time for a split that cannot run */
         xs_workload wl;
         xs_prediction p;
         if ((rc = xs_wl_build(&t, &wl, err)))
@@ -127,12 +134,9 @@ int xs_fit_splits(const xs_device *dev, const xs_scenario *s, int64_t global, in
         xs_wl_free(&wl);
         if (rc)
             break;
-        v[k] = (xs_fit_split){b, t.train.grad_accum, p.samples_per_s, p.step_time_s,
-                              p.run_time_s, p.run_cost_usd, p.mem};
+        v[k++] = (xs_fit_split){b, t.train.grad_accum, p.samples_per_s, p.step_time_s,
+                                p.run_time_s, p.run_cost_usd, p.mem};
         xs_prediction_free(&p);
-        if (v[k].mem.fits) /* accumulation keeps the micro-batch's memory but for the
-                              gradients, which then persist: check it again */
-            k++;
     }
     if (rc) {
         free(v);

@@ -34,9 +34,10 @@ typedef struct {
     xs_memory mem;
 } xs_fit_split;
 
-/* Every split of global (micro-batch a divisor of it, at most max_batch),
- * each predicted on dev, fastest first. The caller frees *out. */
-int xs_fit_splits(const xs_device *dev, const xs_scenario *s, int64_t global, int64_t max_batch,
-                  xs_fit_split **out, size_t *n, xs_error *err);
+/* Every split of global (a micro-batch dividing it, train.grad_accum the
+ * quotient, both within the scenario schema's limits) whose step fits dev,
+ * each predicted, fastest first. The caller frees *out. */
+int xs_fit_splits(const xs_device *dev, const xs_scenario *s, int64_t global, xs_fit_split **out,
+                  size_t *n, xs_error *err);
 
 #endif

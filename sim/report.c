@@ -569,7 +569,7 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
         } else {
             char band[48], mem[32];
             cost_band(band, sizeof band, p);
-            snprintf(mem, sizeof mem, "%.1f/%.0f%s", m->total / XS_GIB, m->capacity / XS_GIB,
+            snprintf(mem, sizeof mem, "%.1f/%.1f%s", m->total / XS_GIB, m->capacity / XS_GIB,
                      m->fits ? "" : "!");
             xs_sb_printf(sb, "%-16s %-6s %10.4f %11.1f %5.1f%% %6.0f %12s ", d->id,
                          xs_dtype_name(p->matmul_engine), p->step_time_s, p->samples_per_s,
@@ -587,9 +587,9 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
         return;
     xs_sb_printf(sb, "\nsorted by run cost; '$ band' is the run's cost on the device's slow and "
                      "fast corners; prices are on-demand list prices unless --price gave yours "
-                     "(`xpusim devices`); 'memory GB' is the step's peak over the device's "
-                     "memory, '!' where it does not fit (those rows last, not priced; `xpusim "
-                     "fit` finds a micro-batch that fits)\n");
+                     "(`xpusim devices`); 'memory GB' is the step's peak / the memory the device "
+                     "offers, '!' where the peak exceeds it (those rows last, not priced; "
+                     "`xpusim fit` finds a micro-batch that fits)\n");
     if (unavailable)
         xs_sb_printf(sb, "\ncannot run this scenario:\n");
     for (size_t i = 0; i < n; i++)

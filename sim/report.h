@@ -86,7 +86,7 @@ cJSON *xs_memory_json(const xs_memory *m);
 typedef struct {
     const xs_device *dev;
     const xs_scenario *s;
-    int64_t max_batch;    /* 0: not even 1 fits */
+    int64_t max_batch;    /* 0: not even 1 fits (at the scenario's grad_accum) */
     double samples_per_s; /* at max_batch */
     xs_memory at, next;   /* at max_batch (1 when 0) and one more (total 0: none) */
     int64_t global_batch;

@@ -11,10 +11,10 @@ static void fit_json(xs_strbuf *sb, const xs_fit_report *r)
     cJSON_AddStringToObject(root, "scenario", r->s->id);
     cJSON_AddNumberToObject(root, "capacity_gb", r->at.capacity / G);
     cJSON_AddNumberToObject(root, "max_batch", (double)r->max_batch);
-    if (r->max_batch > 0) {
+    cJSON_AddNumberToObject(root, "grad_accum", (double)r->s->train.grad_accum);
+    if (r->max_batch > 0)
         cJSON_AddNumberToObject(root, "samples_per_s", r->samples_per_s);
-        cJSON_AddItemToObject(root, "memory", xs_memory_json(&r->at));
-    }
+    cJSON_AddItemToObject(root, "memory", xs_memory_json(&r->at)); /* at batch 1 when none fits */
     if (r->next.total > 0)
         cJSON_AddNumberToObject(root, "next_batch_total_gb", r->next.total / G);
     cJSON_AddNumberToObject(root, "global_batch", (double)r->global_batch);
@@ -46,25 +46,27 @@ void xs_report_fit(xs_strbuf *sb, xs_format fmt, const xs_fit_report *r)
     double G = XS_GIB;
     xs_sb_printf(sb, "xpusim fit: %s on %s (%s), %.2f GB\n", r->s->id, r->dev->id, r->dev->name,
                  r->at.capacity / G);
+    long long ga = (long long)r->s->train.grad_accum;
     if (r->max_batch == 0) {
-        xs_sb_printf(sb, "does NOT fit even at micro-batch 1: the step needs %.2f GB\n",
-                     r->at.total / G);
+        xs_sb_printf(sb, "does NOT fit even at micro-batch 1 (grad_accum %lld): the step needs "
+                         "%.2f GB\n",
+                     ga, r->at.total / G);
         xs_report_memory_lines(sb, &r->at);
-        return;
+    } else {
+        xs_sb_printf(sb, "largest micro-batch that fits at grad_accum %lld: %lld, %.1f samples/s",
+                     ga, (long long)r->max_batch, r->samples_per_s);
+        if (r->next.total > 0)
+            xs_sb_printf(sb, " (%lld needs %.2f GB)", (long long)r->max_batch + 1,
+                         r->next.total / G);
+        xs_sb_printf(sb, "\n");
+        xs_report_memory_lines(sb, &r->at);
     }
-    xs_sb_printf(sb, "largest micro-batch that fits: %lld, %.1f samples/s", (long long)r->max_batch,
-                 r->samples_per_s);
-    if (r->next.total > 0)
-        xs_sb_printf(sb, " (%lld needs %.2f GB)", (long long)r->max_batch + 1,
-                     r->next.total / G);
-    xs_sb_printf(sb, "\n");
-    xs_report_memory_lines(sb, &r->at);
     xs_sb_printf(sb, "\nglobal batch %lld%s: micro-batch x grad_accum, fastest first\n",
                  (long long)r->global_batch, r->global_given ? "" : " (the scenario's)");
     if (r->nsplits == 0) {
-        xs_sb_printf(sb, "  none: no divisor of %lld is a micro-batch of at most %lld (the largest "
-                         "that fits) with train.grad_accum at most 65536\n",
-                     (long long)r->global_batch, (long long)r->max_batch);
+        xs_sb_printf(sb, "  none: no micro-batch dividing %lld fits with train.grad_accum (at "
+                         "most 65536) making up the rest\n",
+                     (long long)r->global_batch);
         return;
     }
     xs_sb_printf(sb, "  %6s %10s %10s %9s %9s %8s %9s\n", "batch", "grad_accum", "samples/s",

@@ -14,7 +14,7 @@ static void usage(FILE *out)
             "Finds the largest micro-batch (train.batch) of SCENARIO whose training step fits\n"
             "DEVICE's memory, with its predicted throughput and its memory by part, then\n"
             "the ways to reach a global batch of N samples an optimizer step (micro-batch x\n"
-            "train.grad_accum, every micro-batch that divides N and fits), fastest first.\n"
+            "train.grad_accum, every micro-batch that divides N whose step fits), fastest first.\n"
             "N defaults to the scenario's own global batch (train.batch x train.grad_accum).\n"
             "Memory is the step's peak, as `xpusim predict` reports it (weights, gradients,\n"
             "optimizer state, activations kept for the backward, the largest transient, the\n"
@@ -27,7 +27,9 @@ static void usage(FILE *out)
             "                           combinations: [{batch, grad_accum, samples_per_s,\n"
             "                           step_time_s, total_gb, run_time_s, run_cost_usd}])\n"
             "  -o, --output FILE        write there (atomically) instead of stdout\n\n"
-            "Exit status 4 when not even a micro-batch of 1 fits.\n\n"
+            "The largest micro-batch is searched at the scenario's train.grad_accum (gradients\n"
+            "kept across micro-batches when it is over 1); each split is checked on its own.\n"
+            "Exit status 4 when not even a micro-batch of 1 fits, or no split of N does.\n\n"
             "Examples:\n"
             "  xpusim fit -d t4 -s bert-large-squad\n"
             "  xpusim fit -d a10 -s gpt2-medium-finetune --global-batch 64\n"
@@ -64,8 +66,9 @@ int cli_fit(int argc, char **argv)
             rc = xs_job_predict(&j, 0, &err);
         r.samples_per_s = j.p.samples_per_s;
         if (!rc)
-            rc = xs_fit_splits(&j.dev, &j.s, r.global_batch, r.max_batch, &splits, &r.nsplits,
-                               &err);
+            rc = xs_fit_splits(&j.dev, &j.s, r.global_batch, &splits, &r.nsplits, &err);
+    } else if (!rc) { /* no micro-batch fits at the scenario's grad_accum; one alone may */
+        rc = xs_fit_splits(&j.dev, &j.s, r.global_batch, &splits, &r.nsplits, &err);
     }
     if (rc) {
         xs_job_free(&j);
@@ -76,7 +79,7 @@ int cli_fit(int argc, char **argv)
     xs_report_fit(&sb, o.format, &r);
     rc = cli_deliver(&sb, o.output);
     xs_sb_free(&sb);
-    if (rc == 0 && r.max_batch == 0)
+    if (rc == 0 && (r.max_batch == 0 || r.nsplits == 0))
         rc = EXIT_NOFIT;
     free(splits);
     xs_job_free(&j);
