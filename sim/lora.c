@@ -192,6 +192,11 @@ int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err)
                                 "%s: train.lora.targets needs train.lora.rank > 0 (rank 0 is a "
                                 "full fine-tune)",
                                 where);
+        if (t->lora_dropout > 0)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: train.lora.dropout %g needs train.lora.rank > 0 (it drops "
+                                "out the adapters' input)",
+                                where, t->lora_dropout);
         if (t->quant != XS_QUANT_NONE)
             return xs_error_set(err, XS_EFIELD,
                                 "%s: train.quant nf4 needs train.lora.rank > 0 (QLoRA: only "

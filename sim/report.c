@@ -446,6 +446,7 @@ void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
         cJSON *root = cJSON_CreateObject();
         cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
         cJSON_AddNumberToObject(root, "params", wl->params);
+        cJSON_AddNumberToObject(root, "trainable_params", wl->trainable_params);
         cJSON_AddNumberToObject(root, "params_matmul", wl->params_matmul);
         cJSON_AddNumberToObject(root, "param_tensors", (double)wl->tensors);
         cJSON *ops = cJSON_AddArrayToObject(root, "ops");
@@ -483,8 +484,13 @@ void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                      (long long)(op->launches * rows[r].calls));
     }
     free(rows);
-    xs_sb_printf(sb, "\nstep: %.1f TFLOP, %.1f M parameters in %lld tensors\n", flops / 1e12,
-                 wl->params / 1e6, (long long)wl->tensors);
+    if (wl->trainable_params != wl->params) /* LoRA: the tensors are the trained ones */
+        xs_sb_printf(sb, "\nstep: %.1f TFLOP, %.1f M parameters, %.3f M trained in %lld tensors\n",
+                     flops / 1e12, wl->params / 1e6, wl->trainable_params / 1e6,
+                     (long long)wl->tensors);
+    else
+        xs_sb_printf(sb, "\nstep: %.1f TFLOP, %.1f M parameters in %lld tensors\n", flops / 1e12,
+                     wl->params / 1e6, (long long)wl->tensors);
 }
 
 /* "$0.82-1.08": the run's cost on the device's cheap and dear corners. */

@@ -216,6 +216,8 @@ static void bad_lora_keys_should_be_refused_by_name(void)
         {"gpt2-medium-finetune", {"train.lora.rank=8", "train.lora.train_head=true", NULL},
          "train_head true with model.head lm"},
         {"bert-base-squad-hf", {"train.lora.rank=-1", NULL, NULL}, "train.lora.rank"},
+        {"bert-base-squad-hf", {"train.lora.dropout=0.1", NULL, NULL},
+         "train.lora.dropout 0.1 needs train.lora.rank > 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int n = 0;
