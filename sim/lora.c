@@ -1,8 +1,9 @@
 /* lora.c — see lora.h.
  *
- * PEFT (huggingface/peft@b28a09c44695163806dc2d560ec2faa1ce2949c5,
- * src/peft/tuners/tuners_utils.py): a module is targeted when its name is
- * a target or ends with "." + a target (check_target_module_exists), so
+ * PEFT (huggingface/peft, src/peft/tuners/tuners_utils.py; read in the team
+ * code index, find_string id 2440942144): a module is targeted when its
+ * name is a target or ends with "." + a target
+ * (check_target_module_exists), so
  * "dense" in BERT matches the attention output (attention.output.dense),
  * the FFN up (intermediate.dense) and down (output.dense) projections and
  * the pooler (pooler.dense) alike, "output.dense" both outputs, and

@@ -578,10 +578,11 @@ int xs_scn_complete(cJSON *root, xs_error *err)
         }
     }
     /* train.lora.train_head: PEFT's task models add the head to
-     * modules_to_save for sequence classification (classifier, score) and
-     * question answering (qa_outputs) (huggingface/peft@b28a09c, peft_model.py,
-     * PeftModelForSequenceClassification, PeftModelForQuestionAnswering);
-     * a causal LM's head stays frozen */
+     * modules_to_save for sequence classification (classifier_module_names
+     * ["classifier", "score"]) and question answering ({"qa_outputs"})
+     * (huggingface/peft src/peft/peft_model.py, PeftModelForSequenceClassification
+     * and PeftModelForQuestionAnswering; team code index, find_string ids
+     * 270209158 and 43280701); a causal LM's head stays frozen */
     const cJSON *rank = valid_value(root, "train.lora.rank");
     if (!xs_json_path(root, "train.lora.train_head") && head && rank && rank->valuedouble > 0) {
         cJSON *th = cJSON_CreateBool(strcmp(head->valuestring, "lm") != 0);

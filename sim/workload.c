@@ -334,8 +334,10 @@ static void linear(bld *c, const char *name, double rows, double K, double N, in
                    int x_island);
 
 /* The LoRA adapter of a targeted linear, as PEFT's lora.Linear.forward
- * runs it after the base layer (huggingface/peft@b28a09c44695163806dc2d560ec2faa1ce2949c5,
- * src/peft/tuners/lora/layer.py): x = x.to(lora_A.weight.dtype) (a cast
+ * runs it after the base layer (huggingface/peft@003369494699fedd543fe38d16e52df96aeae743,
+ * src/peft/tuners/lora/layer.py, Linear.forward and update_layer; the cast
+ * is _cast_input_dtype, tuners_utils.py @005fdd53c63ed5a27177fd200295a00f93a57b55):
+ * x = x.to(lora_A.weight.dtype) (a cast
  * to fp32 when autocast hands it a half tensor: the adapters are fp32),
  * then result + lora_B(lora_A(dropout(x))) * scaling: the dropout (or
  * nn.Identity, no kernel), two bias-free nn.Linear GEMMs through rank r,
@@ -418,10 +420,14 @@ static void linear(bld *c, const char *name, double rows, double K, double N, in
         mem_op(c, XS_PH_FWD, XS_OP_CAST, rows * K, 4 + c->H, 0, 1, "%s.cast_x", name);
         issued(c, XS_ISSUE_AUTOCAST);
     }
-    /* bitsandbytes' MatMul4Bit dequantizes the packed weight to the compute
-     * format for the forward matmul and again for the backward's dX
-     * (bitsandbytes/autograd/_functions.py: F.dequantize_4bit in forward and
-     * backward; it keeps only the packed weight, resident anyway) */
+    /* bitsandbytes' MatMul4Bit dequantizes the packed weight for the forward
+     * matmul and again for the backward's dX, and keeps only the packed
+     * weight, resident anyway (bitsandbytes/autograd/_functions.py,
+     * MatMul4Bit: ctx.tensors = (None, B), grad_A = grad_output @
+     * F.dequantize_4bit(B, ctx.state).to(grad_output.dtype).t(); team code
+     * index, find_string ids 3710483789, 8479261646). Modelled: one kernel
+     * reading the packed bytes and writing the matmul format (a weight
+     * loaded in fp32 but computed in half would add a cast) */
     double qb = quant ? xs_quant_bytes(c->s->train.quant, K, N) : 0;
     if (quant) {
         mem_op(c, XS_PH_FWD, XS_OP_CAST, K * N, qb / (K * N) + c->H, 1, 1, "%s.dequant", name);
@@ -1455,10 +1461,13 @@ static void bld_free(bld *c)
  * keeps the layer's input (and the RNG state, a few bytes). Their copies,
  * which keep what the forward would have kept, run again in the backward
  * (recompute, in replay_tape). transformers' gradient_checkpointing_enable
- * passes use_reentrant=True when given no kwargs
- * (huggingface/transformers@00349ae87eddc872ffa21a8a54f264375a0056a8,
- * src/transformers/modeling_utils.py); the reentrant checkpoint reruns the
- * layer's Python forward, so the copies are issued as forward ops are. */
+ * passed use_reentrant=True when given no kwargs through the 4.x releases
+ * (modeling_utils.py; its copy in LLaMA-Factory, team code index,
+ * find_string id 11985995235) and passes False from 5.x (id 70577654386,
+ * quoting transformers 5's modeling_utils.py): either way the layer's
+ * Python forward runs again (the reentrant checkpoint before the layer's
+ * backward, the non-reentrant one at its first saved-tensor unpack, the
+ * same place in this list), so the copies are issued as forward ops are. */
 static void checkpoint_layer(bld *c, size_t start, int64_t layer)
 {
     if (c->failed || start >= c->wl->n)
