@@ -102,8 +102,11 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
     elem_bytes eb = bytes_of(t);
     int fused;
     int o = xs_train_optimizer(t, &fused);
-    double P = wl->params;
-    m->weights = P * (eb.weight + eb.master);
+    /* P: what the optimizer trains (gradients, master copies, state); the
+     * frozen rest (LoRA's base) holds its weights alone, those stored
+     * quantized (QLoRA) in their packed bytes */
+    double P = wl->trainable_params;
+    m->weights = (wl->params - wl->quant_params) * eb.weight + wl->quant_bytes + P * eb.master;
     m->optimizer = P * state_elems(o) * eb.state;
     int persist = grads_persist(t, o2);
     /* apex O2's fp32 master gradients exist from its unscale after the
@@ -124,10 +127,10 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
     int prev_phase = -1;
     for (size_t i = 0; i < wl->n; i++) {
         const xs_op *op = &wl->ops[i];
-        if (op->phase == XS_PH_FWD) {
-            saved += op->mem.saved;
-            slack += op->mem.slack;
-        }
+        /* forward ops, and a checkpointed layer's forward run again in the
+         * backward */
+        saved += op->mem.saved;
+        slack += op->mem.slack;
         if (!persist) {
             grads += op->mem.grads * eb.grad;
             grad_slack += op->mem.grad_slack;

@@ -105,6 +105,17 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
                  t->kernels == XS_K_FUSED ? "fused" : "eager",
                  t->attention == XS_ATT_FLASH ? "flash" : "unfused", (long long)t->grad_accum,
                  (long long)s->devices, s->devices > 1 ? "s" : "");
+    if (t->lora_rank > 0)
+        xs_sb_printf(sb,
+                     "lora      rank %lld on %s (alpha %g, dropout %g), head %s%s: %.3f M of "
+                     "%.1f M parameters trained\n",
+                     (long long)t->lora_rank, t->lora_targets[0] ? t->lora_targets : "PEFT's default",
+                     t->lora_alpha, t->lora_dropout, t->lora_train_head ? "trained" : "frozen",
+                     t->quant == XS_QUANT_NF4 ? ", base weights of the layers in nf4" : "",
+                     wl->trainable_params / 1e6, wl->params / 1e6);
+    if (t->checkpointing == XS_CKPT_LAYER)
+        xs_sb_printf(sb, "ckpt      every layer checkpointed: its forward runs again in the "
+                         "backward\n");
     if (s->power_limit_w > 0)
         xs_sb_printf(sb, "power     limit %g W (device.power_limit_w): the core clock is the "
                          "highest at which the step's average power fits\n",
@@ -263,6 +274,7 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     cJSON_AddNumberToObject(mo, "max_positions", (double)m->max_positions);
     cJSON_AddStringToObject(mo, "activation", act_name(m->activation));
     cJSON_AddNumberToObject(mo, "params", wl->params);
+    cJSON_AddNumberToObject(mo, "trainable_params", wl->trainable_params);
     cJSON *to = cJSON_AddObjectToObject(o, "train");
     cJSON_AddNumberToObject(to, "batch", (double)t->batch);
     cJSON_AddNumberToObject(to, "seq", (double)t->seq);
@@ -434,6 +446,7 @@ void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
         cJSON *root = cJSON_CreateObject();
         cJSON_AddItemToObject(root, "scenario", scenario_json(s, wl));
         cJSON_AddNumberToObject(root, "params", wl->params);
+        cJSON_AddNumberToObject(root, "trainable_params", wl->trainable_params);
         cJSON_AddNumberToObject(root, "params_matmul", wl->params_matmul);
         cJSON_AddNumberToObject(root, "param_tensors", (double)wl->tensors);
         cJSON *ops = cJSON_AddArrayToObject(root, "ops");
@@ -471,8 +484,13 @@ void xs_report_workload(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                      (long long)(op->launches * rows[r].calls));
     }
     free(rows);
-    xs_sb_printf(sb, "\nstep: %.1f TFLOP, %.1f M parameters in %lld tensors\n", flops / 1e12,
-                 wl->params / 1e6, (long long)wl->tensors);
+    if (wl->trainable_params != wl->params) /* LoRA: the tensors are the trained ones */
+        xs_sb_printf(sb, "\nstep: %.1f TFLOP, %.1f M parameters, %.3f M trained in %lld tensors\n",
+                     flops / 1e12, wl->params / 1e6, wl->trainable_params / 1e6,
+                     (long long)wl->tensors);
+    else
+        xs_sb_printf(sb, "\nstep: %.1f TFLOP, %.1f M parameters in %lld tensors\n", flops / 1e12,
+                     wl->params / 1e6, (long long)wl->tensors);
 }
 
 /* "$0.82-1.08": the run's cost on the device's cheap and dear corners. */

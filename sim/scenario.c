@@ -12,6 +12,7 @@
 
 #include "bounds.h"
 #include "fileio.h"
+#include "lora.h"
 #include "paths.h"
 #include "suggest.h"
 
@@ -159,6 +160,43 @@ static const xs_field SCENARIO_FIELDS[] = {
              "apex amp's: a fill kernel per parameter tensor, then autograd adds every new "
              "gradient into the zeroed one, grad += new; apex O2 sets its half gradients to "
              "None before the backward, so there only the fill)"),
+    INT_DEF("train.lora.rank", 0, 65536, train.lora_rank, "0",
+            "LoRA rank r (PEFT LoraConfig.r): > 0 freezes every base weight (no weight "
+            "gradients or optimizer state) and adds an adapter x -> dropout -> A (r x in) -> "
+            "B (out x r) -> * alpha/r, added to each targeted linear's output; 0 (the default): "
+            "a full fine-tune"),
+    {"train.lora.alpha", XS_F_NUM, 0, 0, 1e6, 1, NULL, offsetof(xs_scenario, train.lora_alpha), 0,
+     "LoRA alpha: the adapter's output is scaled by alpha / r, one multiply whatever its "
+     "value (default 8: PEFT's lora_alpha)",
+     "8"},
+    {"train.lora.targets", XS_F_STR, 0, 0, 0, 0, NULL, offsetof(xs_scenario, train.lora_targets),
+     256,
+     "comma-separated Hugging Face module names the adapters go on, matched as PEFT does (a "
+     "module whose path is the name or ends with '.' + it): BERT query, key, value, dense "
+     "(attention output, FFN up and down, pooler), output.dense (both outputs), "
+     "intermediate.dense; GPT-2 c_attn, c_proj (attention and MLP out), c_fc; or all-linear "
+     "(every linear but the task head). Absent: PEFT's default for the model type (bert "
+     "query,value; gpt2 c_attn)",
+     NULL},
+    {"train.lora.dropout", XS_F_NUM, 0, 0, 0.99, 0, NULL, offsetof(xs_scenario, train.lora_dropout),
+     0, "dropout on each adapter's input (PEFT lora_dropout; default 0: nn.Identity, no kernel)",
+     "0"},
+    {"train.lora.train_head", XS_F_BOOL, 0, 0, 0, 0, NULL,
+     offsetof(xs_scenario, train.lora_train_head), 0,
+     "under LoRA, the task head trains whole (PEFT's modules_to_save); default by model.head: "
+     "true for cls and span (PEFT's SEQ_CLS and QUESTION_ANS tasks add classifier / score / "
+     "qa_outputs), false for lm",
+     NULL},
+    ENUM_DEF("train.quant", XS_QUANT_CHOICES, train.quant, "none",
+             "storage of the frozen base weights of the layers under LoRA: none (the model's "
+             "format) or nf4 (QLoRA, bitsandbytes Linear4bit: 4-bit NormalFloat, blockwise "
+             "absmax with double quantization, dequantized to the matmul format for every "
+             "forward and every input-gradient matmul)"),
+    ENUM_DEF("train.checkpointing", XS_CKPT_CHOICES, train.checkpointing, "none",
+             "activation checkpointing: none (the default: the Trainer's gradient_checkpointing "
+             "false) or layer (gradient_checkpointing_enable: each Transformer layer runs its "
+             "forward under torch.utils.checkpoint, keeping only its input; its forward runs "
+             "again in the backward, just before its backward)"),
     {"train.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0,
      "free text for people, any keys (the template explains each key here)", NULL},
     INT("data.samples", 1, 1, 1e12, samples,
@@ -539,6 +577,22 @@ int xs_scn_complete(cJSON *root, xs_error *err)
             return xs_error_set(err, XS_ENOMEM, "out of memory");
         }
     }
+    /* train.lora.train_head: PEFT's task models add the head to
+     * modules_to_save for sequence classification (classifier_module_names
+     * ["classifier", "score"]) and question answering ({"qa_outputs"})
+     * (huggingface/peft src/peft/peft_model.py, PeftModelForSequenceClassification
+     * and PeftModelForQuestionAnswering; team code index, find_string ids
+     * 270209158 and 43280701); a causal LM's head stays frozen */
+    const cJSON *rank = valid_value(root, "train.lora.rank");
+    if (!xs_json_path(root, "train.lora.train_head") && head && rank && rank->valuedouble > 0) {
+        cJSON *th = cJSON_CreateBool(strcmp(head->valuestring, "lm") != 0);
+        if (!th || set_path(root, "train.lora.train_head", th)) {
+            cJSON_Delete(th);
+            cJSON_Delete(add_seq);
+            cJSON_Delete(add_impl);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
+    }
     int failed = 0;
     if (add_seq && set_path(root, "train.seq", add_seq)) {
         cJSON_Delete(add_seq);
@@ -586,7 +640,8 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
                             "%s: train.optimizer_impl '%s': bertadam is a Python loop of "
                             "tensor ops (for_loop or auto), it has no fused or foreach form",
                             path, word);
-    return xs_scn_bounds_check(s, path, err);
+    int rc = xs_lora_check(s, path, err);
+    return rc ? rc : xs_scn_bounds_check(s, path, err);
 }
 
 static int check_id(const xs_scenario *s, const char *path, xs_error *err)

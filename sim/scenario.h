@@ -62,6 +62,14 @@ typedef enum {
     XS_OPT_IMPL_FOREACH,
     XS_OPT_IMPL_FOR_LOOP
 } xs_opt_impl;
+/* bitsandbytes storage of the frozen base weights under LoRA (QLoRA): none,
+ * or 4-bit NormalFloat with double-quantized blockwise constants */
+#define XS_QUANT_CHOICES "none|nf4"
+typedef enum { XS_QUANT_NONE, XS_QUANT_NF4 } xs_quant;
+/* activation checkpointing: none, or torch.utils.checkpoint around each
+ * Transformer layer (transformers' gradient_checkpointing_enable) */
+#define XS_CKPT_CHOICES "none|layer"
+typedef enum { XS_CKPT_NONE, XS_CKPT_LAYER } xs_ckpt;
 #define XS_ZERO_GRAD_CHOICES "none|zero"
 typedef enum { XS_ZERO_GRAD_NONE, XS_ZERO_GRAD_ZERO } xs_zero_grad;
 
@@ -88,6 +96,14 @@ typedef struct {
     int zero_grad;      /* xs_zero_grad */
     int grad_clip_impl; /* xs_clip_impl */
     int optimizer_impl; /* xs_opt_impl */
+    /* LoRA (PEFT): rank 0 is a full fine-tune; targets "" is the family's
+     * PEFT default (lora.h) */
+    int64_t lora_rank;
+    double lora_alpha, lora_dropout;
+    char lora_targets[256];
+    int lora_train_head; /* the task head is trained (PEFT modules_to_save) */
+    int quant;           /* xs_quant */
+    int checkpointing;   /* xs_ckpt */
 } xs_train;
 
 typedef struct {

@@ -82,8 +82,21 @@ static cJSON *section(const char *name, const cJSON *doc)
         const char *key = f[i].path + plen + 1;
         const cJSON *given = xs_json_path(doc, f[i].path);
         cJSON *v = given ? cJSON_Duplicate(given, 1) : xs_schema_default(&f[i]);
-        if (v)
-            ok = cJSON_AddItemToObject(out, key, v);
+        /* a key one level down (train.lora.rank) goes into its object */
+        const char *dot = strchr(key, '.');
+        cJSON *into = out;
+        if (v && dot) {
+            char sub[64];
+            snprintf(sub, sizeof sub, "%.*s", (int)(dot - key), key);
+            into = cJSON_GetObjectItemCaseSensitive(out, sub);
+            if (!into)
+                into = cJSON_AddObjectToObject(out, sub);
+            ok = into != NULL;
+        }
+        if (v && ok)
+            ok = cJSON_AddItemToObject(into, dot ? dot + 1 : key, v) != 0;
+        else
+            cJSON_Delete(v);
         ok = ok && cJSON_AddStringToObject(notes, key, f[i].help);
     }
     if (ok && cJSON_AddItemToObject(out, "notes", notes))

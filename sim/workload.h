@@ -17,9 +17,12 @@
 typedef struct {
     xs_op *ops; /* owned; free with xs_wl_free */
     size_t n, cap;
-    double params;        /* trainable parameters */
+    double params;        /* the model's parameters, frozen or not */
+    double trainable_params; /* those the optimizer updates (all but under LoRA) */
     double params_matmul; /* weights a token is multiplied by (6PT rule) */
-    int64_t tensors;      /* parameter tensors */
+    int64_t tensors;      /* trainable parameter tensors */
+    double quant_params;  /* frozen base weights stored quantized (train.quant) ... */
+    double quant_bytes;   /* ... and the bytes they take, constants included */
     int64_t micro_batches;   /* grad_accum */
     int64_t samples_per_step; /* all devices */
     int64_t tokens_per_step;

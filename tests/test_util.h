@@ -37,6 +37,7 @@ xs_device tu_device(const char *id);
 
 /* Suite registration, one per module. */
 int tu_add_schema_suite(void);
+int tu_add_lora_suite(void);
 int tu_add_device_suite(void);
 int tu_add_scenario_suite(void);
 int tu_add_workload_suite(void);

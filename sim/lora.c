@@ -1,0 +1,260 @@
+/* lora.c — see lora.h.
+ *
+ * PEFT (huggingface/peft, src/peft/tuners/tuners_utils.py; read in the team
+ * code index, find_string id 2440942144): a module is targeted when its
+ * name is a target or ends with "." + a target
+ * (check_target_module_exists), so
+ * "dense" in BERT matches the attention output (attention.output.dense),
+ * the FFN up (intermediate.dense) and down (output.dense) projections and
+ * the pooler (pooler.dense) alike, "output.dense" both outputs, and
+ * "c_proj" in GPT-2 both attn.c_proj and mlp.c_proj. "all-linear" takes
+ * every nn.Linear / Conv1D but the output embedding (the LM head) or, for
+ * sequence classification, the classifier (_maybe_include_all_linear_layers).
+ * No targets: PEFT's default for the model type
+ * (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING,
+ * huggingface/peft@00073fe85ca790515f0b70caa69bea4c477d9db7
+ * src/peft/utils/constants.py): bert ["query", "value"], gpt2 ["c_attn"],
+ * llama ["q_proj", "v_proj"]. */
+#include "lora.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Module paths as transformers names them: BertForSequenceClassification /
+ * BertForQuestionAnswering / BertForMaskedLM (modeling_bert.py), GPT2 task
+ * models (modeling_gpt2.py: Conv1D c_attn, c_proj, c_fc, c_proj), Llama
+ * (modeling_llama.py). %d: the layer. */
+static const struct {
+    int family;
+    const char *linear, *path;
+} MODULES[] = {
+    {XS_FAMILY_BERT, "attn.q", "bert.encoder.layer.%d.attention.self.query"},
+    {XS_FAMILY_BERT, "attn.k", "bert.encoder.layer.%d.attention.self.key"},
+    {XS_FAMILY_BERT, "attn.v", "bert.encoder.layer.%d.attention.self.value"},
+    {XS_FAMILY_BERT, "attn.out", "bert.encoder.layer.%d.attention.output.dense"},
+    {XS_FAMILY_BERT, "ffn.up", "bert.encoder.layer.%d.intermediate.dense"},
+    {XS_FAMILY_BERT, "ffn.down", "bert.encoder.layer.%d.output.dense"},
+    {XS_FAMILY_BERT, "head.pooler", "bert.pooler.dense"},
+    {XS_FAMILY_BERT, "head.classifier", "classifier"},
+    {XS_FAMILY_BERT, "head.qa", "qa_outputs"},
+    {XS_FAMILY_BERT, "head.transform", "cls.predictions.transform.dense"},
+    {XS_FAMILY_BERT, "head.lm", "cls.predictions.decoder"},
+    {XS_FAMILY_GPT2, "attn.qkv", "transformer.h.%d.attn.c_attn"},
+    {XS_FAMILY_GPT2, "attn.out", "transformer.h.%d.attn.c_proj"},
+    {XS_FAMILY_GPT2, "ffn.up", "transformer.h.%d.mlp.c_fc"},
+    {XS_FAMILY_GPT2, "ffn.down", "transformer.h.%d.mlp.c_proj"},
+    {XS_FAMILY_GPT2, "head.score", "score"},
+    {XS_FAMILY_GPT2, "head.lm", "lm_head"},
+    {XS_FAMILY_LLAMA, "attn.q", "model.layers.%d.self_attn.q_proj"},
+    {XS_FAMILY_LLAMA, "attn.k", "model.layers.%d.self_attn.k_proj"},
+    {XS_FAMILY_LLAMA, "attn.v", "model.layers.%d.self_attn.v_proj"},
+    {XS_FAMILY_LLAMA, "attn.out", "model.layers.%d.self_attn.o_proj"},
+    {XS_FAMILY_LLAMA, "ffn.gate", "model.layers.%d.mlp.gate_proj"},
+    {XS_FAMILY_LLAMA, "ffn.up", "model.layers.%d.mlp.up_proj"},
+    {XS_FAMILY_LLAMA, "ffn.down", "model.layers.%d.mlp.down_proj"},
+    {XS_FAMILY_LLAMA, "head.score", "score"},
+    {XS_FAMILY_LLAMA, "head.lm", "lm_head"},
+};
+#define N_MODULES (sizeof MODULES / sizeof MODULES[0])
+
+static const char *const DEFAULT_TARGETS[XS_FAMILY_COUNT] = {
+    [XS_FAMILY_BERT] = "query,value",
+    [XS_FAMILY_GPT2] = "c_attn",
+    [XS_FAMILY_LLAMA] = "q_proj,v_proj",
+};
+
+#define ALL_LINEAR "all-linear"
+
+int xs_lora_family(const xs_scenario *s)
+{
+    return s->model.arch == XS_DECODER ? XS_FAMILY_GPT2 : XS_FAMILY_BERT;
+}
+
+int xs_lora_module(int family, const char *linear, int layer, char *buf, size_t size)
+{
+    for (size_t i = 0; i < N_MODULES; i++) {
+        if (MODULES[i].family != family || strcmp(MODULES[i].linear, linear) != 0)
+            continue;
+        int in_layer = strstr(MODULES[i].path, "%d") != NULL;
+        if (in_layer != (layer >= 0))
+            return -1;
+        if (in_layer)
+            snprintf(buf, size, MODULES[i].path, layer);
+        else
+            snprintf(buf, size, "%s", MODULES[i].path);
+        return 0;
+    }
+    return -1;
+}
+
+int xs_lora_is_head(const char *linear)
+{
+    static const char *const heads[] = {"head.lm", "head.classifier", "head.qa", "head.score"};
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
+        if (strcmp(linear, heads[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* PEFT's match of one target against a module path. */
+static int matches(const char *path, const char *target, size_t tlen)
+{
+    size_t plen = strlen(path);
+    if (tlen == 0 || tlen > plen)
+        return 0;
+    if (strncmp(path + plen - tlen, target, tlen) != 0)
+        return 0;
+    return plen == tlen || path[plen - tlen - 1] == '.';
+}
+
+static const char *targets_of(const xs_scenario *s)
+{
+    const char *t = s->train.lora_targets;
+    return t[0] ? t : DEFAULT_TARGETS[xs_lora_family(s)];
+}
+
+/* Does any comma-separated target of list match path? */
+static int any_target(const char *list, const char *path)
+{
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (matches(path, p, len))
+            return 1;
+        p += len + (comma != NULL);
+    }
+    return 0;
+}
+
+int xs_lora_targeted(const xs_scenario *s, const char *linear, int layer)
+{
+    if (s->train.lora_rank <= 0 || xs_lora_is_head(linear))
+        return 0;
+    char path[128];
+    if (xs_lora_module(xs_lora_family(s), linear, layer, path, sizeof path))
+        return 0;
+    const char *list = targets_of(s);
+    if (strcmp(list, ALL_LINEAR) == 0)
+        return 1;
+    return any_target(list, path);
+}
+
+/* The linears s's model has (by family and head) that a target may name. */
+static int has_linear(const xs_scenario *s, const char *linear)
+{
+    int head = s->model.head, decoder = s->model.arch == XS_DECODER;
+    if (strncmp(linear, "head.", 5) != 0)
+        return 1;
+    if (strcmp(linear, "head.lm") == 0)
+        return head == XS_HEAD_LM;
+    if (strcmp(linear, "head.transform") == 0)
+        return head == XS_HEAD_LM && !decoder;
+    if (strcmp(linear, "head.pooler") == 0 || strcmp(linear, "head.classifier") == 0)
+        return head == XS_HEAD_CLS && !decoder;
+    if (strcmp(linear, "head.score") == 0)
+        return head == XS_HEAD_CLS && decoder;
+    if (strcmp(linear, "head.qa") == 0)
+        return head == XS_HEAD_SPAN;
+    return 0;
+}
+
+/* 1 when target (tlen chars) names a linear of s's model; *head_only: only
+ * task heads. */
+static int target_found(const xs_scenario *s, const char *target, size_t tlen, int *head_only)
+{
+    int family = xs_lora_family(s), found = 0;
+    *head_only = 1;
+    for (size_t i = 0; i < N_MODULES; i++) {
+        if (MODULES[i].family != family || !has_linear(s, MODULES[i].linear))
+            continue;
+        int in_layer = strstr(MODULES[i].path, "%d") != NULL;
+        int64_t layers = in_layer ? s->model.layers : 1;
+        for (int64_t l = 0; l < layers; l++) {
+            char path[128];
+            xs_lora_module(family, MODULES[i].linear, in_layer ? (int)l : -1, path, sizeof path);
+            if (matches(path, target, tlen)) {
+                found = 1;
+                if (!xs_lora_is_head(MODULES[i].linear))
+                    *head_only = 0;
+                break;
+            }
+        }
+    }
+    return found;
+}
+
+int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err)
+{
+    const xs_train *t = &s->train;
+    if (t->lora_rank <= 0) {
+        if (t->lora_targets[0])
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: train.lora.targets needs train.lora.rank > 0 (rank 0 is a "
+                                "full fine-tune)",
+                                where);
+        if (t->lora_dropout > 0)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: train.lora.dropout %g needs train.lora.rank > 0 (it drops "
+                                "out the adapters' input)",
+                                where, t->lora_dropout);
+        if (t->quant != XS_QUANT_NONE)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: train.quant nf4 needs train.lora.rank > 0 (QLoRA: only "
+                                "adapters train on a quantized base)",
+                                where);
+        return XS_OK;
+    }
+    if (t->kernels == XS_K_FUSED)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.lora.rank > 0 needs train.kernels eager (LightSeq's fused "
+                            "layers have no Hugging Face module names to target)",
+                            where);
+    if (t->lora_train_head && s->model.head == XS_HEAD_LM)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.lora.train_head true with model.head lm is not modelled "
+                            "(the LM head is the tied token embedding); set it false",
+                            where);
+    const char *list = targets_of(s);
+    if (strcmp(list, ALL_LINEAR) == 0)
+        return XS_OK;
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int head_only;
+        if (len == 0 || strncmp(p, ALL_LINEAR, len) == 0)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: train.lora.targets must be comma-separated module names "
+                                "without blanks (query,value) or all-linear alone, got \"%s\"",
+                                where, list);
+        if (!target_found(s, p, len, &head_only))
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: train.lora.targets: '%.*s' names no linear module of this "
+                                "%s model (e.g. %s)",
+                                where, (int)len, p,
+                                xs_lora_family(s) == XS_FAMILY_GPT2 ? "GPT-2" : "BERT",
+                                xs_lora_family(s) == XS_FAMILY_GPT2
+                                    ? "c_attn, c_proj, c_fc, all-linear"
+                                    : "query, key, value, dense, output.dense, "
+                                      "intermediate.dense, all-linear");
+        if (head_only)
+            return xs_error_set(err, XS_EUNSUPPORTED,
+                                "%s: train.lora.targets: '%.*s' names only the task head, which "
+                                "is trained whole or frozen (train.lora.train_head), not adapted",
+                                where, (int)len, p);
+        p += len + (comma != NULL);
+    }
+    return XS_OK;
+}
+
+/* NF4 with double quantization (Dettmers et al. 2023, QLoRA, arXiv
+ * 2305.14314, section 3, "Double Quantization"): 4 bits a weight; one
+ * absmax a block of 64 weights, itself quantized to 8 bits in blocks of
+ * 256 with one fp32 constant each: 4 + 8/64 + 32/(64 x 256) = 4.127 bits. */
+double xs_quant_bytes(int quant, double k_in, double n_out)
+{
+    double n = k_in * n_out;
+    if (quant == XS_QUANT_NF4)
+        return n * (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
+    return NAN;
+}

@@ -1,0 +1,42 @@
+/* lora.h — which linears a LoRA fine-tune adapts: the one table that maps
+ * the workload's linear names (attn.q, ffn.up, ...) to each model family's
+ * Hugging Face module paths, and PEFT's matching of train.lora.targets
+ * against them. */
+#ifndef XS_LORA_H
+#define XS_LORA_H
+
+#include "error.h"
+#include "scenario.h"
+
+/* Model families whose module names the table knows; the workload's arch
+ * picks one (encoder: BERT, decoder: GPT-2). Llama is for the Llama
+ * builders: its names are in the table, no arch maps to it yet. */
+typedef enum { XS_FAMILY_BERT, XS_FAMILY_GPT2, XS_FAMILY_LLAMA, XS_FAMILY_COUNT } xs_family;
+
+/* The family of s's model. */
+int xs_lora_family(const xs_scenario *s);
+
+/* The module path (from the model's root, as named_modules() gives it) of
+ * the workload linear `linear` in layer `layer` (-1 outside the layers),
+ * into buf; 0, or -1 when the family has no such linear. */
+int xs_lora_module(int family, const char *linear, int layer, char *buf, size_t size);
+
+/* 1 when the linear is a task head (the output embedding or the
+ * classification / QA head): all-linear leaves it out, as PEFT does. */
+int xs_lora_is_head(const char *linear);
+
+/* 1 when LoRA (train.lora.rank > 0) puts an adapter on this linear: a
+ * target equal to its module path or a '.'-separated suffix of it (PEFT's
+ * check_target_module_exists), or all-linear and not a head. */
+int xs_lora_targeted(const xs_scenario *s, const char *linear, int layer);
+
+/* Check train.lora.* and train.quant of s: every target names a module the
+ * family has (PEFT refuses a target it finds nowhere), and the keys agree
+ * with one another. where names the scenario in messages. */
+int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err);
+
+/* Bytes a base weight of k_in x n_out parameters takes in storage format
+ * quant (xs_quant), quantization constants included. */
+double xs_quant_bytes(int quant, double k_in, double n_out);
+
+#endif
