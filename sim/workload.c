@@ -205,6 +205,22 @@ static void keep(bld *c, double bytes)
     c->pending_slack += slack;
 }
 
+/* The output of op i (a forward op in the list) is now kept by a later op:
+ * a saved tensor, no longer a transient that dies with its consumer. */
+static void kept_from(bld *c, size_t i)
+{
+    if (!c->failed && i < c->wl->n && c->wl->ops[i].phase == XS_PH_FWD)
+        c->wl->ops[i].mem.temp = 0;
+}
+
+/* The op just emitted keeps its input, the output of the op before it. */
+static void keep_input(bld *c, double bytes)
+{
+    keep(c, bytes);
+    if (c->wl->n >= 2)
+        kept_from(c, c->wl->n - 2);
+}
+
 static void keep_output(bld *c, double bytes)
 {
     keep(c, bytes);
@@ -416,9 +432,12 @@ static void linear(bld *c, const char *name, double rows, double K, double N, in
     }
     int nograd = c->nograd;
     c->nograd = nograd || (!trained && !dx);
+    /* the ops whose outputs are X and the weight the GEMM reads */
+    size_t x_src = c->wl->n ? c->wl->n - 1 : (size_t)-1, w_src = (size_t)-1;
     if (cast_x) {
         mem_op(c, XS_PH_FWD, XS_OP_CAST, rows * K, 4 + c->H, 0, 1, "%s.cast_x", name);
         issued(c, XS_ISSUE_AUTOCAST);
+        x_src = c->wl->n - 1;
     }
     /* bitsandbytes' MatMul4Bit dequantizes the packed weight for the forward
      * matmul and again for the backward's dX, and keeps only the packed
@@ -435,6 +454,7 @@ static void linear(bld *c, const char *name, double rows, double K, double N, in
     } else if (c->amp) { /* autocast casts each weight once per forward (its cache) */
         mem_op(c, XS_PH_FWD, XS_OP_CAST, wn, 4 + c->H, 0, 1 + bias, "%s.cast_w", name);
         issued(c, XS_ISSUE_AUTOCAST);
+        w_src = c->wl->n - 1;
     }
     gemm(c, XS_PH_FWD, XS_OP_GEMM, rows, N, K, 1, 0, 1, c->H, c->H, "%s", name);
     /* autograd keeps X for dW (in the matmul format: autocast's cast is
@@ -443,12 +463,15 @@ static void linear(bld *c, const char *name, double rows, double K, double N, in
      * until the backward has used it */
     if (trained && (!c->x_kept || c->x_unkept)) {
         keep(c, rows * K * c->H);
+        kept_from(c, x_src);
         c->x_unkept = 0;
     } else if (!c->x_kept) {
         c->x_unkept = 1;
     }
-    if (c->amp && !quant && dx)
+    if (c->amp && !quant && dx) {
         keep(c, K * N * c->H);
+        kept_from(c, w_src);
+    }
     bwd_group(c);
     if (dx && quant) {
         mem_op(c, XS_PH_BWD, XS_OP_CAST, K * N, qb / (K * N) + c->H, 1, 1, "%s.dequant.bwd",
@@ -500,7 +523,7 @@ static void layernorm(bld *c, const char *name, double rows, int es_in, int es_o
     enter_modules(c, 1);
     mem_op(c, XS_PH_FWD, XS_OP_NORM, rows * h, 2.0 * es_in + es_out + 8.0 / h, 8, 1, "%s",
            name);
-    keep(c, rows * h * es_in); /* x, and mean and rstd in fp32 */
+    keep_input(c, rows * h * es_in); /* x, and mean and rstd in fp32 */
     keep(c, rows * 4.0);
     keep(c, rows * 4.0);
     bwd_group(c);
@@ -739,7 +762,7 @@ static int activation(bld *c, double elems)
     if (c->s->model.activation == XS_ACT_RELU)
         keep_output(c, elems * H);
     else
-        keep(c, elems * H);
+        keep_input(c, elems * H);
     bwd_group(c);
     mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 3.0 * H, 12, 1, "%s.bwd", name);
     return 0;

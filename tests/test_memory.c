@@ -530,6 +530,33 @@ static void validate_should_predict_both_memory_metrics(void)
     tu_run_free(&r);
 }
 
+/* A tensor is a transient or a kept tensor, not both: the GELU's output is
+ * what ffn.down keeps, the LayerNorm's input what the residual add wrote,
+ * under autocast the weight copy what its cast wrote. */
+static void a_kept_tensor_should_not_count_as_transient(void)
+{
+    static const char *const precisions[] = {"train.precision=fp32", "train.precision=amp_fp16"};
+    for (int i = 0; i < 2; i++) {
+        const char *sets[] = {precisions[i], "train.amp_mode=autocast"};
+        xs_scenario s;
+        xs_workload wl;
+        CU_ASSERT_EQUAL_FATAL(load("bert-base-squad", sets, 2, &s, &wl), XS_OK);
+        int seen = 0;
+        for (size_t k = 0; k < wl.n; k++) {
+            const xs_op *op = &wl.ops[k];
+            if (op->layer != 0 || op->phase != XS_PH_FWD)
+                continue;
+            if (strcmp(op->name, "ffn.gelu") == 0 || strcmp(op->name, "attn.residual") == 0 ||
+                strstr(op->name, ".cast_w")) {
+                CU_ASSERT_DOUBLE_EQUAL(op->mem.temp, 0, 0);
+                seen++;
+            }
+        }
+        CU_ASSERT(seen >= 2);
+        xs_wl_free(&wl);
+    }
+}
+
 int tu_add_memory_suite(void)
 {
     CU_pSuite s = CU_add_suite("memory", NULL, NULL);
@@ -550,5 +577,6 @@ int tu_add_memory_suite(void)
     CU_ADD_TEST(s, compare_should_put_runs_that_do_not_fit_last_unpriced);
     CU_ADD_TEST(s, advise_should_propose_only_changes_that_fit);
     CU_ADD_TEST(s, validate_should_predict_both_memory_metrics);
+    CU_ADD_TEST(s, a_kept_tensor_should_not_count_as_transient);
     return 0;
 }
