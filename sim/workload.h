@@ -17,7 +17,8 @@
 typedef struct {
     xs_op *ops; /* owned; free with xs_wl_free */
     size_t n, cap;
-    double params;        /* trainable parameters */
+    double params;        /* the model's parameters */
+    double trainable_params; /* those the optimizer updates (params: a full fine-tune) */
     double params_matmul; /* weights a token is multiplied by (6PT rule) */
     int64_t tensors;      /* parameter tensors */
     int64_t micro_batches;   /* grad_accum */
