@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include <CUnit/CUnit.h>
+#include <cjson/cJSON.h>
 
+#include "fileio.h"
 #include "paths.h"
 #include "scenario.h"
 #include "test_util.h"
@@ -392,6 +394,33 @@ static void llama_configs_should_refuse_what_is_not_modelled(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "needs model.family llama"));
 }
 
+/* The CLI: predict's JSON carries the parameter counts and the llama
+ * keys; a config of an unknown model_type is one line and a non-zero exit. */
+static void cli_should_report_params_and_refuse_unknown_types(void)
+{
+    tu_result r = tu_run("predict -d a100-sxm4-80gb -s " SCN " --format json");
+    CU_ASSERT_EQUAL(r.status, 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *p = xs_json_path(doc, "scenario.model.params");
+    const cJSON *t = xs_json_path(doc, "scenario.model.trainable_params");
+    const cJSON *kv = xs_json_path(doc, "scenario.model.kv_heads");
+    CU_ASSERT(cJSON_IsNumber(p) && p->valuedouble == 1100048384.0);
+    CU_ASSERT(cJSON_IsNumber(t) && t->valuedouble == 1100048384.0);
+    CU_ASSERT(cJSON_IsNumber(kv) && kv->valuedouble == 4);
+    cJSON_Delete(doc);
+    tu_run_free(&r);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "predict -s " SCN " --set model.hf_config=%s",
+             tu_write("t5-config.json", "{\"model_type\":\"t5\",\"d_model\":512}"));
+    r = tu_run(cmd);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "t5-config.json: field 'model_type' must be one of"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "llama|mistral|qwen2, got \"t5\""));
+    tu_run_free(&r);
+}
+
 int tu_add_llama_suite(void)
 {
     CU_pSuite s = CU_add_suite("llama", NULL, NULL);
@@ -412,5 +441,7 @@ int tu_add_llama_suite(void)
            !CU_add_test(s, "layer_should_keep_what_autograd_saves",
                         layer_should_keep_what_autograd_saves) ||
            !CU_add_test(s, "llama_configs_should_refuse_what_is_not_modelled",
-                        llama_configs_should_refuse_what_is_not_modelled);
+                        llama_configs_should_refuse_what_is_not_modelled) ||
+           !CU_add_test(s, "cli_should_report_params_and_refuse_unknown_types",
+                        cli_should_report_params_and_refuse_unknown_types);
 }
