@@ -29,46 +29,56 @@ static const struct {
     int family;
     const char *linear, *path;
 } MODULES[] = {
-    {XS_FAMILY_BERT, "attn.q", "bert.encoder.layer.%d.attention.self.query"},
-    {XS_FAMILY_BERT, "attn.k", "bert.encoder.layer.%d.attention.self.key"},
-    {XS_FAMILY_BERT, "attn.v", "bert.encoder.layer.%d.attention.self.value"},
-    {XS_FAMILY_BERT, "attn.out", "bert.encoder.layer.%d.attention.output.dense"},
-    {XS_FAMILY_BERT, "ffn.up", "bert.encoder.layer.%d.intermediate.dense"},
-    {XS_FAMILY_BERT, "ffn.down", "bert.encoder.layer.%d.output.dense"},
-    {XS_FAMILY_BERT, "head.pooler", "bert.pooler.dense"},
-    {XS_FAMILY_BERT, "head.classifier", "classifier"},
-    {XS_FAMILY_BERT, "head.qa", "qa_outputs"},
-    {XS_FAMILY_BERT, "head.transform", "cls.predictions.transform.dense"},
-    {XS_FAMILY_BERT, "head.lm", "cls.predictions.decoder"},
-    {XS_FAMILY_GPT2, "attn.qkv", "transformer.h.%d.attn.c_attn"},
-    {XS_FAMILY_GPT2, "attn.out", "transformer.h.%d.attn.c_proj"},
-    {XS_FAMILY_GPT2, "ffn.up", "transformer.h.%d.mlp.c_fc"},
-    {XS_FAMILY_GPT2, "ffn.down", "transformer.h.%d.mlp.c_proj"},
-    {XS_FAMILY_GPT2, "head.score", "score"},
-    {XS_FAMILY_GPT2, "head.lm", "lm_head"},
-    {XS_FAMILY_LLAMA, "attn.q", "model.layers.%d.self_attn.q_proj"},
-    {XS_FAMILY_LLAMA, "attn.k", "model.layers.%d.self_attn.k_proj"},
-    {XS_FAMILY_LLAMA, "attn.v", "model.layers.%d.self_attn.v_proj"},
-    {XS_FAMILY_LLAMA, "attn.out", "model.layers.%d.self_attn.o_proj"},
-    {XS_FAMILY_LLAMA, "ffn.gate", "model.layers.%d.mlp.gate_proj"},
-    {XS_FAMILY_LLAMA, "ffn.up", "model.layers.%d.mlp.up_proj"},
-    {XS_FAMILY_LLAMA, "ffn.down", "model.layers.%d.mlp.down_proj"},
-    {XS_FAMILY_LLAMA, "head.score", "score"},
-    {XS_FAMILY_LLAMA, "head.lm", "lm_head"},
+    {XS_LORA_BERT, "attn.q", "bert.encoder.layer.%d.attention.self.query"},
+    {XS_LORA_BERT, "attn.k", "bert.encoder.layer.%d.attention.self.key"},
+    {XS_LORA_BERT, "attn.v", "bert.encoder.layer.%d.attention.self.value"},
+    {XS_LORA_BERT, "attn.out", "bert.encoder.layer.%d.attention.output.dense"},
+    {XS_LORA_BERT, "ffn.up", "bert.encoder.layer.%d.intermediate.dense"},
+    {XS_LORA_BERT, "ffn.down", "bert.encoder.layer.%d.output.dense"},
+    {XS_LORA_BERT, "head.pooler", "bert.pooler.dense"},
+    {XS_LORA_BERT, "head.classifier", "classifier"},
+    {XS_LORA_BERT, "head.qa", "qa_outputs"},
+    {XS_LORA_BERT, "head.transform", "cls.predictions.transform.dense"},
+    {XS_LORA_BERT, "head.lm", "cls.predictions.decoder"},
+    {XS_LORA_GPT2, "attn.qkv", "transformer.h.%d.attn.c_attn"},
+    {XS_LORA_GPT2, "attn.out", "transformer.h.%d.attn.c_proj"},
+    {XS_LORA_GPT2, "ffn.up", "transformer.h.%d.mlp.c_fc"},
+    {XS_LORA_GPT2, "ffn.down", "transformer.h.%d.mlp.c_proj"},
+    {XS_LORA_GPT2, "head.score", "score"},
+    {XS_LORA_GPT2, "head.lm", "lm_head"},
+    {XS_LORA_LLAMA, "attn.q", "model.layers.%d.self_attn.q_proj"},
+    {XS_LORA_LLAMA, "attn.k", "model.layers.%d.self_attn.k_proj"},
+    {XS_LORA_LLAMA, "attn.v", "model.layers.%d.self_attn.v_proj"},
+    {XS_LORA_LLAMA, "attn.out", "model.layers.%d.self_attn.o_proj"},
+    {XS_LORA_LLAMA, "ffn.gate", "model.layers.%d.mlp.gate_proj"},
+    {XS_LORA_LLAMA, "ffn.up", "model.layers.%d.mlp.up_proj"},
+    {XS_LORA_LLAMA, "ffn.down", "model.layers.%d.mlp.down_proj"},
+    {XS_LORA_LLAMA, "head.score", "score"},
+    {XS_LORA_LLAMA, "head.lm", "lm_head"},
 };
 #define N_MODULES (sizeof MODULES / sizeof MODULES[0])
 
-static const char *const DEFAULT_TARGETS[XS_FAMILY_COUNT] = {
-    [XS_FAMILY_BERT] = "query,value",
-    [XS_FAMILY_GPT2] = "c_attn",
-    [XS_FAMILY_LLAMA] = "q_proj,v_proj",
+static const char *const DEFAULT_TARGETS[XS_LORA_FAMILY_COUNT] = {
+    [XS_LORA_BERT] = "query,value",
+    [XS_LORA_GPT2] = "c_attn",
+    [XS_LORA_LLAMA] = "q_proj,v_proj",
 };
+
+static const char *const FAMILY_NAMES[XS_LORA_FAMILY_COUNT] = {
+    [XS_LORA_BERT] = "BERT", [XS_LORA_GPT2] = "GPT-2", [XS_LORA_LLAMA] = "Llama-family"};
+static const char *const FAMILY_EXAMPLES[XS_LORA_FAMILY_COUNT] = {
+    [XS_LORA_BERT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear",
+    [XS_LORA_GPT2] = "c_attn, c_proj, c_fc, all-linear",
+    [XS_LORA_LLAMA] = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, "
+                      "all-linear"};
 
 #define ALL_LINEAR "all-linear"
 
 int xs_lora_family(const xs_scenario *s)
 {
-    return s->model.arch == XS_DECODER ? XS_FAMILY_GPT2 : XS_FAMILY_BERT;
+    if (s->model.family == XS_FAMILY_LLAMA)
+        return XS_LORA_LLAMA;
+    return s->model.arch == XS_DECODER ? XS_LORA_GPT2 : XS_LORA_BERT;
 }
 
 int xs_lora_module(int family, const char *linear, int layer, char *buf, size_t size)
@@ -231,12 +241,8 @@ int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err)
             return xs_error_set(err, XS_EFIELD,
                                 "%s: train.lora.targets: '%.*s' names no linear module of this "
                                 "%s model (e.g. %s)",
-                                where, (int)len, p,
-                                xs_lora_family(s) == XS_FAMILY_GPT2 ? "GPT-2" : "BERT",
-                                xs_lora_family(s) == XS_FAMILY_GPT2
-                                    ? "c_attn, c_proj, c_fc, all-linear"
-                                    : "query, key, value, dense, output.dense, "
-                                      "intermediate.dense, all-linear");
+                                where, (int)len, p, FAMILY_NAMES[xs_lora_family(s)],
+                                FAMILY_EXAMPLES[xs_lora_family(s)]);
         if (head_only)
             return xs_error_set(err, XS_EUNSUPPORTED,
                                 "%s: train.lora.targets: '%.*s' names only the task head, which "

@@ -79,22 +79,32 @@ static const char *op_dtype(const xs_op *op)
 
 static const char *act_name(int a)
 {
-    static const char *names[] = {"gelu", "gelu_new", "relu"};
-    return a >= 0 && a < 3 ? names[a] : "?";
+    static const char *names[] = {"gelu", "gelu_new", "relu", "silu"};
+    return a >= 0 && a < 4 ? names[a] : "?";
 }
 
 static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workload *wl)
 {
     const xs_model *m = &s->model;
     const xs_train *t = &s->train;
-    xs_sb_printf(sb,
-                 "model     %s, %lld layers, hidden %lld, %lld heads, ffn %lld, vocab %lld, "
-                 "%s head: %.1f M parameters\n",
-                 m->arch == XS_DECODER ? "decoder" : "encoder", (long long)m->layers,
-                 (long long)m->hidden, (long long)m->heads, (long long)m->ffn,
-                 (long long)m->vocab, m->head == XS_HEAD_SPAN ? "span"
-                                      : m->head == XS_HEAD_LM ? "lm" : "cls",
-                 wl->params / 1e6);
+    if (m->family == XS_FAMILY_LLAMA) { /* the classic line stays as it was */
+        xs_sb_printf(sb,
+                     "model     llama decoder, %lld layers, hidden %lld, %lld heads (%lld kv), "
+                     "gated silu ffn %lld, vocab %lld, %s %s head: %.1f M parameters\n",
+                     (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+                     (long long)xs_model_kv_heads(m), (long long)m->ffn, (long long)m->vocab,
+                     m->tied ? "tied" : "untied", m->head == XS_HEAD_LM ? "lm" : "cls",
+                     wl->params / 1e6);
+    } else {
+        xs_sb_printf(sb,
+                     "model     %s, %lld layers, hidden %lld, %lld heads, ffn %lld, vocab %lld, "
+                     "%s head: %.1f M parameters\n",
+                     m->arch == XS_DECODER ? "decoder" : "encoder", (long long)m->layers,
+                     (long long)m->hidden, (long long)m->heads, (long long)m->ffn,
+                     (long long)m->vocab, m->head == XS_HEAD_SPAN ? "span"
+                                          : m->head == XS_HEAD_LM ? "lm" : "cls",
+                     wl->params / 1e6);
+    }
     int fused;
     int opt = xs_train_optimizer(t, &fused);
     xs_sb_printf(sb,
@@ -275,6 +285,15 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     cJSON_AddStringToObject(mo, "activation", act_name(m->activation));
     cJSON_AddNumberToObject(mo, "params", wl->params);
     cJSON_AddNumberToObject(mo, "trainable_params", wl->trainable_params);
+    if (m->family == XS_FAMILY_LLAMA) {
+        static const char *bias[] = {"none", "qkv", "all"};
+        cJSON_AddStringToObject(mo, "family", "llama");
+        cJSON_AddNumberToObject(mo, "kv_heads", (double)xs_model_kv_heads(m));
+        cJSON_AddBoolToObject(mo, "tied", m->tied);
+        cJSON_AddStringToObject(mo, "attention_bias", bias[m->attention_bias]);
+        cJSON_AddBoolToObject(mo, "mlp_bias", m->mlp_bias);
+        cJSON_AddNumberToObject(mo, "sliding_window", (double)m->sliding_window);
+    }
     cJSON *to = cJSON_AddObjectToObject(o, "train");
     cJSON_AddNumberToObject(to, "batch", (double)t->batch);
     cJSON_AddNumberToObject(to, "seq", (double)t->seq);

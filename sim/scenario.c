@@ -51,7 +51,30 @@ static const xs_field SCENARIO_FIELDS[] = {
     PROB("model.dropout", model.dropout, "hidden dropout probability"),
     PROB("model.attn_dropout", model.attn_dropout, "attention-probability dropout"),
     ENUM("model.head", XS_HEAD_CHOICES, model.head,
-         "task head: span (SQuAD start/end), lm (tied LM head), cls"),
+         "task head: span (SQuAD start/end), lm (LM head: tied unless model.tied false), cls"),
+    ENUM_DEF("model.family", XS_FAMILY_CHOICES, model.family, "classic",
+             "the layer: classic (BERT encoder or GPT-2 decoder, as model.arch says; the "
+             "default) or llama (transformers' LlamaDecoderLayer, also Mistral's and Qwen2's: "
+             "RMSNorm, rotary positions, grouped-query attention, gated SiLU MLP; needs "
+             "model.arch decoder and model.activation silu)"),
+    INT_DEF("model.kv_heads", 0, 4096, model.kv_heads, "0",
+            "llama family: key/value heads (grouped-query attention; config "
+            "num_key_value_heads); 0 (the default): model.heads"),
+    {"model.tied", XS_F_BOOL, 0, 0, 0, 0, NULL, offsetof(xs_scenario, model.tied), 0,
+     "the LM head's weight is the token embedding (config tie_word_embeddings; default true, "
+     "transformers' PretrainedConfig default; the classic family is always tied, a Llama "
+     "config.json that omits it means false)",
+     "true"},
+    ENUM_DEF("model.attention_bias", XS_ATTN_BIAS_CHOICES, model.attention_bias, "none",
+             "llama family: which attention projections have a bias: none (Llama, Mistral; the "
+             "default), qkv (Qwen2), all (a Llama config's attention_bias true)"),
+    {"model.mlp_bias", XS_F_BOOL, 0, 0, 0, 0, NULL, offsetof(xs_scenario, model.mlp_bias), 0,
+     "llama family: gate, up and down projections have biases (config mlp_bias; default false)",
+     "false"},
+    INT_DEF("model.sliding_window", 0, 1048576, model.sliding_window, "0",
+            "llama family: a query attends to at most this many tokens (Mistral's "
+            "sliding_window); 0 (the default): all. Only a window of at least train.seq is "
+            "modelled (it changes no work there)"),
     {"model.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0, "free text for people, any keys",
      NULL},
     /* train, data and cluster: every key but data.samples has a default,
@@ -265,6 +288,11 @@ const xs_field *xs_scn_fields(size_t *n)
     return SCENARIO_FIELDS;
 }
 
+int64_t xs_model_kv_heads(const xs_model *m)
+{
+    return m->kv_heads > 0 ? m->kv_heads : m->heads;
+}
+
 const char *xs_precision_name(int p)
 {
     static const char *names[] = {"fp32", "tf32", "amp_fp16", "amp_bf16", "bf16"};
@@ -459,10 +487,44 @@ static const hf_map HF_GPT2[] = {
     {"attn_dropout", "attn_pdrop", 0},
 };
 
+/* LlamaConfig, MistralConfig and Qwen2Config (transformers'
+ * models/{llama,mistral,qwen2}/configuration_*.py): the same shape keys.
+ * rms_norm_eps, rope_theta and rope_scaling change values, not work, and
+ * are not read. */
+static const hf_map HF_LLAMA[] = {
+    {"layers", "num_hidden_layers", 1},     {"hidden", "hidden_size", 1},
+    {"heads", "num_attention_heads", 1},    {"ffn", "intermediate_size", 1},
+    {"vocab", "vocab_size", 1},             {"max_positions", "max_position_embeddings", 1},
+    {"kv_heads", "num_key_value_heads", 0}, {"activation", "hidden_act", 0},
+    {"attn_dropout", "attention_dropout", 0}, {"tied", "tie_word_embeddings", 0},
+    {"mlp_bias", "mlp_bias", 0},
+};
+
+/* The model_types import_hf reads, the family each builds. */
+static const struct {
+    const char *type;
+    int gpt2, llama;
+} HF_TYPES[] = {
+    {"bert", 0, 0}, {"roberta", 0, 0}, {"gpt2", 1, 0},
+    {"llama", 0, 1}, {"mistral", 0, 1}, {"qwen2", 0, 1},
+};
+#define HF_TYPE_LIST "bert|roberta|gpt2|llama|mistral|qwen2"
+
 /* Defaults of the transformers library for keys a config.json may omit, so
  * that an imported config means what it means to transformers. */
-static cJSON *hf_default(const char *canon, const cJSON *hf, int gpt2)
+static cJSON *hf_default(const char *canon, const cJSON *hf, int gpt2, int llama)
 {
+    if (llama) { /* LlamaConfig.__init__'s defaults (Qwen2's and Mistral's agree) */
+        if (strcmp(canon, "kv_heads") == 0) /* None: num_attention_heads */
+            return cJSON_CreateNumber(0);
+        if (strcmp(canon, "activation") == 0)
+            return cJSON_CreateString("silu");
+        if (strcmp(canon, "attn_dropout") == 0)
+            return cJSON_CreateNumber(0);
+        if (strcmp(canon, "tied") == 0 || strcmp(canon, "mlp_bias") == 0)
+            return cJSON_CreateFalse();
+        return NULL;
+    }
     if (strcmp(canon, "ffn") == 0) {
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(hf, "n_embd");
         return cJSON_IsNumber(h) ? cJSON_CreateNumber(4 * h->valuedouble) : NULL;
@@ -474,6 +536,111 @@ static cJSON *hf_default(const char *canon, const cJSON *hf, int gpt2)
     if (strcmp(canon, "type_vocab") == 0)
         return cJSON_CreateNumber(2);
     return NULL;
+}
+
+/* Put key into model unless the scenario (or a --set) gives it. */
+static int put_default(cJSON *model, const char *key, cJSON *v)
+{
+    if (!v)
+        return -1;
+    if (cJSON_GetObjectItemCaseSensitive(model, key)) {
+        cJSON_Delete(v);
+        return 0;
+    }
+    cJSON_AddItemToObject(model, key, v);
+    return 0;
+}
+
+/* The llama family's keys that are not plain copies, and those that would
+ * change the op list in ways not modelled, refused by name (a config.json
+ * is never half-read). Read against transformers' modeling_llama.py,
+ * modeling_mistral.py and modeling_qwen2.py
+ * (huggingface/transformers@5dd4a63548857797727ae73eeb6a6e886ea02a3e):
+ * Qwen2Attention builds q_proj, k_proj and v_proj with bias=True and o_proj
+ * without, whatever the config says; Llama's attention_bias puts a bias on
+ * all four; Mistral has none. */
+static int llama_import(cJSON *model, const cJSON *hf, const char *type, const char *path,
+                        xs_error *err)
+{
+    const cJSON *v;
+    double heads = 0, hidden = 0;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(hf, "num_attention_heads")))
+        heads = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(hf, "hidden_size")))
+        hidden = v->valuedouble;
+    v = cJSON_GetObjectItemCaseSensitive(hf, "head_dim");
+    if (v && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && heads > 0 && v->valuedouble * heads == hidden))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'head_dim' must equal hidden_size / num_attention_heads "
+                            "(a head size of its own is not modelled)",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "pretraining_tp");
+    if (v && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && v->valuedouble == 1))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'pretraining_tp' must be 1 (the sliced projections "
+                            "of pretraining_tp > 1 are not modelled)",
+                            path);
+    /* newer configs list each layer's attention; all full is the plain layer */
+    if ((v = cJSON_GetObjectItemCaseSensitive(hf, "layer_types")) && !cJSON_IsNull(v)) {
+        int plain = cJSON_IsArray(v);
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v)
+        plain = plain && cJSON_IsString(e) && strcmp(e->valuestring, "full_attention") == 0;
+        if (!plain)
+            return xs_error_set(err, XS_EUNSUPPORTED,
+                                "%s: field 'layer_types' must list only \"full_attention\" "
+                                "(per-layer sliding windows are not modelled)",
+                                path);
+    }
+    static const char *const refused[] = {"quantization_config", "num_local_experts",
+                                          "num_experts"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if ((v = cJSON_GetObjectItemCaseSensitive(hf, refused[i])) && !cJSON_IsNull(v))
+            return xs_error_set(err, XS_EUNSUPPORTED,
+                                "%s: field '%s' is not modelled (it changes the op list); "
+                                "remove it to model the plain %s layer",
+                                path, refused[i], type);
+    const char *hidden_act = "silu";
+    if ((v = cJSON_GetObjectItemCaseSensitive(hf, "hidden_act")) && cJSON_IsString(v))
+        hidden_act = v->valuestring;
+    if (strcmp(hidden_act, "silu") != 0)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'hidden_act' must be \"silu\" (the gated MLP is "
+                            "modelled with SiLU), got \"%s\"",
+                            path, hidden_act);
+    const char *bias = "none";
+    if (strcmp(type, "qwen2") == 0) {
+        bias = "qkv";
+    } else if (strcmp(type, "llama") == 0) {
+        v = cJSON_GetObjectItemCaseSensitive(hf, "attention_bias");
+        if (v && !cJSON_IsNull(v) && !cJSON_IsBool(v))
+            return xs_error_set(err, XS_EFIELD, "%s: field 'attention_bias' must be true or false",
+                                path);
+        bias = cJSON_IsTrue(v) ? "all" : "none";
+    }
+    /* Mistral's sliding_window bounds every layer's attention; Qwen2's
+     * only where use_sliding_window is true, from max_window_layers on */
+    double window = 0;
+    v = cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window");
+    if (strcmp(type, "qwen2") == 0 && cJSON_IsTrue(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'use_sliding_window' true is not modelled (Qwen2's "
+                            "per-layer windows); set it false",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "sliding_window");
+    if (strcmp(type, "mistral") == 0 && v && !cJSON_IsNull(v)) {
+        if (!cJSON_IsNumber(v) || v->valuedouble < 1)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field 'sliding_window' must be a positive integer or null",
+                                path);
+        window = v->valuedouble;
+    }
+    if (put_default(model, "family", cJSON_CreateString("llama")) ||
+        put_default(model, "attention_bias", cJSON_CreateString(bias)) ||
+        put_default(model, "sliding_window", cJSON_CreateNumber(window)) ||
+        put_default(model, "dropout", cJSON_CreateNumber(0)))
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    return XS_OK;
 }
 
 static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
@@ -497,26 +664,36 @@ static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
         return rc;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(hf, "model_type");
     const char *t = cJSON_IsString(type) ? type->valuestring : NULL;
-    int gpt2 = t && strcmp(t, "gpt2") == 0;
-    if (!t || !(gpt2 || strcmp(t, "bert") == 0 || strcmp(t, "roberta") == 0)) {
+    int known = -1;
+    for (size_t i = 0; t && i < sizeof HF_TYPES / sizeof HF_TYPES[0]; i++)
+        if (strcmp(t, HF_TYPES[i].type) == 0)
+            known = (int)i;
+    if (known < 0) {
         rc = xs_error_set(err, XS_EUNSUPPORTED,
-                          "%s: field 'model_type' must be one of bert|roberta|gpt2, got %s%s%s",
+                          "%s: field 'model_type' must be one of " HF_TYPE_LIST ", got %s%s%s",
                           path, t ? "\"" : "", t ? t : "nothing", t ? "\"" : "");
         cJSON_Delete(hf);
         return rc;
     }
-    const hf_map *map = gpt2 ? HF_GPT2 : HF_BERT;
-    size_t n = gpt2 ? sizeof HF_GPT2 / sizeof *map : sizeof HF_BERT / sizeof *map;
+    int gpt2 = HF_TYPES[known].gpt2, llama = HF_TYPES[known].llama;
+    if (llama && (rc = llama_import(model, hf, t, path, err)) != XS_OK) {
+        cJSON_Delete(hf);
+        return rc;
+    }
+    const hf_map *map = llama ? HF_LLAMA : gpt2 ? HF_GPT2 : HF_BERT;
+    size_t n = llama  ? sizeof HF_LLAMA / sizeof *map
+               : gpt2 ? sizeof HF_GPT2 / sizeof *map
+                      : sizeof HF_BERT / sizeof *map;
     if (!cJSON_GetObjectItemCaseSensitive(model, "arch"))
-        cJSON_AddStringToObject(model, "arch", gpt2 ? "decoder" : "encoder");
-    if (gpt2 && !cJSON_GetObjectItemCaseSensitive(model, "type_vocab"))
+        cJSON_AddStringToObject(model, "arch", gpt2 || llama ? "decoder" : "encoder");
+    if ((gpt2 || llama) && !cJSON_GetObjectItemCaseSensitive(model, "type_vocab"))
         cJSON_AddNumberToObject(model, "type_vocab", 0);
     for (size_t i = 0; i < n && rc == XS_OK; i++) {
         if (cJSON_GetObjectItemCaseSensitive(model, map[i].canon))
             continue; /* a key beside hf_config (or a --set) wins */
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, map[i].hf);
         cJSON *copy = v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1)
-                                             : hf_default(map[i].canon, hf, gpt2);
+                                             : hf_default(map[i].canon, hf, gpt2, llama);
         if (!copy) {
             rc = xs_error_set(err, XS_EFIELD, "%s: missing required field '%s' (model.%s)",
                               path, map[i].hf, map[i].canon);
@@ -605,6 +782,65 @@ int xs_scn_complete(cJSON *root, xs_error *err)
     return failed ? xs_error_set(err, XS_ENOMEM, "out of memory") : XS_OK;
 }
 
+/* What the model.family builders need of the other model fields, and the
+ * llama-only fields left at their defaults for the classic family. */
+static int check_family(const xs_scenario *s, const char *path, xs_error *err)
+{
+    const xs_model *m = &s->model;
+    if (m->family == XS_FAMILY_CLASSIC) {
+        if (m->kv_heads != 0 && m->kv_heads != m->heads)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: model.kv_heads (%lld) needs model.family llama (the classic "
+                                "layers have one key/value head a query head)",
+                                path, (long long)m->kv_heads);
+        const char *llama_only = !m->tied                  ? "model.tied false"
+                                 : m->attention_bias != 0  ? "model.attention_bias"
+                                 : m->mlp_bias             ? "model.mlp_bias"
+                                 : m->sliding_window != 0  ? "model.sliding_window"
+                                 : m->activation == XS_ACT_SILU ? "model.activation silu"
+                                                                : NULL;
+        if (llama_only)
+            return xs_error_set(err, XS_EFIELD, "%s: %s needs model.family llama", path,
+                                llama_only);
+        return XS_OK;
+    }
+    int64_t kv = xs_model_kv_heads(m);
+    if (m->arch != XS_DECODER)
+        return xs_error_set(err, XS_EFIELD, "%s: model.family llama needs model.arch decoder",
+                            path);
+    if (m->activation != XS_ACT_SILU)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: model.family llama needs model.activation silu (its gated MLP "
+                            "is modelled with SiLU)",
+                            path);
+    if (m->dropout > 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.dropout must be 0 for model.family llama (its layers "
+                            "have no hidden dropout; model.attn_dropout is the attention's)",
+                            path);
+    if (kv > m->heads || m->heads % kv != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.kv_heads (%lld) must divide model.heads (%lld)", path,
+                            (long long)kv, (long long)m->heads);
+    if (m->hidden % m->heads == 0 && (m->hidden / m->heads) % 2 != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.hidden / model.heads must be even for rotary embeddings "
+                            "(rotate_half splits the head in two)",
+                            path);
+    if (s->train.kernels == XS_K_FUSED)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.kernels fused is modelled for the classic family only "
+                            "(LightSeq's kernels); use eager for model.family llama",
+                            path);
+    if (m->sliding_window > 0 && s->train.seq > m->sliding_window)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.seq (%lld) over model.sliding_window (%lld) is not "
+                            "modelled (the window then bounds each query's work); use a "
+                            "train.seq of at most the window",
+                            path, (long long)s->train.seq, (long long)m->sliding_window);
+    return XS_OK;
+}
+
 /* Relations between fields; then the sizes (bounds.h). */
 static int check_relations(const xs_scenario *s, const char *path, xs_error *err)
 {
@@ -618,6 +854,9 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
                             "%s: train.seq (%lld) must not exceed model.max_positions (%lld)",
                             path, (long long)s->train.seq, (long long)m->max_positions);
     const xs_train *t = &s->train;
+    int rc = check_family(s, path, err);
+    if (rc)
+        return rc;
     int impl = t->optimizer_impl, fused_impl = impl == XS_OPT_IMPL_MULTI_TENSOR ||
                                                impl == XS_OPT_IMPL_PER_TENSOR;
     char word[32];
@@ -640,7 +879,7 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
                             "%s: train.optimizer_impl '%s': bertadam is a Python loop of "
                             "tensor ops (for_loop or auto), it has no fused or foreach form",
                             path, word);
-    int rc = xs_lora_check(s, path, err);
+    rc = xs_lora_check(s, path, err);
     return rc ? rc : xs_scn_bounds_check(s, path, err);
 }
 

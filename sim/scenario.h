@@ -15,8 +15,20 @@
 typedef enum { XS_ENCODER, XS_DECODER } xs_model_arch;
 #define XS_HEAD_CHOICES "span|lm|cls"
 typedef enum { XS_HEAD_SPAN, XS_HEAD_LM, XS_HEAD_CLS } xs_head;
-#define XS_ACT_CHOICES "gelu|gelu_new|relu"
-typedef enum { XS_ACT_GELU, XS_ACT_GELU_NEW, XS_ACT_RELU } xs_act;
+#define XS_ACT_CHOICES "gelu|gelu_new|relu|silu"
+typedef enum { XS_ACT_GELU, XS_ACT_GELU_NEW, XS_ACT_RELU, XS_ACT_SILU } xs_act;
+/* which layer the model stacks: classic (BERT's post-LN encoder layer or
+ * GPT-2's pre-LN block, as model.arch says: LayerNorm, learned positions,
+ * one FFN activation) or llama (transformers' LlamaDecoderLayer, which
+ * Mistral and Qwen2 share: RMSNorm, rotary positions, grouped-query
+ * attention, a gated SiLU MLP, no dropout but the attention's) */
+#define XS_FAMILY_CHOICES "classic|llama"
+typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA } xs_family;
+/* which attention projections carry a bias in the llama family: none
+ * (Llama, Mistral), qkv (Qwen2: q, k and v but not o) or all (Llama's
+ * attention_bias true) */
+#define XS_ATTN_BIAS_CHOICES "none|qkv|all"
+typedef enum { XS_ATTN_BIAS_NONE, XS_ATTN_BIAS_QKV, XS_ATTN_BIAS_ALL } xs_attn_bias;
 #define XS_PRECISION_CHOICES "fp32|tf32|amp_fp16|amp_bf16|bf16"
 typedef enum { XS_P_FP32, XS_P_TF32, XS_P_AMP_FP16, XS_P_AMP_BF16, XS_P_BF16 } xs_precision;
 #define XS_OPTIMIZER_CHOICES "sgd|adam|adamw|adan|bertadam"
@@ -78,6 +90,12 @@ typedef struct {
     int64_t layers, hidden, heads, ffn, vocab, max_positions, type_vocab;
     double dropout, attn_dropout;
     char hf_config[256]; /* "" when the model is inline */
+    int family;             /* xs_family */
+    int64_t kv_heads;       /* key/value heads (GQA); 0: model.heads */
+    int tied;               /* the LM head's weight is the token embedding */
+    int attention_bias;     /* xs_attn_bias (llama family) */
+    int mlp_bias;           /* the gated MLP's projections carry biases */
+    int64_t sliding_window; /* tokens a query attends to at most; 0: all */
 } xs_model;
 
 typedef struct {
@@ -151,6 +169,9 @@ int xs_scn_template(const char *id, cJSON **out, xs_error *err);
 
 /* The schema table, for `--help` and documentation. */
 const xs_field *xs_scn_fields(size_t *n);
+
+/* Key/value heads of m: model.kv_heads, or model.heads when 0. */
+int64_t xs_model_kv_heads(const xs_model *m);
 
 /* Names for reports. */
 const char *xs_precision_name(int p);

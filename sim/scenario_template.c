@@ -49,7 +49,7 @@ static const struct {
     {"model", "the shape of the model: here bert-base-uncased's, from its config.json. To use "
               "a published model instead, replace these keys by {\"hf_config\": "
               "\"path/to/config.json\", \"head\": \"cls\"} (path relative to this file; "
-              "model_type bert, roberta or gpt2); a key written beside hf_config overrides it"},
+              "model_type bert, roberta, gpt2, llama, mistral or qwen2); a key written beside hf_config overrides it"},
     {"train", "the training recipe; every key here is at its default, what the Hugging Face "
               "Trainer does on PyTorch 2.0-2.7 when given no flags. Delete a key to take its "
               "default, or change it to describe your run"},

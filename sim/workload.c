@@ -1003,6 +1003,303 @@ static void lm_head(bld *c, int causal)
     cross_entropy(c, rows, V, ls);
 }
 
+/* --- the llama family ----------------------------------------------------
+ * transformers' LlamaForCausalLM as it runs in training
+ * (huggingface/transformers@5dd4a63548857797727ae73eeb6a6e886ea02a3e:
+ * src/transformers/models/llama/modeling_llama.py; Mistral's and Qwen2's
+ * modules are copies of it but for Qwen2's q/k/v biases), one op per
+ * kernel it launches, with what autograd saves for each: PyTorch saves an
+ * operand of a mul only when the other operand needs a gradient. */
+
+/* LlamaDecoderLayer, LlamaAttention, LlamaMLP. */
+#define LLAMA_LAYER_CONTAINERS 3
+
+/* LlamaRMSNorm is Python: hidden_states.to(float32), pow(2), mean(-1),
+ * + eps, rsqrt, mul, .to(input_dtype), weight * x. The .to() calls are
+ * kernels only when the input is not fp32 (pure bf16, apex O2); under
+ * autocast the residual stream is fp32 (fp32 weights, an fp32 residual
+ * add), pow and rsqrt are on autocast's fp32 list, and the norm runs in
+ * fp32 from end to end. Autograd keeps the fp32 input (pow's and mul's
+ * operand), rsqrt's result (its own backward and mul's other operand) and
+ * the normalized tensor weight multiplies (the weight, a parameter, costs
+ * nothing more). Its backward is autograd's formulas: weight's mul (dy w,
+ * dy y, a row sum for dweight), mul's (dy r, dy x and its row sum), rsqrt's
+ * (-0.5 dy r^3: pow, mul, mul), mean's (expand, divide), pow's (x.pow(1),
+ * times 2, times dy), and the sum of x's two gradients. */
+static void rmsnorm(bld *c, const char *name, double rows)
+{
+    double h = c->h, e = rows * h;
+    int I = c->I, cast = I != 4;
+    add_param(c, h, 0, 0); /* ALL_LAYERNORM_LAYERS: the Trainer's no-decay group */
+    enter_modules(c, 1);
+    if (cast) {
+        mem_op(c, XS_PH_FWD, XS_OP_CAST, e, I + 4.0, 0, 1, "%s.to_fp32", name);
+        keep_output(c, e * 4);
+    }
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 8, 1, 1, "%s.pow", name);
+    if (!cast)
+        keep(c, e * 4); /* x itself, the fp32 residual stream */
+    transient(c, e * 4);
+    mem_op(c, XS_PH_FWD, XS_OP_REDUCE, e, 4 + 4 / h, 1, 1, "%s.mean", name);
+    transient(c, rows * 4);
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, rows, 16, 2, 2, "%s.rsqrt", name); /* + eps, rsqrt */
+    keep_output(c, rows * 4);
+    c->broadcast = 1; /* the [rows, 1] rsqrt, then the [h] weight */
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 8 + 4 / h, 1, 1, "%s.mul", name);
+    if (cast) {
+        transient(c, e * 4);
+        c->broadcast = 0;
+        mem_op(c, XS_PH_FWD, XS_OP_CAST, e, 4.0 + I, 0, 1, "%s.to_input", name);
+        c->broadcast = 1;
+    }
+    keep_output(c, e * I); /* what weight multiplies */
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 2.0 * I, 1, 1, "%s.weight", name);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 5.0 * I, 2, 2, "%s.weight.bwd", name);
+    c->broadcast = 0;
+    mem_op(c, XS_PH_BWD, XS_OP_REDUCE, e, I, 1, 1, "%s.weight.dw", name);
+    if (cast)
+        mem_op(c, XS_PH_BWD, XS_OP_CAST, e, I + 4.0, 0, 1, "%s.to_input.bwd", name);
+    c->broadcast = 1;
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 20, 2, 2, "%s.mul.bwd", name);
+    c->broadcast = 0;
+    mem_op(c, XS_PH_BWD, XS_OP_REDUCE, e, 4 + 4 / h, 1, 1, "%s.mul.bwd.sum", name);
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, rows, 28, 3, 3, "%s.rsqrt.bwd", name);
+    c->broadcast = 1;
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 4 + 4 / h, 1, 1, "%s.mean.bwd", name);
+    c->broadcast = 0;
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 28, 2, 3, "%s.pow.bwd", name);
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 12, 1, 1, "%s.x.grad_sum", name);
+    if (cast)
+        mem_op(c, XS_PH_BWD, XS_OP_CAST, e, 4.0 + I, 0, 1, "%s.to_fp32.bwd", name);
+}
+
+/* LlamaRotaryEmbedding.forward, once a forward under no_grad: position
+ * ids (arange), inv_freq @ positions, cat((freqs, freqs)), cos, sin, the
+ * two attention_scaling multiplies, and .to(x.dtype) (two casts when the
+ * embeddings are not fp32). cos and sin, [b, s, head_dim] in the
+ * embeddings' format, are kept by every layer's q * cos and k * cos (one
+ * tensor each for the whole step). */
+static void rotary_tables(bld *c)
+{
+    double el = c->b * c->sq * c->d, R = c->I;
+    int cast = c->I != 4;
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, el, 2 + 8 + 16 + 16 + (cast ? 2 * (4 + R) : 0), 4,
+           7 + 2 * cast, "rope.cos_sin");
+    keep_output(c, 2 * el * R);
+    bwd_group(c);
+}
+
+/* apply_rotary_pos_emb on one of q (heads) or k (kv heads):
+ * x * cos + rotate_half(x) * sin, rotate_half = cat(-x2, x1): neg of one
+ * half, cat, two broadcast muls, add. x is the projection's output (matmul
+ * format), cos and sin are in the embeddings' format, and so is the result
+ * (fp32 under autocast: type promotion). Autograd keeps only cos and sin
+ * (x needs a gradient, the tables do not). Backward: each mul's dy * cos
+ * (sin) and the cast to x's format, the neg of one half, the two halves'
+ * slice backward (zeros of the full size, a copy into half), and the sums
+ * of x's three gradients. */
+static void rotary(bld *c, const char *which, double heads)
+{
+    double el = c->T * heads * c->d;
+    int H = c->H, R = c->I;
+    c->broadcast = 1; /* x1, x2: slices of a transposed view; cos, sin broadcast */
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, el / 2, 2.0 * H, 1, 1, "attn.rope.%s.neg", which);
+    transient(c, el / 2 * H);
+    mem_op(c, XS_PH_FWD, XS_OP_COPY, el, 2.0 * H, 0, 1, "attn.rope.%s.cat", which);
+    transient(c, el * H);
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, el, H + R, 1, 1, "attn.rope.%s.mul_cos", which);
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, el, H + R, 1, 1, "attn.rope.%s.mul_sin", which);
+    c->broadcast = 0;
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, el, 3.0 * R, 1, 1, "attn.rope.%s.add", which);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, el, 4.0 * R + 13.0 * H, 3, 11, "attn.rope.%s.bwd",
+           which);
+}
+
+/* act_fn(gate) * up: F.silu keeps its input, the mul both operands. */
+static void swiglu(bld *c, double elems)
+{
+    int H = c->H;
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 2.0 * H, 4, 1, "ffn.silu");
+    keep(c, elems * H);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 3.0 * H, 8, 1, "ffn.silu.bwd");
+}
+
+static void gated_mul(bld *c, double elems)
+{
+    int H = c->H;
+    mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, elems, 3.0 * H, 1, 1, "ffn.mul");
+    keep(c, 2 * elems * H); /* silu(gate) and up */
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 6.0 * H, 2, 2, "ffn.mul.bwd");
+}
+
+/* Under autocast the rotary outputs are fp32 and the attention kernel
+ * casts them to the matmul format (autocast's lower-precision list). */
+static void attention_input_cast(bld *c, const char *which, double elems)
+{
+    if (!c->amp)
+        return;
+    mem_op(c, XS_PH_FWD, XS_OP_CAST, elems, 4.0 + c->H, 0, 1, "attn.%s.cast", which);
+    issued(c, XS_ISSUE_AUTOCAST);
+    transient(c, elems * c->H);
+    bwd_group(c);
+    mem_op(c, XS_PH_BWD, XS_OP_CAST, elems, c->H + 4.0, 0, 1, "attn.%s.cast.bwd", which);
+}
+
+/* SDPA's flash kernel as transformers calls it (sdpa_attention_forward,
+ * huggingface/transformers@00c238bd242b4c6ddfb2c17d4573174ec2daaec8:
+ * src/transformers/integrations/sdpa_attention.py): on PyTorch >= 2.5 with
+ * no attention mask (packed or unpadded blocks) it passes enable_gqa=True
+ * and no repeat_kv copy, so k and v stay kv_heads wide; it then copies the
+ * output back to token rows (transpose(1, 2).contiguous(); the clone's
+ * gradient passes through). The kernel's backward for grouped heads
+ * (FlashAttention-2's mha_bwd, which PyTorch vendors:
+ * pytorch/pytorch@ef3d5c9ebba11dac3e988f00b7aad0f2a147cf26:
+ * aten/src/ATen/native/transformers/cuda/flash_attn/flash_api.cpp) writes
+ * dk and dv per query head (dk_expanded, dv_expanded) and sums each group
+ * (at::sum_out): two more launches and that traffic. */
+static void llama_attention_flash(bld *c, double kv)
+{
+    double ba = c->b * c->a, s = c->sq, d = c->d;
+    double qo = c->T * c->h * c->H, kvb = c->T * kv * d * c->H, lse = ba * s * 4;
+    int grouped = kv < c->a;
+    attention_input_cast(c, "q", c->T * c->h);
+    attention_input_cast(c, "k", c->T * kv * d);
+    gemm(c, XS_PH_FWD, XS_OP_ATTENTION, s, s, d, ba, 0, 1, c->H, c->H, "attn.flash");
+    if (c->failed)
+        return;
+    xs_op *f = &c->wl->ops[c->wl->n - 1];
+    f->flops = 4 * ba * s * s * d * 0.5; /* causal: half of the tiles */
+    f->bytes = 2 * qo + 2 * kvb + lse;
+    xs_op op = *f;
+    keep_output(c, qo); /* the output, q, k, v and the rows' logsumexp */
+    keep(c, qo);
+    keep(c, 2 * kvb);
+    keep(c, lse);
+    bwd_group(c);
+    op.phase = XS_PH_BWD;
+    op.flops = 10 * ba * s * s * d * 0.5;
+    /* reads q, o, dO, k, v; writes dq and dk, dv (per query head when grouped,
+     * then summed into kv heads) */
+    op.bytes = 4 * qo + 2 * lse + (grouped ? 2 * kvb + 2 * qo + 2 * qo + 2 * kvb : 4 * kvb);
+    op.launches = 3 + (grouped ? 2 : 0);
+    op.mem.temp = qo + 2 * kvb + (grouped ? 2 * qo : 0);
+    snprintf(op.name, sizeof op.name, "attn.flash.bwd");
+    emit(c, &op);
+    mem_op(c, XS_PH_FWD, XS_OP_COPY, c->T * c->h, 2.0 * c->H, 0, 1, "attn.merge");
+    transient(c, qo);
+}
+
+/* eager_attention_forward (modeling_llama.py): repeat_kv copies k and v to
+ * every query head (expand + reshape of an expanded view), then the
+ * classic unfused path; the copies' backward sums each group. */
+static void llama_attention_unfused(bld *c, double kv)
+{
+    double full = c->T * c->h, narrow = c->T * kv * c->d;
+    int H = c->H, R = c->I;
+    if (kv < c->a) {
+        mem_op(c, XS_PH_FWD, XS_OP_COPY, full, (double)R + R + H + H, 0, 2, "attn.repeat_kv");
+        transient(c, full * (R + H));
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_REDUCE, full, (R + H) * (1 + narrow / full), 1, 2,
+               "attn.repeat_kv.bwd");
+    }
+    attention_input_cast(c, "q", full);
+    attention_input_cast(c, "k", full);
+    attention_unfused(c, 1);
+}
+
+static void llama_layer(bld *c)
+{
+    const xs_model *m = &c->s->model;
+    double T = c->T, h = c->h, e = T * h, f = c->f;
+    double kv = (double)xs_model_kv_heads(m), kvw = kv * c->d;
+    int qkv_bias = m->attention_bias != XS_ATTN_BIAS_NONE;
+    int o_bias = m->attention_bias == XS_ATTN_BIAS_ALL, mb = m->mlp_bias;
+    enter_modules(c, LLAMA_LAYER_CONTAINERS);
+    grad_fanout(c, "attn.residual", e, c->I, 2);
+    rmsnorm(c, "input_norm", T);
+    grad_fanout(c, "attn.x", e, c->I, 3); /* q, k and v read the norm's output */
+    linear(c, "attn.q", T, h, h, qkv_bias, 1);
+    c->x_kept = !c->amp; /* autocast casts x for each; else one tensor */
+    linear(c, "attn.k", T, h, kvw, qkv_bias, 1);
+    linear(c, "attn.v", T, h, kvw, qkv_bias, 1);
+    c->x_kept = 0;
+    rotary(c, "q", c->a);
+    rotary(c, "k", kv);
+    if (c->flash)
+        llama_attention_flash(c, kv);
+    else
+        llama_attention_unfused(c, kv);
+    linear(c, "attn.out", T, h, h, o_bias, 0);
+    residual_add(c, "attn.residual", e, c->H, c->I, c->I);
+    grad_fanout(c, "ffn.residual", e, c->I, 2);
+    rmsnorm(c, "post_attn_norm", T);
+    grad_fanout(c, "ffn.x", e, c->I, 2); /* gate and up */
+    linear(c, "ffn.gate", T, h, f, mb, 1);
+    swiglu(c, T * f);
+    c->x_kept = !c->amp;
+    linear(c, "ffn.up", T, h, f, mb, 1);
+    c->x_kept = 0;
+    gated_mul(c, T * f);
+    linear(c, "ffn.down", T, f, h, mb, 0);
+    residual_add(c, "ffn.residual", e, c->H, c->I, c->I);
+}
+
+static void llama_embeddings(bld *c)
+{
+    c->layer = -1;
+    /* LlamaForCausalLM (or the task model), LlamaModel, LlamaRotaryEmbedding */
+    enter_modules(c, 3);
+    embedding(c, "embed.token", (double)c->s->model.vocab, c->T);
+    rotary_tables(c);
+}
+
+/* lm_head (its own V x h weight, or the token embedding's when tied), then
+ * ForCausalLMLoss (huggingface/transformers@0114da07ec0e101b420a923dedeb6032b6ac3a44:
+ * src/transformers/loss/loss_utils.py): logits.float(), labels padded and
+ * shifted (not the logits: no copy of them), cross-entropy over every
+ * row. */
+static void llama_lm_head(bld *c)
+{
+    double T = c->T, h = c->h, V = (double)c->s->model.vocab;
+    int tied = c->s->model.tied;
+    double before = c->wl->params, before_tr = c->wl->trainable_params;
+    int64_t before_t = c->wl->tensors;
+    size_t before_n = c->pn;
+    /* under LoRA an untied head trains only when asked (a tied one is the
+     * frozen embedding: xs_lora_check refuses training it) */
+    c->frozen = c->lora && (tied || !c->s->train.lora_train_head);
+    linear(c, "head.lm", T, h, V, 0, 1);
+    if (tied) { /* as lm_head: no new weight, its gradient made here */
+        c->wl->params = before;
+        c->wl->trainable_params = before_tr;
+        c->wl->tensors = before_t;
+        if (c->pn > before_n)
+            c->pn = before_n;
+        if (!c->failed && c->gn > 0 && c->has_tied && !c->frozen) {
+            double w = V * h, slack = xs_alloc_slack(V * h * c->Wm);
+            size_t hg = c->gn - 1;
+            c->ggrad[hg] = w;
+            c->ggrad_slack[hg] = slack;
+            c->ggrad[c->tied_group] -= w;
+            c->ggrad_slack[c->tied_group] -= slack;
+            c->params_mark = before_tr;
+        }
+        if (!c->frozen)
+            mem_op(c, XS_PH_BWD, XS_OP_REDUCE, V * h, 3.0 * 4, 1, 1, "head.tied_grad_sum");
+    }
+    if (c->H != 4) {
+        mem_op(c, XS_PH_FWD, XS_OP_CAST, T * V, c->H + 4.0, 0, 1, "head.logits.float");
+        bwd_group(c);
+        mem_op(c, XS_PH_BWD, XS_OP_CAST, T * V, 4.0 + c->H, 0, 1, "head.logits.float.bwd");
+    }
+    cross_entropy(c, T, V, 4);
+}
+
 /* SQuAD span head: a linear to 2 logits a token, two cross-entropies over
  * the sequence (start, end), averaged. Small; dominated by launches. */
 static void span_head(bld *c)
@@ -1561,7 +1858,7 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
     bld c;
     setup(&c, s, wl);
     wl->matmul_dtype = c.mm;
-    int decoder = m->arch == XS_DECODER;
+    int decoder = m->arch == XS_DECODER, llama = m->family == XS_FAMILY_LLAMA;
     /* LoRA: the embeddings are frozen, so nothing before the first adapter
      * needs a gradient, unless checkpointing is on: the reentrant
      * checkpoint needs an input that requires grad, and PEFT and
@@ -1569,7 +1866,9 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
      * (enable_input_require_grads) */
     int embed_nograd = c.lora && !c.ckpt;
     c.nograd = embed_nograd;
-    if (decoder)
+    if (llama)
+        llama_embeddings(&c);
+    else if (decoder)
         decoder_embeddings(&c);
     else
         encoder_embeddings(&c);
@@ -1578,7 +1877,9 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
     for (int64_t l = 0; l < m->layers; l++) {
         c.layer = (int)l;
         size_t start = wl->n;
-        if (decoder)
+        if (llama)
+            llama_layer(&c);
+        else if (decoder)
             decoder_layer(&c);
         else
             encoder_layer(&c);
@@ -1587,9 +1888,13 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
     }
     c.input_nograd = 0;
     c.layer = -1;
-    if (decoder)
+    if (llama)
+        rmsnorm(&c, "norm", c.T);
+    else if (decoder)
         layernorm(&c, "ln_f", c.T, c.I, c.I);
-    if (m->head == XS_HEAD_LM)
+    if (m->head == XS_HEAD_LM && llama)
+        llama_lm_head(&c);
+    else if (m->head == XS_HEAD_LM)
         lm_head(&c, decoder);
     else if (m->head == XS_HEAD_SPAN)
         span_head(&c);

@@ -190,7 +190,7 @@ static void targets_should_match_as_peft_does(void)
     CU_ASSERT(xs_lora_targeted(&s, "attn.out", 0) && xs_lora_targeted(&s, "ffn.down", 0));
     CU_ASSERT(!xs_lora_targeted(&s, "attn.qkv", 0) && !xs_lora_targeted(&s, "head.lm", -1));
     char path[128];
-    CU_ASSERT_EQUAL(xs_lora_module(XS_FAMILY_LLAMA, "ffn.gate", 2, path, sizeof path), 0);
+    CU_ASSERT_EQUAL(xs_lora_module(XS_LORA_LLAMA, "ffn.gate", 2, path, sizeof path), 0);
     CU_ASSERT_STRING_EQUAL(path, "model.layers.2.mlp.gate_proj");
 }
 

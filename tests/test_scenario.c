@@ -144,8 +144,8 @@ static void hf_import_should_report_the_config_file_and_key(void)
     CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nohidden.json: missing required field "
                                            "'hidden_size'"));
-    tu_write("llama.json", "{\"model_type\":\"llama\"}");
-    p = scenario_with_model("hf2.json", "{\"hf_config\":\"llama.json\",\"head\":\"lm\"}");
+    tu_write("falcon.json", "{\"model_type\":\"falcon\"}");
+    p = scenario_with_model("hf2.json", "{\"hf_config\":\"falcon.json\",\"head\":\"lm\"}");
     CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EUNSUPPORTED);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'model_type' must be one of bert|roberta|gpt2"));
     p = scenario_with_model("hf3.json", "{\"hf_config\":\"absent.json\",\"head\":\"lm\"}");
