@@ -717,6 +717,7 @@ static void attention_flash(bld *c, int causal)
     op.phase = XS_PH_BWD;
     op.flops = 10 * ba * s * s * d * frac;
     op.bytes = 8 * qkvo + 2 * lse;
+    op.mem.temp = 3 * qkvo; /* dq, dk, dv: no s x s tensor, as in the forward */
     op.launches = 3; /* dO.O preprocess, main kernel, dQ conversion */
     snprintf(op.name, sizeof op.name, "attn.flash.bwd");
     emit(c, &op);

@@ -185,7 +185,36 @@ static void total_should_be_the_sum_of_its_parts(void)
 }
 
 /* Every tensor kept is released by the backward, every gradient created
- * once, for the shipped scenarios and the options that change what is kept. */
+ * once: for s built with sets. */
+static void check_balance(const char *id, const char *const *sets)
+{
+    int n = 0;
+    while (n < 3 && sets[n])
+        n++;
+    xs_scenario s;
+    xs_workload wl;
+    CU_ASSERT_EQUAL_FATAL(load(id, sets, n, &s, &wl), XS_OK);
+    double saved = 0, freed = 0, grads = 0, slack = 0, fslack = 0;
+    for (size_t k = 0; k < wl.n; k++) {
+        saved += wl.ops[k].mem.saved;
+        freed += wl.ops[k].mem.freed;
+        grads += wl.ops[k].mem.grads;
+        slack += wl.ops[k].mem.slack;
+        fslack += wl.ops[k].mem.freed_slack;
+        CU_ASSERT(wl.ops[k].mem.temp >= 0);
+        /* kept by forward ops, and by a checkpointed layer's forward run
+         * again in the backward */
+        CU_ASSERT(wl.ops[k].phase == XS_PH_FWD || wl.ops[k].mem.saved == 0 ||
+                  (s.train.checkpointing && wl.ops[k].phase == XS_PH_BWD));
+    }
+    CU_ASSERT(saved > 0);
+    CU_ASSERT_DOUBLE_EQUAL(freed, saved, 1e-9 * saved);
+    CU_ASSERT_DOUBLE_EQUAL(slack, fslack, 1e-9 * saved);
+    CU_ASSERT_DOUBLE_EQUAL(grads, wl.trainable_params, 1e-9 * wl.trainable_params);
+    xs_wl_free(&wl);
+}
+
+/* ... for the shipped scenarios and the options that change what is kept. */
 static void kept_and_released_should_balance(void)
 {
     static const char *const variants[][3] = {
@@ -203,32 +232,22 @@ static void kept_and_released_should_balance(void)
     static const char *const ids[] = {"bert-large-squad", "bert-base-squad-hf",
                                       "gpt2-medium-finetune"};
     for (size_t i = 0; i < 3; i++)
-        for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-            int n = 0;
-            while (n < 3 && variants[v][n])
-                n++;
-            xs_scenario s;
-            xs_workload wl;
-            CU_ASSERT_EQUAL_FATAL(load(ids[i], variants[v], n, &s, &wl), XS_OK);
-            double saved = 0, freed = 0, grads = 0, slack = 0, fslack = 0;
-            for (size_t k = 0; k < wl.n; k++) {
-                saved += wl.ops[k].mem.saved;
-                freed += wl.ops[k].mem.freed;
-                grads += wl.ops[k].mem.grads;
-                slack += wl.ops[k].mem.slack;
-                fslack += wl.ops[k].mem.freed_slack;
-                CU_ASSERT(wl.ops[k].mem.temp >= 0);
-                /* kept by forward ops, and by a checkpointed layer's
-                 * forward run again in the backward */
-                CU_ASSERT(wl.ops[k].phase == XS_PH_FWD || wl.ops[k].mem.saved == 0 ||
-                          (s.train.checkpointing && wl.ops[k].phase == XS_PH_BWD));
-            }
-            CU_ASSERT(saved > 0);
-            CU_ASSERT_DOUBLE_EQUAL(freed, saved, 1e-9 * saved);
-            CU_ASSERT_DOUBLE_EQUAL(slack, fslack, 1e-9 * saved);
-            CU_ASSERT_DOUBLE_EQUAL(grads, wl.trainable_params, 1e-9 * wl.trainable_params);
-            xs_wl_free(&wl);
-        }
+        for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
+            check_balance(ids[i], variants[v]);
+    /* the Llama family, with and without LoRA, QLoRA and checkpointing */
+    static const char *const llama_variants[][3] = {
+        {NULL, NULL, NULL},
+        {"train.attention=unfused", NULL, NULL},
+        {"train.checkpointing=none", NULL, NULL},
+        {"train.lora.rank=16", "train.lora.targets=all-linear", "train.checkpointing=layer"},
+        {"train.lora.rank=8", "train.quant=nf4", "train.precision=amp_bf16"},
+        {"train.precision=fp32", NULL, NULL},
+    };
+    static const char *const llama_ids[] = {"tinyllama-1.1b-finetune", "llama2-7b-lora",
+                                            "mistral-7b-qlora"};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t v = 0; v < sizeof llama_variants / sizeof llama_variants[0]; v++)
+            check_balance(llama_ids[i], llama_variants[v]);
 }
 
 /* More samples or longer sequences never need less memory. */
