@@ -125,6 +125,8 @@ typedef struct {
                          workload attributes to it; 0 in other phases */
     xs_op_hints hints;
     xs_op_mem mem;
+    int recompute; /* a forward op that activation checkpointing runs again in
+                      the backward: its FLOPs are no model FLOPs (MFU) */
 } xs_op;
 
 /* compute: the math units; memory: DRAM or L2 bandwidth; latency: loads in

@@ -130,7 +130,8 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
         p->phase_time_s[op->phase] += e->time_s * n;
         p->bound_time_s[e->bound] += e->time_s * n;
         if (xs_op_is_matmul(op->kind)) {
-            p->matmul_flops += op->flops * n;
+            if (!op->recompute) /* MFU counts the model's FLOPs, not a recomputation's */
+                p->matmul_flops += op->flops * n;
             p->matmul_time_s += e->time_s * n;
         }
     }

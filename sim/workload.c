@@ -1817,6 +1817,7 @@ static void checkpoint_layer(bld *c, size_t start, int64_t layer)
         xs_op op = c->wl->ops[i];
         op.hints.fn = xs_cpu_fn_for_op(&op); /* what it is, though it runs in the backward */
         op.phase = XS_PH_BWD;
+        op.recompute = 1;
         c->recomp[c->rn++] = op;
         c->wl->ops[i].mem.saved = c->wl->ops[i].mem.slack = 0;
     }

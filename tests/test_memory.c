@@ -11,6 +11,7 @@
 #include <CUnit/CUnit.h>
 
 #include "batch_fit.h"
+#include "job.h"
 #include "memory.h"
 #include "paths.h"
 #include "scenario.h"
@@ -576,6 +577,27 @@ static void a_kept_tensor_should_not_count_as_transient(void)
     }
 }
 
+/* Activation checkpointing runs each layer's forward again: more time and
+ * hardware FLOPs, the same model FLOPs (MFU's numerator). */
+static void checkpointing_should_keep_the_model_flops(void)
+{
+    double flops[2], time[2];
+    for (int i = 0; i < 2; i++) {
+        const char *sets[] = {i ? "train.checkpointing=layer" : "train.checkpointing=none"};
+        xs_job j;
+        xs_error err;
+        xs_job_init(&j);
+        j.dev = tu_device("a100-sxm4-80gb");
+        CU_ASSERT_EQUAL_FATAL(xs_job_scenario(&j, "tinyllama-1.1b-finetune", sets, 1, &err), XS_OK);
+        CU_ASSERT_EQUAL_FATAL(xs_job_predict(&j, 0, &err), XS_OK);
+        flops[i] = j.p.matmul_flops;
+        time[i] = j.p.step_time_s;
+        xs_job_free(&j);
+    }
+    CU_ASSERT_DOUBLE_EQUAL(flops[1], flops[0], 1e-9 * flops[0]);
+    CU_ASSERT(time[1] > time[0]);
+}
+
 int tu_add_memory_suite(void)
 {
     CU_pSuite s = CU_add_suite("memory", NULL, NULL);
@@ -597,5 +619,6 @@ int tu_add_memory_suite(void)
     CU_ADD_TEST(s, advise_should_propose_only_changes_that_fit);
     CU_ADD_TEST(s, validate_should_predict_both_memory_metrics);
     CU_ADD_TEST(s, a_kept_tensor_should_not_count_as_transient);
+    CU_ADD_TEST(s, checkpointing_should_keep_the_model_flops);
     return 0;
 }
