@@ -75,7 +75,8 @@ JSON_TOKENS = {"{", "}", "[", "]", ":", ",", '"', "true", "false", "null", "-0",
 DEVICES = ["t4", "v100-sxm2-16gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "l4", "xeon-amx-2c"]
 SCENARIOS = ["scenarios/bert-base-squad.json", "scenarios/bert-large-squad.json",
              "scenarios/gpt2-medium-finetune.json", "tests/data/scenarios/tiny.json"]
-MODELS = ["bert-base-uncased", "bert-large-uncased", "gpt2-medium"]
+MODELS = ["bert-base-uncased", "bert-large-uncased", "gpt2-medium", "llama-2-7b",
+          "mistral-7b-v0.1", "qwen2-0.5b", "tinyllama-1.1b"]
 
 
 def main():
@@ -112,7 +113,7 @@ def main():
         keys_and_words(load(path), scn_words)
     write_dict("scenario", scn_words)
 
-    hf_words = set(JSON_TOKENS) | {"bert", "roberta", "gpt2"}
+    hf_words = set(JSON_TOKENS) | {"bert", "roberta", "gpt2", "llama", "mistral", "qwen2"}
     for m in MODELS:
         write("hfconfig", m, compact(load(f"scenarios/models/{m}.json")))
         keys_and_words(load(f"scenarios/models/{m}.json"), hf_words)
