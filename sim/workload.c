@@ -945,6 +945,45 @@ static void cross_entropy(bld *c, double rows, double classes, int ls)
     mem_op(c, XS_PH_BWD, XS_OP_LOSS, rows * classes, ls, 0, 2, "head.nll.bwd");
 }
 
+/* The parameter bookkeeping before a linear, to undo it when the linear's
+ * weight is another's (a tied LM head). */
+typedef struct {
+    double params, trainable;
+    int64_t tensors;
+    size_t pn;
+} param_mark;
+
+static param_mark mark_params(const bld *c)
+{
+    return (param_mark){c->wl->params, c->wl->trainable_params, c->wl->tensors, c->pn};
+}
+
+/* The LM head just built (head.lm, h x V) reads the token embedding's
+ * weight: no new parameters; the shared weight's gradient is made by
+ * head.lm's backward, the first to run, and the embedding's backward adds
+ * into it; still in head.lm's backward group, the two gradients are summed
+ * (a frozen weight has none). */
+static void tie_to_embedding(bld *c, const param_mark *before, double V)
+{
+    double h = c->h;
+    c->wl->params = before->params;
+    c->wl->trainable_params = before->trainable;
+    c->wl->tensors = before->tensors;
+    if (c->pn > before->pn)
+        c->pn = before->pn;
+    if (!c->failed && c->gn > 0 && c->has_tied && !c->frozen) {
+        double w = V * h, slack = xs_alloc_slack(V * h * c->Wm);
+        size_t hg = c->gn - 1;
+        c->ggrad[hg] = w;
+        c->ggrad_slack[hg] = slack;
+        c->ggrad[c->tied_group] -= w;
+        c->ggrad_slack[c->tied_group] -= slack;
+        c->params_mark = before->trainable;
+    }
+    if (!c->frozen)
+        mem_op(c, XS_PH_BWD, XS_OP_REDUCE, V * h, 3.0 * 4, 1, 1, "head.tied_grad_sum");
+}
+
 /* Logits over the vocabulary and the cross-entropy loss; the LM weight is
  * the token embedding (tied), so its two gradients are summed. */
 static void lm_head(bld *c, int causal)
@@ -961,32 +1000,11 @@ static void lm_head(bld *c, int causal)
         layernorm(c, "head.ln", T, H, c->I);
     }
     /* tied: the weight is the token embedding, so no new weight parameters */
-    double before = c->wl->params, before_tr = c->wl->trainable_params;
-    int64_t before_t = c->wl->tensors;
-    size_t before_n = c->pn;
+    param_mark before = mark_params(c);
     linear(c, "head.lm", T, h, V, !causal, 1);
-    c->wl->params = before;
-    c->wl->trainable_params = before_tr;
-    c->wl->tensors = before_t;
-    if (c->pn > before_n)
-        c->pn = before_n;
-    /* the shared weight's gradient is made by head.lm's backward, the first
-     * to run; the token embedding's backward adds into it */
-    if (!c->failed && c->gn > 0 && c->has_tied && !c->frozen) {
-        double tied = V * h, slack = xs_alloc_slack(V * h * c->Wm);
-        size_t hg = c->gn - 1;
-        c->ggrad[hg] = tied;
-        c->ggrad_slack[hg] = slack;
-        c->ggrad[c->tied_group] -= tied;
-        c->ggrad_slack[c->tied_group] -= slack;
-        c->params_mark = before_tr;
-    }
+    tie_to_embedding(c, &before, V);
     if (!causal)
         add_param(c, V, 0, 0);
-    /* still in head.lm's backward group: sum the two gradients of the tied
-     * weight (a frozen one has none) */
-    if (!c->frozen)
-        mem_op(c, XS_PH_BWD, XS_OP_REDUCE, V * h, 3.0 * 4, 1, 1, "head.tied_grad_sum");
     if (causal) { /* logits[..., :-1, :].contiguous() */
         mem_op(c, XS_PH_FWD, XS_OP_COPY, rows * V, 2.0 * H, 0, 1, "head.shift");
         transient(c, rows * V * H);
@@ -1268,31 +1286,13 @@ static void llama_lm_head(bld *c)
 {
     double T = c->T, h = c->h, V = (double)c->s->model.vocab;
     int tied = c->s->model.tied;
-    double before = c->wl->params, before_tr = c->wl->trainable_params;
-    int64_t before_t = c->wl->tensors;
-    size_t before_n = c->pn;
+    param_mark before = mark_params(c);
     /* under LoRA an untied head trains only when asked (a tied one is the
      * frozen embedding: xs_lora_check refuses training it) */
     c->frozen = c->lora && (tied || !c->s->train.lora_train_head);
     linear(c, "head.lm", T, h, V, 0, 1);
-    if (tied) { /* as lm_head: no new weight, its gradient made here */
-        c->wl->params = before;
-        c->wl->trainable_params = before_tr;
-        c->wl->tensors = before_t;
-        if (c->pn > before_n)
-            c->pn = before_n;
-        if (!c->failed && c->gn > 0 && c->has_tied && !c->frozen) {
-            double w = V * h, slack = xs_alloc_slack(V * h * c->Wm);
-            size_t hg = c->gn - 1;
-            c->ggrad[hg] = w;
-            c->ggrad_slack[hg] = slack;
-            c->ggrad[c->tied_group] -= w;
-            c->ggrad_slack[c->tied_group] -= slack;
-            c->params_mark = before_tr;
-        }
-        if (!c->frozen)
-            mem_op(c, XS_PH_BWD, XS_OP_REDUCE, V * h, 3.0 * 4, 1, 1, "head.tied_grad_sum");
-    }
+    if (tied)
+        tie_to_embedding(c, &before, V);
     if (c->H != 4) {
         mem_op(c, XS_PH_FWD, XS_OP_CAST, T * V, c->H + 4.0, 0, 1, "head.logits.float");
         bwd_group(c);
