@@ -69,8 +69,7 @@ static const char *const FAMILY_NAMES[XS_LORA_FAMILY_COUNT] = {
 static const char *const FAMILY_EXAMPLES[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_BERT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear",
     [XS_LORA_GPT2] = "c_attn, c_proj, c_fc, all-linear",
-    [XS_LORA_LLAMA] = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, "
-                      "all-linear"};
+    [XS_LORA_LLAMA] = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear"};
 
 #define ALL_LINEAR "all-linear"
 
