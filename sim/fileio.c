@@ -260,10 +260,14 @@ int xs_write_atomic(const char *path, const char *data, size_t len, xs_error *er
         (int)sizeof tmp)
         return xs_error_set(err, XS_EIO, "%s: path too long", path);
     remove_stale_temporaries(dir, base);
-    int fd = mkstemp(tmp);
+    int fd = mkstemp(tmp), mk_errno = errno;
+    struct stat dst;
+    if (fd < 0 && mk_errno == ENOENT && stat(dir, &dst) != 0)
+        return xs_error_set(err, XS_EIO, "%s: the folder %s does not exist (create it first)",
+                            path, dir);
     if (fd < 0)
         return xs_error_set(err, XS_EIO, "%s: cannot create temporary file: %s", path,
-                            strerror(errno));
+                            strerror(mk_errno));
     /* mkstemp makes 0600 files: a replaced file keeps its mode, a new one
      * gets what the umask allows, as any other program's output would */
     mode_t mode;

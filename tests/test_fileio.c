@@ -240,6 +240,11 @@ static void outputs_should_respect_what_is_at_the_path(void)
     CU_ASSERT_NOT_EQUAL(access(stale, F_OK), 0);
     CU_ASSERT_EQUAL(access(live, F_OK), 0); /* its writer (this process) is alive */
     unlink(live);
+    /* into a folder that is not there: said so, nothing written */
+    char missing[700];
+    snprintf(missing, sizeof missing, "%s/no-such-folder/out.csv", tu_tmpdir());
+    CU_ASSERT_EQUAL(xs_write_atomic(missing, "x", 1, &err), XS_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no-such-folder does not exist"));
 }
 
 /* The audit's finding 8: inputs are read whole, so a huge one is refused
