@@ -57,14 +57,6 @@ static void build_ok(const char *model, const char *const *more, int n, xs_scena
     CU_ASSERT_EQUAL_FATAL(rc, XS_OK);
 }
 
-static const xs_op *find(const xs_workload *wl, const char *name, int layer)
-{
-    for (size_t i = 0; i < wl->n; i++)
-        if (strcmp(wl->ops[i].name, name) == 0 && wl->ops[i].layer == layer)
-            return &wl->ops[i];
-    return NULL;
-}
-
 /* sum(p.numel() for p in model.parameters()) of LlamaForCausalLM /
  * MistralForCausalLM / Qwen2ForCausalLM, computed from each shipped
  * config.json and the modules of transformers' modeling_llama.py,
@@ -132,8 +124,8 @@ static void gqa_projections_should_have_kv_shapes(void)
     build_ok(NULL, NULL, 0, &s, &wl);
     double T = (double)(s.train.batch * s.train.seq);
     for (int l = 0; l < (int)s.model.layers; l++) {
-        const xs_op *q = find(&wl, "attn.q", l), *k = find(&wl, "attn.k", l);
-        const xs_op *v = find(&wl, "attn.v", l), *kdw = find(&wl, "attn.k.dW", l);
+        const xs_op *q = tu_find_op(&wl, "attn.q", l), *k = tu_find_op(&wl, "attn.k", l);
+        const xs_op *v = tu_find_op(&wl, "attn.v", l), *kdw = tu_find_op(&wl, "attn.k.dW", l);
         CU_ASSERT_PTR_NOT_NULL_FATAL(q);
         CU_ASSERT_PTR_NOT_NULL_FATAL(k);
         CU_ASSERT_PTR_NOT_NULL_FATAL(v);
@@ -146,26 +138,26 @@ static void gqa_projections_should_have_kv_shapes(void)
         CU_ASSERT_EQUAL(kdw->m, 256);
         CU_ASSERT_EQUAL(kdw->n, 2048);
         /* no bias (Llama's attention_bias false): no bias gradient */
-        CU_ASSERT_PTR_NULL(find(&wl, "attn.k.db", l));
+        CU_ASSERT_PTR_NULL(tu_find_op(&wl, "attn.k.db", l));
         /* the gated MLP: gate, up (h x f) and down (f x h) */
-        const xs_op *g = find(&wl, "ffn.gate", l), *d = find(&wl, "ffn.down", l);
+        const xs_op *g = tu_find_op(&wl, "ffn.gate", l), *d = tu_find_op(&wl, "ffn.down", l);
         CU_ASSERT_PTR_NOT_NULL_FATAL(g);
         CU_ASSERT_PTR_NOT_NULL_FATAL(d);
         CU_ASSERT_EQUAL(g->n, 5632);
         CU_ASSERT_EQUAL(d->k, 5632);
-        CU_ASSERT_PTR_NOT_NULL(find(&wl, "ffn.up", l));
+        CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "ffn.up", l));
     }
     /* the grouped flash backward sums dk and dv over each group: 2 more
      * launches; with one kv head a query head (Llama-2-7B) it does not */
-    const xs_op *fb = find(&wl, "attn.flash.bwd", 0);
+    const xs_op *fb = tu_find_op(&wl, "attn.flash.bwd", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(fb);
     CU_ASSERT_EQUAL(fb->launches, 5);
     xs_wl_free(&wl);
     build_ok("llama-2-7b", NULL, 0, &s, &wl);
-    fb = find(&wl, "attn.flash.bwd", 0);
+    fb = tu_find_op(&wl, "attn.flash.bwd", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(fb);
     CU_ASSERT_EQUAL(fb->launches, 3);
-    CU_ASSERT_EQUAL(find(&wl, "attn.k", 0)->n, 4096);
+    CU_ASSERT_EQUAL(tu_find_op(&wl, "attn.k", 0)->n, 4096);
     xs_wl_free(&wl);
 }
 
@@ -186,30 +178,30 @@ static void every_layer_should_have_rmsnorm_and_rotary(void)
     build_ok(NULL, NULL, 0, &s, &wl);
     for (int l = 0; l < (int)s.model.layers; l++)
         for (size_t i = 0; i < sizeof per_layer / sizeof per_layer[0]; i++) {
-            CU_ASSERT_PTR_NOT_NULL(find(&wl, per_layer[i], l));
-            if (!find(&wl, per_layer[i], l))
+            CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, per_layer[i], l));
+            if (!tu_find_op(&wl, per_layer[i], l))
                 fprintf(stderr, "\nlayer %d: no %s\n", l, per_layer[i]);
         }
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "norm.pow", -1));
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "rope.cos_sin", -1));
-    CU_ASSERT_PTR_NULL(find(&wl, "embed.position", -1));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "norm.pow", -1));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "rope.cos_sin", -1));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "embed.position", -1));
     for (size_t k = 0; k < wl.n; k++) {
         CU_ASSERT(wl.ops[k].kind != XS_OP_NORM); /* LayerNorm's kind */
         CU_ASSERT(strstr(wl.ops[k].name, "dropout") == NULL);
         CU_ASSERT(strstr(wl.ops[k].name, "repeat_kv") == NULL); /* SDPA's enable_gqa */
     }
     /* the rotary elements: q's are heads / kv_heads times k's */
-    CU_ASSERT_DOUBLE_EQUAL(find(&wl, "attn.rope.q.add", 0)->elems,
-                           8 * find(&wl, "attn.rope.k.add", 0)->elems, 1);
+    CU_ASSERT_DOUBLE_EQUAL(tu_find_op(&wl, "attn.rope.q.add", 0)->elems,
+                           8 * tu_find_op(&wl, "attn.rope.k.add", 0)->elems, 1);
     /* under autocast the norm runs in fp32 from an fp32 stream: no casts
      * inside it; in pure bf16 it casts to fp32 and back */
-    CU_ASSERT_PTR_NULL(find(&wl, "input_norm.to_fp32", 0));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "input_norm.to_fp32", 0));
     xs_wl_free(&wl);
     const char *bf16[] = {"train.precision=bf16"};
     build_ok(NULL, bf16, 1, &s, &wl);
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "input_norm.to_fp32", 0));
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "input_norm.to_input", 0));
-    CU_ASSERT_PTR_NULL(find(&wl, "attn.q.cast", 0)); /* rotary stays in bf16 */
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "input_norm.to_fp32", 0));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "input_norm.to_input", 0));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "attn.q.cast", 0)); /* rotary stays in bf16 */
     xs_wl_free(&wl);
 }
 
@@ -221,14 +213,14 @@ static void eager_attention_should_repeat_kv(void)
     xs_scenario s;
     xs_workload wl;
     build_ok(NULL, unfused, 1, &s, &wl);
-    const xs_op *r = find(&wl, "attn.repeat_kv", 3);
+    const xs_op *r = tu_find_op(&wl, "attn.repeat_kv", 3);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_DOUBLE_EQUAL(r->elems, (double)(s.train.batch * s.train.seq * s.model.hidden), 1);
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "attn.repeat_kv.bwd", 3));
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "attn.softmax", 3));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "attn.repeat_kv.bwd", 3));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "attn.softmax", 3));
     xs_wl_free(&wl);
     build_ok("llama-2-7b", unfused, 1, &s, &wl);
-    CU_ASSERT_PTR_NULL(find(&wl, "attn.repeat_kv", 3));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "attn.repeat_kv", 3));
     xs_wl_free(&wl);
 }
 
@@ -241,14 +233,14 @@ static void qwen2_should_have_qkv_biases_and_a_tied_head(void)
     build_ok("qwen2-0.5b", NULL, 0, &s, &wl);
     CU_ASSERT_EQUAL(s.model.attention_bias, XS_ATTN_BIAS_QKV);
     CU_ASSERT_TRUE(s.model.tied);
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "attn.q.db", 0));
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "attn.v.db", 0));
-    CU_ASSERT_PTR_NULL(find(&wl, "attn.out.db", 0));
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "head.tied_grad_sum", -1));
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "head.logits.float", -1));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "attn.q.db", 0));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "attn.v.db", 0));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "attn.out.db", 0));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "head.tied_grad_sum", -1));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "head.logits.float", -1));
     xs_wl_free(&wl);
     build_ok(NULL, NULL, 0, &s, &wl);
-    CU_ASSERT_PTR_NULL(find(&wl, "head.tied_grad_sum", -1));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "head.tied_grad_sum", -1));
     xs_wl_free(&wl);
     /* untying Qwen2 adds exactly the head's V x h weight */
     const char *untied[] = {"model.tied=false"};
@@ -283,23 +275,7 @@ static void llama_kept_and_released_should_balance(void)
         xs_scenario s;
         xs_workload wl;
         build_ok(cases[i].model, cases[i].sets, n, &s, &wl);
-        double saved = 0, freed = 0, grads = 0, slack = 0, fslack = 0;
-        for (size_t k = 0; k < wl.n; k++) {
-            saved += wl.ops[k].mem.saved;
-            freed += wl.ops[k].mem.freed;
-            grads += wl.ops[k].mem.grads;
-            slack += wl.ops[k].mem.slack;
-            fslack += wl.ops[k].mem.freed_slack;
-            CU_ASSERT(wl.ops[k].mem.temp >= 0);
-            CU_ASSERT(wl.ops[k].phase == XS_PH_FWD || wl.ops[k].mem.saved == 0);
-        }
-        CU_ASSERT(saved > 0);
-        CU_ASSERT_DOUBLE_EQUAL(freed, saved, 1e-9 * saved);
-        CU_ASSERT_DOUBLE_EQUAL(slack, fslack, 1e-9 * saved);
-        CU_ASSERT_DOUBLE_EQUAL(grads, wl.params, 1e-9 * wl.params);
-        if (fabs(grads - wl.params) > 1e-9 * wl.params || fabs(freed - saved) > 1e-9 * saved)
-            fprintf(stderr, "\ncase %zu: saved %.6g freed %.6g grads %.6g params %.6g\n", i,
-                    saved, freed, grads, wl.params);
+        tu_check_memory_balance(&s, &wl);
         xs_wl_free(&wl);
     }
 }

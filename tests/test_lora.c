@@ -16,21 +16,10 @@
 #include "test_util.h"
 #include "workload.h"
 
-static int build(const char *id, const char *const *sets, int n, xs_scenario *s,
-                 xs_workload *wl, xs_error *err)
-{
-    int rc = xs_scn_open(id, sets, n, s, err);
-    return rc ? rc : xs_wl_build(s, wl, err);
-}
-
 static void build_ok(const char *id, const char *const *sets, int n, xs_scenario *s,
                      xs_workload *wl)
 {
-    xs_error err;
-    int rc = build(id, sets, n, s, wl, &err);
-    if (rc)
-        fprintf(stderr, "\n%s\n", err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build(id, sets, n, s, wl), XS_OK);
 }
 
 static int ends_with(const char *s, const char *tail)

@@ -18,17 +18,6 @@
 #include "test_util.h"
 #include "workload.h"
 
-static int load(const char *id, const char *const *sets, int n, xs_scenario *s, xs_workload *wl)
-{
-    xs_error err;
-    int rc = xs_scn_open(id, sets, n, s, &err);
-    if (!rc)
-        rc = xs_wl_build(s, wl, &err);
-    if (rc)
-        fprintf(stderr, "\n%s\n", err.msg);
-    return rc;
-}
-
 static xs_memory memory_of(const char *dev_id, const char *id, const char *const *sets, int n,
                            xs_workload *keep_wl)
 {
@@ -36,7 +25,7 @@ static xs_memory memory_of(const char *dev_id, const char *id, const char *const
     xs_workload wl;
     xs_memory m;
     memset(&m, 0, sizeof m);
-    CU_ASSERT_EQUAL_FATAL(load(id, sets, n, &s, &wl), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build(id, sets, n, &s, &wl), XS_OK);
     xs_device dev = tu_device(dev_id);
     xs_error err;
     CU_ASSERT_EQUAL(xs_memory_predict(&dev, &s, &wl, &m, &err), XS_OK);
@@ -70,7 +59,7 @@ static void gpt_layer_should_keep_korthikanti_bytes(void)
                           "model.activation=gelu"};
     xs_scenario s;
     xs_workload wl;
-    CU_ASSERT_EQUAL_FATAL(load(TINY, sets, 4, &s, &wl), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build(TINY, sets, 4, &s, &wl), XS_OK);
     double sb = (double)(s.train.seq * s.train.batch), h = (double)s.model.hidden;
     double a = (double)s.model.heads, sq = (double)s.train.seq;
     double want = sb * h * (34 + 5 * a * sq / h) + 2 * sb * 8;
@@ -89,8 +78,8 @@ static void autocast_should_keep_more_than_o2(void)
                         "model.activation=gelu"};
     xs_scenario s;
     xs_workload w1, w2;
-    CU_ASSERT_EQUAL_FATAL(load(TINY, o2, 4, &s, &w1), XS_OK);
-    CU_ASSERT_EQUAL_FATAL(load(TINY, ac, 4, &s, &w2), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build(TINY, o2, 4, &s, &w1), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build(TINY, ac, 4, &s, &w2), XS_OK);
     double h = (double)s.model.hidden, f = (double)s.model.ffn;
     double weights_half = 2 * (3 * h * h + h * h + h * f + f * h); /* qkv, out, up, down */
     double S2 = (double)(s.train.batch * s.model.heads * s.train.seq * s.train.seq);
@@ -115,10 +104,10 @@ static void flash_should_remove_the_s2_term(void)
     const char *u32[] = {"train.attention=unfused", "train.seq=32", "train.amp_mode=o2"};
     xs_scenario s;
     xs_workload a, b, c, d;
-    CU_ASSERT_EQUAL_FATAL(load(TINY, f16, 3, &s, &a), XS_OK);
-    CU_ASSERT_EQUAL_FATAL(load(TINY, f32, 3, &s, &b), XS_OK);
-    CU_ASSERT_EQUAL_FATAL(load(TINY, u16, 3, &s, &c), XS_OK);
-    CU_ASSERT_EQUAL_FATAL(load(TINY, u32, 3, &s, &d), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build(TINY, f16, 3, &s, &a), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build(TINY, f32, 3, &s, &b), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build(TINY, u16, 3, &s, &c), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build(TINY, u32, 3, &s, &d), XS_OK);
     CU_ASSERT_DOUBLE_EQUAL(layer0_saved(&b), 2 * layer0_saved(&a), 1e-9 * layer0_saved(&b));
     CU_ASSERT(layer0_saved(&d) > 2 * layer0_saved(&c) * 1.05);
     CU_ASSERT(layer0_saved(&a) < layer0_saved(&c));
@@ -186,7 +175,7 @@ static void total_should_be_the_sum_of_its_parts(void)
 }
 
 /* Every tensor kept is released by the backward, every gradient created
- * once: for s built with sets. */
+ * once: for id built with sets. */
 static void check_balance(const char *id, const char *const *sets)
 {
     int n = 0;
@@ -194,24 +183,8 @@ static void check_balance(const char *id, const char *const *sets)
         n++;
     xs_scenario s;
     xs_workload wl;
-    CU_ASSERT_EQUAL_FATAL(load(id, sets, n, &s, &wl), XS_OK);
-    double saved = 0, freed = 0, grads = 0, slack = 0, fslack = 0;
-    for (size_t k = 0; k < wl.n; k++) {
-        saved += wl.ops[k].mem.saved;
-        freed += wl.ops[k].mem.freed;
-        grads += wl.ops[k].mem.grads;
-        slack += wl.ops[k].mem.slack;
-        fslack += wl.ops[k].mem.freed_slack;
-        CU_ASSERT(wl.ops[k].mem.temp >= 0);
-        /* kept by forward ops, and by a checkpointed layer's forward run
-         * again in the backward */
-        CU_ASSERT(wl.ops[k].phase == XS_PH_FWD || wl.ops[k].mem.saved == 0 ||
-                  (s.train.checkpointing && wl.ops[k].phase == XS_PH_BWD));
-    }
-    CU_ASSERT(saved > 0);
-    CU_ASSERT_DOUBLE_EQUAL(freed, saved, 1e-9 * saved);
-    CU_ASSERT_DOUBLE_EQUAL(slack, fslack, 1e-9 * saved);
-    CU_ASSERT_DOUBLE_EQUAL(grads, wl.trainable_params, 1e-9 * wl.trainable_params);
+    CU_ASSERT_EQUAL_FATAL(tu_build(id, sets, n, &s, &wl), XS_OK);
+    tu_check_memory_balance(&s, &wl);
     xs_wl_free(&wl);
 }
 
@@ -580,7 +553,7 @@ static void a_kept_tensor_should_not_count_as_transient(void)
         const char *sets[] = {precisions[i], "train.amp_mode=autocast"};
         xs_scenario s;
         xs_workload wl;
-        CU_ASSERT_EQUAL_FATAL(load("bert-base-squad", sets, 2, &s, &wl), XS_OK);
+        CU_ASSERT_EQUAL_FATAL(tu_build("bert-base-squad", sets, 2, &s, &wl), XS_OK);
         int seen = 0;
         for (size_t k = 0; k < wl.n; k++) {
             const xs_op *op = &wl.ops[k];

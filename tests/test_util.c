@@ -8,6 +8,8 @@
 
 #include <CUnit/CUnit.h>
 
+#include <math.h>
+
 #include "fileio.h"
 #include "paths.h"
 
@@ -129,4 +131,49 @@ xs_device tu_device(const char *id)
     CU_ASSERT_EQUAL(xs_resolve("devices", id, path, sizeof path, &err), XS_OK);
     CU_ASSERT_EQUAL(xs_dev_load(path, &d, &err), XS_OK);
     return d;
+}
+
+int tu_build(const char *id, const char *const *sets, int n, xs_scenario *s, xs_workload *wl)
+{
+    xs_error err;
+    int rc = xs_scn_open(id, sets, n, s, &err);
+    if (!rc)
+        rc = xs_wl_build(s, wl, &err);
+    if (rc)
+        fprintf(stderr, "\n%s\n", err.msg);
+    return rc;
+}
+
+const xs_op *tu_find_op(const xs_workload *wl, const char *name, int layer)
+{
+    for (size_t i = 0; i < wl->n; i++)
+        if (strcmp(wl->ops[i].name, name) == 0 && wl->ops[i].layer == layer)
+            return &wl->ops[i];
+    return NULL;
+}
+
+void tu_check_memory_balance(const xs_scenario *s, const xs_workload *wl)
+{
+    double saved = 0, freed = 0, grads = 0, slack = 0, fslack = 0;
+    for (size_t k = 0; k < wl->n; k++) {
+        const xs_op_mem *m = &wl->ops[k].mem;
+        saved += m->saved;
+        freed += m->freed;
+        grads += m->grads;
+        slack += m->slack;
+        fslack += m->freed_slack;
+        CU_ASSERT(m->temp >= 0);
+        /* kept by forward ops, and by a checkpointed layer's forward run
+         * again in the backward */
+        CU_ASSERT(wl->ops[k].phase == XS_PH_FWD || m->saved == 0 ||
+                  (s->train.checkpointing && wl->ops[k].phase == XS_PH_BWD));
+    }
+    double p = wl->trainable_params;
+    CU_ASSERT(saved > 0);
+    CU_ASSERT_DOUBLE_EQUAL(freed, saved, 1e-9 * saved);
+    CU_ASSERT_DOUBLE_EQUAL(slack, fslack, 1e-9 * saved);
+    CU_ASSERT_DOUBLE_EQUAL(grads, p, 1e-9 * p);
+    if (fabs(grads - p) > 1e-9 * p || fabs(freed - saved) > 1e-9 * saved)
+        fprintf(stderr, "\n%s: saved %.6g freed %.6g grads %.6g trainable params %.6g\n", s->id,
+                saved, freed, grads, p);
 }

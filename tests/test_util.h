@@ -8,6 +8,8 @@
 #include <cjson/cJSON.h>
 
 #include "device.h"
+#include "scenario.h"
+#include "workload.h"
 
 /* A fresh scratch folder for this test run (removed at exit). */
 const char *tu_tmpdir(void);
@@ -34,6 +36,17 @@ int tu_lines(const char *s);
 
 /* A shipped device (devices/<id>.json), loaded or failed as a test assertion. */
 xs_device tu_device(const char *id);
+
+/* Load scenario id (or path) with its --set overrides and build its op
+ * list; on failure print the error and return its code. */
+int tu_build(const char *id, const char *const *sets, int n, xs_scenario *s, xs_workload *wl);
+/* The op named name in layer (-1: outside the layers), the first in list
+ * order, or NULL. */
+const xs_op *tu_find_op(const xs_workload *wl, const char *name, int layer);
+/* The memory bookkeeping of a built step (xs_op_mem): every tensor kept is
+ * released by the backward, every trainable parameter's gradient made
+ * once, kept tensors only in the forward or a checkpointed recomputation. */
+void tu_check_memory_balance(const xs_scenario *s, const xs_workload *wl);
 
 /* Suite registration, one per module. */
 int tu_add_schema_suite(void);

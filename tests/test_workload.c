@@ -27,14 +27,6 @@ static void build(const char *id, const char *const *sets, int n, xs_scenario *s
     CU_ASSERT_EQUAL_FATAL(rc, XS_OK);
 }
 
-static const xs_op *find(const xs_workload *wl, const char *name, int layer)
-{
-    for (size_t i = 0; i < wl->n; i++)
-        if (strcmp(wl->ops[i].name, name) == 0 && wl->ops[i].layer == layer)
-            return &wl->ops[i];
-    return NULL;
-}
-
 static double matmul_flops_per_micro_batch(const xs_workload *wl)
 {
     double f = 0;
@@ -95,8 +87,8 @@ static void each_linear_should_have_two_backward_gemms_with_swapped_shapes(void)
     xs_scenario s;
     xs_workload wl;
     build("bert-large-squad", NULL, 0, &s, &wl);
-    const xs_op *fw = find(&wl, "ffn.up", 5), *dx = find(&wl, "ffn.up.dX", 5),
-                *dw = find(&wl, "ffn.up.dW", 5);
+    const xs_op *fw = tu_find_op(&wl, "ffn.up", 5), *dx = tu_find_op(&wl, "ffn.up.dX", 5),
+                *dw = tu_find_op(&wl, "ffn.up.dW", 5);
     CU_ASSERT_PTR_NOT_NULL_FATAL(fw);
     CU_ASSERT_PTR_NOT_NULL_FATAL(dx);
     CU_ASSERT_PTR_NOT_NULL_FATAL(dw);
@@ -109,8 +101,8 @@ static void each_linear_should_have_two_backward_gemms_with_swapped_shapes(void)
     CU_ASSERT_EQUAL(fw->phase, XS_PH_FWD);
     CU_ASSERT_EQUAL(dx->phase, XS_PH_BWD);
     /* backward runs in reverse: the last layer's ops come before the first's */
-    CU_ASSERT(find(&wl, "ffn.up.dX", 23) < find(&wl, "ffn.up.dX", 0));
-    CU_ASSERT(find(&wl, "attn.scores.dQ", 0) > find(&wl, "attn.context.dV", 0));
+    CU_ASSERT(tu_find_op(&wl, "ffn.up.dX", 23) < tu_find_op(&wl, "ffn.up.dX", 0));
+    CU_ASSERT(tu_find_op(&wl, "attn.scores.dQ", 0) > tu_find_op(&wl, "attn.context.dV", 0));
     xs_wl_free(&wl);
 }
 
@@ -140,8 +132,8 @@ static void fp32_recipe_should_switch_to_bertadam(void)
     /* run_squad.py: FusedAdam under --fp16, BertAdam otherwise */
     const char *fp32[] = {"train.precision=tf32"};
     build("bert-base-squad", fp32, 1, &s, &wl);
-    const xs_op *norm = find(&wl, "bertadam.grad_norm", -1);
-    const xs_op *opt = find(&wl, "optimizer.bertadam.eager", -1);
+    const xs_op *norm = tu_find_op(&wl, "bertadam.grad_norm", -1);
+    const xs_op *opt = tu_find_op(&wl, "optimizer.bertadam.eager", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(norm);
     CU_ASSERT_PTR_NOT_NULL_FATAL(opt);
     CU_ASSERT(norm->sync && !opt->sync);
@@ -152,13 +144,13 @@ static void fp32_recipe_should_switch_to_bertadam(void)
     xs_wl_free(&wl);
     const char *amp[] = {"train.precision=amp_fp16"};
     build("bert-base-squad", amp, 1, &s, &wl);
-    CU_ASSERT_PTR_NULL(find(&wl, "bertadam.grad_norm", -1));
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "optimizer.adamw", -1));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "bertadam.grad_norm", -1));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "optimizer.adamw", -1));
     xs_wl_free(&wl);
     /* 'same' keeps the scenario's optimizer in fp32 too */
     const char *same[] = {"train.precision=fp32", "train.fp32_optimizer=same"};
     build("bert-base-squad", same, 2, &s, &wl);
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "optimizer.adamw", -1));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "optimizer.adamw", -1));
     xs_wl_free(&wl);
 }
 
@@ -189,14 +181,14 @@ static void amp_should_add_casts_and_the_loss_scale_check(void)
     const char *fp16[] = {"train.precision=amp_fp16", "train.amp_mode=autocast"};
     build("bert-base-squad", fp16, 2, &s, &wl);
     CU_ASSERT(count_kind(&wl, XS_OP_CAST) > 0);
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "amp.unscale_check", -1));
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "attn.q.cast_w", 0));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "amp.unscale_check", -1));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "attn.q.cast_w", 0));
     CU_ASSERT_EQUAL(wl.matmul_dtype, XS_FP16);
     xs_wl_free(&wl);
     const char *bf16[] = {"train.precision=amp_bf16", "train.amp_mode=autocast"};
     build("bert-base-squad", bf16, 2, &s, &wl);
     CU_ASSERT(count_kind(&wl, XS_OP_CAST) > 0);
-    CU_ASSERT_PTR_NULL(find(&wl, "amp.unscale_check", -1)); /* bf16 needs no loss scale */
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "amp.unscale_check", -1)); /* bf16 needs no loss scale */
     xs_wl_free(&wl);
     const char *fp32[] = {"train.precision=fp32"};
     build("bert-base-squad", fp32, 1, &s, &wl);
@@ -216,28 +208,28 @@ static void amp_o2_should_trade_casts_for_master_copies(void)
     const char *a[] = {"train.amp_mode=o2"}, *b[] = {"train.amp_mode=autocast"};
     build("bert-base-squad", a, 1, &s, &o2);
     build("bert-base-squad", b, 1, &s, &ac);
-    CU_ASSERT_PTR_NULL(find(&o2, "attn.q.cast_w", 0));
-    CU_ASSERT_PTR_NULL(find(&o2, "attn.probs.cast", 0));
-    const xs_op *in = find(&o2, "amp.master_grads", -1), *out = find(&o2, "amp.master_to_model", -1);
+    CU_ASSERT_PTR_NULL(tu_find_op(&o2, "attn.q.cast_w", 0));
+    CU_ASSERT_PTR_NULL(tu_find_op(&o2, "attn.probs.cast", 0));
+    const xs_op *in = tu_find_op(&o2, "amp.master_grads", -1), *out = tu_find_op(&o2, "amp.master_to_model", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_DOUBLE_EQUAL(in->bytes, o2.params * 6, 1);
     CU_ASSERT_DOUBLE_EQUAL(out->bytes, o2.params * 6, 1);
     CU_ASSERT_EQUAL(count_kind(&o2, XS_OP_CAST), 1);
     /* the s x s softmax reads and writes half instead of fp32 */
-    const xs_op *sm_o2 = find(&o2, "attn.softmax", 0), *sm_ac = find(&ac, "attn.softmax", 0);
+    const xs_op *sm_o2 = tu_find_op(&o2, "attn.softmax", 0), *sm_ac = tu_find_op(&ac, "attn.softmax", 0);
     CU_ASSERT_DOUBLE_EQUAL(sm_o2->bytes * 2, sm_ac->bytes, 1);
     CU_ASSERT(total(&o2, 1) < 0.8 * total(&ac, 1));
     CU_ASSERT_DOUBLE_EQUAL(matmul_flops_per_micro_batch(&o2), matmul_flops_per_micro_batch(&ac), 1);
     /* clipping reads the gradients for the norm (read back to the host),
      * then scales them in place */
-    const xs_op *norm = find(&o2, "grad_clip.norm", -1), *scale = find(&o2, "grad_clip.scale", -1);
+    const xs_op *norm = tu_find_op(&o2, "grad_clip.norm", -1), *scale = tu_find_op(&o2, "grad_clip.scale", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(norm);
     CU_ASSERT_PTR_NOT_NULL_FATAL(scale);
     CU_ASSERT_DOUBLE_EQUAL(norm->bytes, o2.params * 4, 1);
     CU_ASSERT_DOUBLE_EQUAL(scale->bytes, o2.params * 8, 1);
     CU_ASSERT(norm->sync && !scale->sync);
-    CU_ASSERT(find(&o2, "amp.master_grads", -1)->sync);
+    CU_ASSERT(tu_find_op(&o2, "amp.master_grads", -1)->sync);
     xs_wl_free(&o2);
     xs_wl_free(&ac);
 }
@@ -339,10 +331,10 @@ static void amp_kernels_should_match_the_audited_recipes(void)
     build(tiny, o2, 5, &s, &wl);
     double P = wl.params;
     CU_ASSERT_EQUAL_FATAL(wl.tensors, T);
-    const xs_op *op = find(&wl, "amp.overflow_clear", -1);
+    const xs_op *op = tu_find_op(&wl, "amp.overflow_clear", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT(op->launches == 1 && op->count == 2 && op->issue == XS_ISSUE_LOOP);
-    op = find(&wl, "amp.scale_loss", -1);
+    op = tu_find_op(&wl, "amp.scale_loss", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT(op->launches == 1 && op->count == 2 && op->issue == XS_ISSUE_EAGER);
     /* the scaled loss's gradient is the backward's first kernel */
@@ -350,63 +342,63 @@ static void amp_kernels_should_match_the_audited_recipes(void)
     while (first_bwd < wl.n && wl.ops[first_bwd].phase != XS_PH_BWD)
         first_bwd++;
     CU_ASSERT_STRING_EQUAL(wl.ops[first_bwd].name, "amp.scale_loss.bwd");
-    op = find(&wl, "amp.master_grads", -1);
+    op = tu_find_op(&wl, "amp.master_grads", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(T, 2));
     CU_ASSERT_DOUBLE_EQUAL(op->bytes, 6 * P, 0);
     CU_ASSERT(op->sync && op->issue == XS_ISSUE_MULTI && op->count == 1);
-    op = find(&wl, "amp.master_grads.accumulate", -1);
+    op = tu_find_op(&wl, "amp.master_grads.accumulate", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(T, 3));
     CU_ASSERT_DOUBLE_EQUAL(op->bytes, 10 * P, 0);
     CU_ASSERT(op->sync && op->count == 1);
-    op = find(&wl, "grad_clip.norm", -1); /* zeros(320) + l2norm + cleanup */
+    op = tu_find_op(&wl, "grad_clip.norm", -1); /* zeros(320) + l2norm + cleanup */
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(T, 1) + 2);
     CU_ASSERT_DOUBLE_EQUAL(op->bytes, 4 * P, 0);
     CU_ASSERT(op->sync && op->count == 2);
-    op = find(&wl, "grad_clip.scale", -1); /* multi_tensor_scale over [l, l] */
+    op = tu_find_op(&wl, "grad_clip.scale", -1); /* multi_tensor_scale over [l, l] */
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(T, 2));
     CU_ASSERT_DOUBLE_EQUAL(op->bytes, 8 * P, 0);
     CU_ASSERT(!op->sync && op->count == 2);
-    op = find(&wl, "optimizer.adamw", -1); /* FusedAdam: [g, p, m, v] a group */
+    op = tu_find_op(&wl, "optimizer.adamw", -1); /* FusedAdam: [g, p, m, v] a group */
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(decay, 4) + ref_small(nodecay, 4));
     CU_ASSERT_DOUBLE_EQUAL(op->bytes, 28 * P, 0);
-    op = find(&wl, "amp.master_to_model", -1);
+    op = tu_find_op(&wl, "amp.master_to_model", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(T, 2));
-    op = find(&wl, "grad.zero", -1);
+    op = tu_find_op(&wl, "grad.zero", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT(op->launches == T && op->issue == XS_ISSUE_LOOP);
-    CU_ASSERT_PTR_NULL(find(&wl, "amp.unscale_check", -1));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "amp.unscale_check", -1));
     xs_wl_free(&wl);
     /* torch.autocast + GradScaler, clip_grad_norm_ as the Trainer calls it */
     const char *ac[] = {"model.layers=20", "train.amp_mode=autocast", "train.grad_clip=true",
                         "train.grad_clip_impl=torch"};
     build(tiny, ac, 4, &s, &wl);
     P = wl.params;
-    CU_ASSERT_PTR_NULL(find(&wl, "amp.overflow_clear", -1));
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "amp.scale_loss", -1));
-    op = find(&wl, "amp.inv_scale", -1); /* double(), reciprocal(), float() */
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "amp.overflow_clear", -1));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "amp.scale_loss", -1));
+    op = tu_find_op(&wl, "amp.inv_scale", -1); /* double(), reciprocal(), float() */
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT(op->launches == 3 && op->issue == XS_ISSUE_LOOP);
-    op = find(&wl, "amp.found_inf", -1);
+    op = tu_find_op(&wl, "amp.found_inf", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, 1);
-    op = find(&wl, "amp.unscale_check", -1);
+    op = tu_find_op(&wl, "amp.unscale_check", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(T, 1));
     CU_ASSERT_DOUBLE_EQUAL(op->bytes, 8 * P, 0);
     CU_ASSERT(!op->sync); /* unscale_ does not sync; step() does, after clipping */
-    op = find(&wl, "grad_clip.norm", -1); /* _foreach_norm, stack, vector_norm */
+    op = tu_find_op(&wl, "grad_clip.norm", -1); /* _foreach_norm, stack, vector_norm */
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT(op->launches == ref_small(T, 1) + 2 && op->count == 1);
-    op = find(&wl, "grad_clip.coef", -1);
+    op = tu_find_op(&wl, "grad_clip.coef", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, 3);
-    op = find(&wl, "grad_clip.scale", -1); /* _foreach_mul_ */
+    op = tu_find_op(&wl, "grad_clip.scale", -1); /* _foreach_mul_ */
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(T, 1));
     CU_ASSERT_DOUBLE_EQUAL(op->bytes, 8 * P, 0);
@@ -415,14 +407,14 @@ static void amp_kernels_should_match_the_audited_recipes(void)
     CU_ASSERT(upd < wl.n && opt < upd);
     CU_ASSERT_EQUAL(wl.ops[upd].launches, 1);
     /* autocast's casts are issued inside the dispatcher, recorded by autograd */
-    CU_ASSERT_EQUAL(find(&wl, "attn.q.cast_w", 0)->issue, XS_ISSUE_AUTOCAST);
-    CU_ASSERT_EQUAL(find(&wl, "attn.q", 0)->issue, XS_ISSUE_EAGER);
+    CU_ASSERT_EQUAL(tu_find_op(&wl, "attn.q.cast_w", 0)->issue, XS_ISSUE_AUTOCAST);
+    CU_ASSERT_EQUAL(tu_find_op(&wl, "attn.q", 0)->issue, XS_ISSUE_EAGER);
     xs_wl_free(&wl);
     /* bf16 needs no loss scale: no scaling kernels at all */
     const char *bf[] = {"train.precision=amp_bf16"};
     build(tiny, bf, 1, &s, &wl);
-    CU_ASSERT_PTR_NULL(find(&wl, "amp.scale_loss", -1));
-    CU_ASSERT_PTR_NULL(find(&wl, "amp.inv_scale", -1));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "amp.scale_loss", -1));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "amp.inv_scale", -1));
     xs_wl_free(&wl);
 }
 
@@ -436,7 +428,7 @@ static void optimizer_impls_should_launch_as_their_code_does(void)
     const int64_t decay = 3 + 6 * L + 1, nodecay = 2 + 10 * L + 1, T = decay + nodecay;
     const char *mt[] = {"model.layers=20", "train.optimizer_impl=multi_tensor"};
     build(tiny, mt, 2, &s, &wl);
-    const xs_op *op = find(&wl, "optimizer.adamw", -1);
+    const xs_op *op = tu_find_op(&wl, "optimizer.adamw", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(decay, 4) + ref_small(nodecay, 4));
     CU_ASSERT_EQUAL(op->issue, XS_ISSUE_MULTI);
@@ -445,7 +437,7 @@ static void optimizer_impls_should_launch_as_their_code_does(void)
     /* the older apex FusedAdam: the same traffic, one kernel a tensor from Python */
     const char *pt[] = {"model.layers=20", "train.optimizer_impl=per_tensor"};
     build(tiny, pt, 2, &s, &wl);
-    op = find(&wl, "optimizer.adamw.per_tensor", -1);
+    op = tu_find_op(&wl, "optimizer.adamw.per_tensor", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT(op->launches == T && op->issue == XS_ISSUE_LOOP);
     CU_ASSERT_DOUBLE_EQUAL(op->bytes, bytes, 0);
@@ -464,10 +456,10 @@ static void optimizer_impls_should_launch_as_their_code_does(void)
             CU_ASSERT_EQUAL(wl.ops[i].issue, XS_ISSUE_MULTI);
         }
     CU_ASSERT_EQUAL(ops, 8);
-    op = find(&wl, "optimizer.adamw.foreach.addcmul", -1);
+    op = tu_find_op(&wl, "optimizer.adamw.foreach.addcmul", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(decay, 3) + ref_small(nodecay, 3));
-    op = find(&wl, "optimizer.adamw.foreach.mul", -1);
+    op = tu_find_op(&wl, "optimizer.adamw.foreach.mul", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(op);
     CU_ASSERT_EQUAL(op->launches, ref_small(decay, 1));
     double pn = 2 * 64 + L * (4 * 64 + 4 * 64 + 256 + 64) + 2; /* LN vectors and biases */
@@ -476,8 +468,8 @@ static void optimizer_impls_should_launch_as_their_code_does(void)
     const char *fa[] = {"train.optimizer=adam", "train.fused_optimizer=false",
                         "train.optimizer_impl=foreach"};
     build(tiny, fa, 3, &s, &wl);
-    CU_ASSERT_PTR_NULL(find(&wl, "optimizer.adam.foreach.mul", -1));
-    CU_ASSERT_PTR_NOT_NULL(find(&wl, "optimizer.adam.foreach.addcdiv", -1));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "optimizer.adam.foreach.mul", -1));
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "optimizer.adam.foreach.addcdiv", -1));
     xs_wl_free(&wl);
     /* a value that contradicts train.fused_optimizer, or has no such kernels, is refused */
     char path[512];
@@ -516,7 +508,7 @@ static void flash_attention_should_remove_the_seq_squared_traffic(void)
     build("bert-large-squad", b, 1, &s, &fl);
     CU_ASSERT_EQUAL(count_kind(&fl, XS_OP_BGEMM), 0);
     CU_ASSERT(count_kind(&fl, XS_OP_ATTENTION) == 2 * 24);
-    CU_ASSERT_PTR_NULL(find(&fl, "attn.softmax", 0));
+    CU_ASSERT_PTR_NULL(tu_find_op(&fl, "attn.softmax", 0));
     /* bytes per layer drop by the s x s passes (several GB at batch 24) */
     CU_ASSERT(total(&un, 1) - total(&fl, 1) > 24 * 1e9);
     CU_ASSERT_DOUBLE_EQUAL(matmul_flops_per_micro_batch(&fl) * 1.0,
@@ -556,12 +548,12 @@ static void broadcasts_copies_and_casts_should_take_the_generic_loop(void)
     const char *f[] = {"train.kernels=fused", "train.generic_loop_efficiency=0.6"};
     const char *a[] = {"train.amp_mode=autocast", "train.generic_loop_efficiency=0.6"};
     build("bert-base-squad", e, 1, &s, &eg);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.heads", 0)->hints.bw_scale, 0.6, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.heads.bwd", 0)->hints.bw_scale, 0.6, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.mask", 0)->hints.bw_scale, 0.6, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.scale", 0)->hints.bw_scale, 0, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.softmax", 0)->hints.bw_scale, 0, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.probs.dropout", 0)->hints.bw_scale, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_find_op(&eg, "attn.heads", 0)->hints.bw_scale, 0.6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_find_op(&eg, "attn.heads.bwd", 0)->hints.bw_scale, 0.6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_find_op(&eg, "attn.mask", 0)->hints.bw_scale, 0.6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_find_op(&eg, "attn.scale", 0)->hints.bw_scale, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_find_op(&eg, "attn.softmax", 0)->hints.bw_scale, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_find_op(&eg, "attn.probs.dropout", 0)->hints.bw_scale, 0, 0);
     for (size_t i = 0; i < eg.n; i++) {
         if (eg.ops[i].phase == XS_PH_OPT || xs_op_is_matmul(eg.ops[i].kind))
             CU_ASSERT_DOUBLE_EQUAL(eg.ops[i].hints.bw_scale, 0, 0);
@@ -602,8 +594,8 @@ static void elementwise_loops_should_carry_their_elements_per_thread(void)
         CU_ASSERT_DOUBLE_EQUAL(op->hints.loop_elems, loop ? 8 : 0, 0);
     }
     CU_ASSERT(loops > 10);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.probs.dropout", 0)->hints.loop_elems, 8, 0);
-    CU_ASSERT_DOUBLE_EQUAL(find(&eg, "attn.softmax", 0)->hints.loop_elems, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_find_op(&eg, "attn.probs.dropout", 0)->hints.loop_elems, 8, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_find_op(&eg, "attn.softmax", 0)->hints.loop_elems, 0, 0);
     build("bert-base-squad", f, 2, &s, &fu);
     for (size_t i = 0; i < fu.n; i++)
         CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].hints.loop_elems, 0, 0);
@@ -625,7 +617,7 @@ static void zeroed_gradients_should_be_filled_and_added_into(void)
     const char *a[] = {"train.precision=tf32", "train.zero_grad=zero", "train.grad_accum=3",
                        "train.batch=8"};
     build("bert-base-squad", f, 2, &s, &fp);
-    const xs_op *fill = find(&fp, "grad.zero", -1), *add = find(&fp, "grad.accumulate", -1);
+    const xs_op *fill = tu_find_op(&fp, "grad.zero", -1), *add = tu_find_op(&fp, "grad.accumulate", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(fill);
     CU_ASSERT_PTR_NOT_NULL_FATAL(add);
     CU_ASSERT_EQUAL(fill->phase, XS_PH_OPT);
@@ -636,15 +628,15 @@ static void zeroed_gradients_should_be_filled_and_added_into(void)
     CU_ASSERT_EQUAL(add->launches, fp.tensors);
     CU_ASSERT_DOUBLE_EQUAL(add->bytes, fp.params * 3 * 4, 1);
     build("bert-base-squad", h, 3, &s, &o2);
-    fill = find(&o2, "grad.zero", -1);
+    fill = tu_find_op(&o2, "grad.zero", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(fill);
     CU_ASSERT_DOUBLE_EQUAL(fill->bytes, o2.params * 2, 1);
-    CU_ASSERT_PTR_NULL(find(&o2, "grad.accumulate", -1));
+    CU_ASSERT_PTR_NULL(tu_find_op(&o2, "grad.accumulate", -1));
     build("bert-base-squad", n, 2, &s, &none);
-    CU_ASSERT_PTR_NULL(find(&none, "grad.zero", -1));
-    CU_ASSERT_PTR_NULL(find(&none, "grad.accumulate", -1));
+    CU_ASSERT_PTR_NULL(tu_find_op(&none, "grad.zero", -1));
+    CU_ASSERT_PTR_NULL(tu_find_op(&none, "grad.accumulate", -1));
     build("bert-base-squad", a, 4, &s, &acc); /* every micro-batch adds */
-    CU_ASSERT_EQUAL(find(&acc, "grad.accumulate", -1)->count, 3);
+    CU_ASSERT_EQUAL(tu_find_op(&acc, "grad.accumulate", -1)->count, 3);
     xs_wl_free(&fp);
     xs_wl_free(&o2);
     xs_wl_free(&none);
@@ -661,8 +653,8 @@ static void the_key_copy_should_read_across_rows(void)
     const char *f[] = {"train.kernels=fused"};
     build("bert-base-squad", NULL, 0, &s, &eg);
     double T = (double)s.train.batch * (double)s.train.seq, h = (double)s.model.hidden;
-    const xs_op *qv = find(&eg, "attn.heads", 0), *k = find(&eg, "attn.heads.kT", 0),
-                *kb = find(&eg, "attn.heads.kT.bwd", 0), *merge = find(&eg, "attn.merge", 0);
+    const xs_op *qv = tu_find_op(&eg, "attn.heads", 0), *k = tu_find_op(&eg, "attn.heads.kT", 0),
+                *kb = tu_find_op(&eg, "attn.heads.kT.bwd", 0), *merge = tu_find_op(&eg, "attn.merge", 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(qv);
     CU_ASSERT_PTR_NOT_NULL_FATAL(k);
     CU_ASSERT_PTR_NOT_NULL_FATAL(kb);
@@ -675,7 +667,7 @@ static void the_key_copy_should_read_across_rows(void)
     CU_ASSERT_EQUAL(kb->phase, XS_PH_BWD);
     CU_ASSERT_DOUBLE_EQUAL(merge->hints.strided_elems, 0, 0);
     build("bert-base-squad", f, 1, &s, &fu);
-    CU_ASSERT_PTR_NULL(find(&fu, "attn.heads.kT", 0));
+    CU_ASSERT_PTR_NULL(tu_find_op(&fu, "attn.heads.kT", 0));
     for (size_t i = 0; i < fu.n; i++)
         CU_ASSERT_DOUBLE_EQUAL(fu.ops[i].hints.strided_elems, 0, 0);
     xs_wl_free(&eg);
@@ -728,20 +720,20 @@ static void grad_accum_should_repeat_micro_batches_and_accumulate(void)
     xs_workload wl;
     const char *sets[] = {"train.grad_accum=4", "train.batch=8"};
     build("bert-base-squad", sets, 2, &s, &wl);
-    CU_ASSERT_EQUAL(find(&wl, "ffn.up", 0)->count, 4);
-    CU_ASSERT_EQUAL(find(&wl, "optimizer.adamw", -1)->count, 1);
+    CU_ASSERT_EQUAL(tu_find_op(&wl, "ffn.up", 0)->count, 4);
+    CU_ASSERT_EQUAL(tu_find_op(&wl, "optimizer.adamw", -1)->count, 1);
     /* apex O2 sets the half gradients to None before each backward: the
      * later micro-batches add into the fp32 master gradients in apex's
      * multi_tensor_axpby, not in autograd */
-    CU_ASSERT_PTR_NULL(find(&wl, "grad.accumulate", -1));
-    const xs_op *axpby = find(&wl, "amp.master_grads.accumulate", -1);
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "grad.accumulate", -1));
+    const xs_op *axpby = tu_find_op(&wl, "amp.master_grads.accumulate", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(axpby);
     CU_ASSERT_EQUAL(axpby->count, 3);
     CU_ASSERT_EQUAL(axpby->sync, 1);
     CU_ASSERT_DOUBLE_EQUAL(axpby->bytes, wl.params * (2 + 4 + 4), 0);
-    CU_ASSERT_EQUAL(find(&wl, "amp.master_grads", -1)->count, 1);
+    CU_ASSERT_EQUAL(tu_find_op(&wl, "amp.master_grads", -1)->count, 1);
     /* run_squad.py clips after every backward */
-    CU_ASSERT_EQUAL(find(&wl, "grad_clip.norm", -1)->count, 4);
+    CU_ASSERT_EQUAL(tu_find_op(&wl, "grad_clip.norm", -1)->count, 4);
     CU_ASSERT_EQUAL(wl.samples_per_step, 32);
     CU_ASSERT_EQUAL(wl.steps_per_epoch, (88641 + 31) / 32);
     CU_ASSERT_EQUAL(wl.steps, 2 * ((88641 + 31) / 32));
@@ -750,7 +742,7 @@ static void grad_accum_should_repeat_micro_batches_and_accumulate(void)
     const char *ac[] = {"train.grad_accum=4", "train.batch=8", "train.amp_mode=autocast",
                         "train.zero_grad=none"};
     build("bert-base-squad", ac, 4, &s, &wl);
-    const xs_op *acc = find(&wl, "grad.accumulate", -1);
+    const xs_op *acc = tu_find_op(&wl, "grad.accumulate", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(acc);
     CU_ASSERT_EQUAL(acc->count, 3);
     CU_ASSERT_EQUAL(acc->launches, wl.tensors);
