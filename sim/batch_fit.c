@@ -122,21 +122,27 @@ int xs_fit_splits(const xs_device *dev, const xs_scenario *s, int64_t global, xs
         xs_scenario t = *s;
         t.train.batch = b;
         t.train.grad_accum = global / b;
-        xs_memory m;
-        int fits;
-        if ((rc = fits_at(dev, &t, b, &m, &fits, err)) || !fits)
-            continue; /* its memory alone: no time for a split that cannot run */
         xs_workload wl;
+        xs_error e;
+        int built = xs_wl_build(&t, &wl, &e);
+        if (built == XS_ERANGE) /* shapes the scenario limits refuse: it cannot run */
+            continue;
+        if (built) {
+            if (err)
+                *err = e;
+            rc = built;
+            break;
+        }
+        /* its memory first: no time for a split that cannot run */
+        xs_memory m;
         xs_prediction p;
-        if ((rc = xs_wl_build(&t, &wl, err)))
-            break;
-        rc = xs_predict(dev, &t, &wl, &p, err);
+        if (!(rc = xs_memory_predict(dev, &t, &wl, &m, err)) && m.fits &&
+            !(rc = xs_predict(dev, &t, &wl, &p, err))) {
+            v[k++] = (xs_fit_split){b, t.train.grad_accum, p.samples_per_s, p.step_time_s,
+                                    p.run_time_s, p.run_cost_usd, p.mem};
+            xs_prediction_free(&p);
+        }
         xs_wl_free(&wl);
-        if (rc)
-            break;
-        v[k++] = (xs_fit_split){b, t.train.grad_accum, p.samples_per_s, p.step_time_s,
-                                p.run_time_s, p.run_cost_usd, p.mem};
-        xs_prediction_free(&p);
     }
     if (rc) {
         free(v);
