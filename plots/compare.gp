@@ -54,7 +54,7 @@ set key at screen 0.5, screen 0.915 center top horizontal noenhanced
 set tmargin 5
 # the title as a label: a title would share the top margin with the key
 set label 2 title at screen 0.5, screen 0.965 center noenhanced font ',13'
-set label 1 'bars and points: predicted; whiskers: band (the device''s slow and fast corners); cost = predicted run time x devices x listed price per device-hour' \
+set label 1 'bars and points: predicted; whiskers: band (slow and fast corners); cost = run time x devices x listed price per device-hour; devices the step does not fit are left out' \
     at screen 0.5, screen 0.02 center font ',9' tc rgb '#555555'
 
 do for [fmt in 'pngcairo svg'] {
