@@ -157,13 +157,26 @@ static void layer_should_be_distilberts(void)
     }
     CU_ASSERT_PTR_NULL(tu_find_op(&wl, "ffn.dropout", 6));
     xs_wl_free(&wl);
-    /* eager attention: the probabilities' dropout too, two a layer */
-    const char *unfused[] = {"train.attention=unfused"};
-    build_ok(unfused, 1, &s, &wl);
+    /* eager attention: the probabilities' dropout too, two a layer; q is
+     * scaled (T h elements), not the scores, and the mask is a masked_fill
+     * over the scores; under autocast, softmax's cast to fp32 */
+    const char *unfused[] = {"train.attention=unfused", "train.precision=amp_fp16"};
+    build_ok(unfused, 2, &s, &wl);
+    double T = (double)(s.train.batch * s.train.seq);
+    double S2 = (double)s.train.batch * 12 * (double)s.train.seq * (double)s.train.seq;
     for (int l = 0; l < 6; l++) {
         CU_ASSERT_EQUAL(count_fwd(&wl, l, "dropout"), 2);
         CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "attn.probs.dropout", l));
         CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "attn.softmax", l));
+        const xs_op *qs = tu_find_op(&wl, "attn.q_scale", l);
+        const xs_op *mf = tu_find_op(&wl, "attn.masked_fill", l);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(qs);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(mf);
+        CU_ASSERT_DOUBLE_EQUAL(qs->elems, T * 768, 0.5);
+        CU_ASSERT_DOUBLE_EQUAL(mf->elems, S2, 0.5);
+        CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "attn.softmax.cast", l));
+        CU_ASSERT_PTR_NULL(tu_find_op(&wl, "attn.scale", l));
+        CU_ASSERT_PTR_NULL(tu_find_op(&wl, "attn.mask", l));
     }
     xs_wl_free(&wl);
 }
