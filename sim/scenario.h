@@ -19,11 +19,14 @@ typedef enum { XS_HEAD_SPAN, XS_HEAD_LM, XS_HEAD_CLS } xs_head;
 typedef enum { XS_ACT_GELU, XS_ACT_GELU_NEW, XS_ACT_RELU, XS_ACT_SILU } xs_act;
 /* which layer the model stacks: classic (BERT's post-LN encoder layer or
  * GPT-2's pre-LN block, as model.arch says: LayerNorm, learned positions,
- * one FFN activation) or llama (transformers' LlamaDecoderLayer, which
+ * one FFN activation), llama (transformers' LlamaDecoderLayer, which
  * Mistral and Qwen2 share: RMSNorm, rotary positions, grouped-query
- * attention, a gated SiLU MLP, no dropout but the attention's) */
-#define XS_FAMILY_CHOICES "classic|llama"
-typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA } xs_family;
+ * attention, a gated SiLU MLP, no dropout but the attention's) or
+ * distilbert (transformers' DistilBERT TransformerBlock: BERT's post-LN
+ * encoder without token types, without the dropout after the attention's
+ * output projection, with its own task heads) */
+#define XS_FAMILY_CHOICES "classic|llama|distilbert"
+typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA, XS_FAMILY_DISTILBERT } xs_family;
 /* which attention projections carry a bias in the llama family: none
  * (Llama, Mistral), qkv (Qwen2: q, k and v but not o) or all (Llama's
  * attention_bias true) */
@@ -96,6 +99,7 @@ typedef struct {
     int attention_bias;     /* xs_attn_bias (llama family) */
     int mlp_bias;           /* the gated MLP's projections carry biases */
     int64_t sliding_window; /* tokens a query attends to at most; 0: all */
+    double head_dropout;    /* dropout in the task head (distilbert family) */
 } xs_model;
 
 typedef struct {
