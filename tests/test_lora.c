@@ -102,6 +102,26 @@ static void lora_should_remove_exactly_the_base_dw(void)
     xs_wl_free(&lora);
 }
 
+/* The Llama layer's input needs no gradient in layer 0 only (the frozen
+ * embeddings'), so every later layer keeps its frozen projections' dX:
+ * without checkpointing, which would make the embeddings' output require
+ * grad. */
+static void llama_lora_should_keep_dx_past_layer_0(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    const char *sets[] = {"train.checkpointing=none"};
+    build_ok("llama2-7b-lora", sets, 1, &s, &wl);
+    int kdx = 0;
+    for (size_t i = 0; i < wl.n; i++)
+        kdx += wl.ops[i].phase == XS_PH_BWD && strcmp(wl.ops[i].name, "attn.k.dX") == 0;
+    CU_ASSERT_EQUAL(kdx, s.model.layers - 1);
+    CU_ASSERT_PTR_NULL(find(&wl, "attn.q.dX", 0, XS_PH_BWD));
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "attn.q.dX", 1, XS_PH_BWD));
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "ffn.down.dX", 0, XS_PH_BWD));
+    xs_wl_free(&wl);
+}
+
 /* A LoRA step multiplies each frozen weight twice a token (forward, dX) and
  * each trainable one three times: GEMM FLOPs = 4 P_frozen T + 6 P_trainable
  * T + the attention's 12 L b s^2 h, within 2% (the first layer skips the
@@ -366,6 +386,7 @@ int tu_add_lora_suite(void)
     if (!s)
         return -1;
     CU_ADD_TEST(s, lora_should_remove_exactly_the_base_dw);
+    CU_ADD_TEST(s, llama_lora_should_keep_dx_past_layer_0);
     CU_ADD_TEST(s, lora_step_flops_should_follow_4p_plus_6p);
     CU_ADD_TEST(s, trainable_params_should_match_peft);
     CU_ADD_TEST(s, targets_should_match_as_peft_does);
