@@ -1027,13 +1027,13 @@ static int check_family(const xs_scenario *s, const char *path, xs_error *err)
             return xs_error_set(err, XS_EFIELD, "%s: %s needs model.family vit", path,
                                 vit_only);
     }
+    if (m->family == XS_FAMILY_VIT)
+        return check_vit(s, path, err);
     if (m->labels != 2 && m->head != XS_HEAD_CLS)
         return xs_error_set(err, XS_EFIELD,
                             "%s: model.labels (%lld) needs model.head cls (the other heads "
                             "score no classes)",
                             path, (long long)m->labels);
-    if (m->family == XS_FAMILY_VIT)
-        return check_vit(s, path, err);
     if (m->family == XS_FAMILY_CLASSIC) {
         if (m->kv_heads != 0 && m->kv_heads != m->heads)
             return xs_error_set(err, XS_EFIELD,
