@@ -15,6 +15,7 @@
 #include "paths.h"
 #include "scenario.h"
 #include "test_util.h"
+#include "validate.h"
 #include "workload.h"
 
 #define SCN "vit-base-finetune"
@@ -378,6 +379,32 @@ static void cli_should_report_the_patches(void)
     tu_run_free(&r);
 }
 
+/* data/published/vit-timm-rtx3090.csv: timm's ViT-B/16 training
+ * benchmark on an RTX 3090, both rows predicted through the shipped
+ * scenario (their accuracy is `make validate`'s to report), and the two
+ * rows one run: batch / step time is the throughput within 0.2%. */
+static void published_timm_rows_should_be_predicted(void)
+{
+    const char *files[] = {"data/published/vit-timm-rtx3090.csv"};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT_TRUE(rows[i].ok);
+        if (!rows[i].ok)
+            fprintf(stderr, "\n%s:%d: %s\n", rows[i].file, rows[i].line, rows[i].reason);
+        CU_ASSERT(rows[i].predicted > 0);
+    }
+    CU_ASSERT_STRING_EQUAL(rows[0].metric, "samples_per_s");
+    CU_ASSERT_STRING_EQUAL(rows[1].metric, "step_time_s");
+    CU_ASSERT_DOUBLE_EQUAL(192 / rows[1].measured, rows[0].measured, 0.002 * rows[0].measured);
+    CU_ASSERT_DOUBLE_EQUAL(192 / rows[1].predicted, rows[0].predicted,
+                           1e-9 * rows[0].predicted);
+    free(rows);
+}
+
 int tu_add_vit_suite(void)
 {
     CU_pSuite s = CU_add_suite("vit", NULL, NULL);
@@ -395,5 +422,7 @@ int tu_add_vit_suite(void)
                         checkpointing_should_rerun_each_layer_once) ||
            !CU_add_test(s, "vit_configs_and_scenarios_should_refuse_what_is_not_modelled",
                         vit_configs_and_scenarios_should_refuse_what_is_not_modelled) ||
-           !CU_add_test(s, "cli_should_report_the_patches", cli_should_report_the_patches);
+           !CU_add_test(s, "cli_should_report_the_patches", cli_should_report_the_patches) ||
+           !CU_add_test(s, "published_timm_rows_should_be_predicted",
+                        published_timm_rows_should_be_predicted);
 }
