@@ -58,7 +58,7 @@ int xs_scn_bounds_check(const xs_scenario *s, const char *where, xs_error *err)
                     {"data.samples", s->samples},     {"data.epochs", s->epochs},
                     {"model.layers", m->layers},      {"model.hidden", m->hidden},
                     {"model.heads", m->heads},        {"model.ffn", m->ffn},
-                    {"model.vocab", m->vocab}};
+                    {"model.vocab", m->vocab},        {"model.labels", m->labels}};
     for (size_t i = 0; i < sizeof positive / sizeof positive[0]; i++)
         if (positive[i].v < 1)
             return xs_error_set(err, XS_ERANGE, "%s: %s must be at least 1, got %lld", where,

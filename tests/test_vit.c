@@ -379,6 +379,34 @@ static void cli_should_report_the_patches(void)
     tu_run_free(&r);
 }
 
+/* model.labels widens the classic cls heads too (BERT's classifier,
+ * GPT-2's score): 3 more labels, 3 more rows of h weights and a bias each
+ * (GPT-2's score has none); other heads refuse it. */
+static void classic_cls_heads_should_score_model_labels(void)
+{
+    xs_scenario s;
+    xs_workload two, five;
+    const char *base[] = {NULL}, *wide[] = {"model.labels=5"};
+    CU_ASSERT_EQUAL_FATAL(tu_build("bert-base-lora-sst2", base, 0, &s, &two), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build("bert-base-lora-sst2", wide, 1, &s, &five), XS_OK);
+    CU_ASSERT_DOUBLE_EQUAL(five.params - two.params, 3 * (768 + 1), 0.5);
+    const xs_op *cls = tu_find_op(&five, "head.classifier", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cls);
+    CU_ASSERT_EQUAL(cls->n, 5);
+    xs_wl_free(&two);
+    xs_wl_free(&five);
+    const char *gpt2[] = {"model.head=cls", "model.labels=5"};
+    CU_ASSERT_EQUAL_FATAL(tu_build("gpt2-medium-finetune", gpt2, 2, &s, &five), XS_OK);
+    CU_ASSERT_EQUAL(tu_find_op(&five, "head.score", -1)->n, 5);
+    xs_wl_free(&five);
+    xs_error err;
+    char path[512];
+    CU_ASSERT_EQUAL_FATAL(xs_resolve("scenarios", "bert-base-squad", path, sizeof path, &err),
+                          XS_OK);
+    CU_ASSERT_EQUAL(xs_scn_load(path, wide, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model.labels (5) needs model.head cls"));
+}
+
 /* data/published/vit-timm-rtx3090.csv: timm's ViT-B/16 training
  * benchmark on an RTX 3090, both rows predicted through the shipped
  * scenario (their accuracy is `make validate`'s to report), and the two
@@ -423,6 +451,8 @@ int tu_add_vit_suite(void)
            !CU_add_test(s, "vit_configs_and_scenarios_should_refuse_what_is_not_modelled",
                         vit_configs_and_scenarios_should_refuse_what_is_not_modelled) ||
            !CU_add_test(s, "cli_should_report_the_patches", cli_should_report_the_patches) ||
+           !CU_add_test(s, "classic_cls_heads_should_score_model_labels",
+                        classic_cls_heads_should_score_model_labels) ||
            !CU_add_test(s, "published_timm_rows_should_be_predicted",
                         published_timm_rows_should_be_predicted);
 }
