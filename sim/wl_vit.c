@@ -31,8 +31,7 @@
  * broadcast kernel: PyTorch's cuDNN path runs cudnn_convolution and then
  * output.add_(reshape_bias(...)) (aten/src/ATen/native/Convolution.cpp,
  * _convolution), and its gradient is a reduction of the output gradient.
- * The pixels need no gradient: there is no dX. Under autocast, conv2d is
- * on the lower-precision list: the pixels and the weight are cast first.
+ * The pixels need no gradient: there is no dX.
  *
  * The fp32 pixel batch itself stays alive through the step (the training
  * loop holds the batch); it is counted as kept by the first op and
@@ -49,9 +48,14 @@ static void patch_embedding(xs_wb *c)
     xs_wb_add_param(c, K * h, 1, 1);
     xs_wb_add_param(c, h, 0, 0);
     size_t x_src = (size_t)-1, w_src = (size_t)-1;
-    if (c->amp) {
+    /* autocast casts the pixels for the convolution; a half model (bf16,
+     * apex O2) gets them cast by ViTModel.forward's
+     * pixel_values.to(projection.weight.dtype) */
+    int cast_x = H != 4;
+    if (cast_x) {
         xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, pixels, 4.0 + H, 0, 1, "embed.patch.cast_x");
-        xs_wb_issued(c, XS_ISSUE_AUTOCAST);
+        if (c->amp)
+            xs_wb_issued(c, XS_ISSUE_AUTOCAST);
         x_src = c->wl->n - 1;
     }
     xs_wb_transposing_copy(c, XS_PH_FWD, pixels, "embed.patch.layout", "");
@@ -65,11 +69,13 @@ static void patch_embedding(xs_wb *c)
         w_src = c->wl->n - 1;
     }
     xs_wb_gemm(c, XS_PH_FWD, XS_OP_GEMM, rows, h, K, 1, 0, 1, H, H, "embed.patch");
-    /* ConvolutionBackward keeps its input and weight: in fp32 the batch and
-     * the parameter themselves, under autocast their half copies */
-    if (c->amp) {
+    /* ConvolutionBackward keeps its input and weight: the batch and the
+     * parameter themselves, or the copies the casts made */
+    if (cast_x) {
         xs_wb_keep(c, pixels * H);
         xs_wb_kept_from(c, x_src);
+    }
+    if (c->amp) {
         xs_wb_keep(c, K * h * H);
         xs_wb_kept_from(c, w_src);
     }
