@@ -112,7 +112,9 @@ static const xs_field SCENARIO_FIELDS[] = {
     {"train.seq", XS_F_INT, 0, 1, 1048576, 0, NULL, offsetof(xs_scenario, train.seq), 0,
      "sequence length (default by model.head, as the Hugging Face example scripts pad or cut "
      "every sample, capped at model.max_positions: lm 1024, run_clm.py's block_size; span 384, "
-     "run_qa.py's max_seq_length; cls 128, run_glue.py's max_seq_length)",
+     "run_qa.py's max_seq_length; cls 128, run_glue.py's max_seq_length; model.family vit: "
+     "the patches and the class token, (model.image_size / model.patch_size)^2 + 1, and "
+     "nothing else)",
      NULL},
     ENUM_DEF("train.precision", XS_PRECISION_CHOICES, train.precision, "fp32",
              "fp32, tf32 matmuls, AMP fp16/bf16 (fp32 master weights) or pure bf16 (default "
