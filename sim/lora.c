@@ -14,8 +14,12 @@
  * (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING,
  * huggingface/peft@00073fe85ca790515f0b70caa69bea4c477d9db7
  * src/peft/utils/constants.py): bert ["query", "value"], gpt2 ["c_attn"],
- * llama ["q_proj", "v_proj"]; distilbert has none there, and PEFT then
- * refuses a config without target_modules, so xpusim asks for them. */
+ * llama ["q_proj", "v_proj"], vit ["query", "value"] (the same table; team
+ * code index, find_string "\"vit\": [\"query\", \"value\"]"); distilbert has
+ * none there, and PEFT then refuses a config without target_modules, so
+ * xpusim asks for them. ViT's patch embedding is an nn.Conv2d, which
+ * all-linear leaves out and which no target here names (LoRA on
+ * convolutions is not modelled). */
 #include "lora.h"
 
 #include <math.h>
@@ -69,6 +73,16 @@ static const struct {
     {XS_LORA_DISTILBERT, "head.pre_classifier", "pre_classifier"},
     {XS_LORA_DISTILBERT, "head.classifier", "classifier"},
     {XS_LORA_DISTILBERT, "head.qa", "qa_outputs"},
+    /* ViTForImageClassification (modeling_vit.py: ViTSelfAttention's query,
+     * key, value under ViTAttention.attention, ViTSelfOutput.dense,
+     * ViTIntermediate.dense, ViTOutput.dense; the classifier) */
+    {XS_LORA_VIT, "attn.q", "vit.encoder.layer.%d.attention.attention.query"},
+    {XS_LORA_VIT, "attn.k", "vit.encoder.layer.%d.attention.attention.key"},
+    {XS_LORA_VIT, "attn.v", "vit.encoder.layer.%d.attention.attention.value"},
+    {XS_LORA_VIT, "attn.out", "vit.encoder.layer.%d.attention.output.dense"},
+    {XS_LORA_VIT, "ffn.up", "vit.encoder.layer.%d.intermediate.dense"},
+    {XS_LORA_VIT, "ffn.down", "vit.encoder.layer.%d.output.dense"},
+    {XS_LORA_VIT, "head.classifier", "classifier"},
 };
 #define N_MODULES (sizeof MODULES / sizeof MODULES[0])
 
@@ -77,16 +91,19 @@ static const char *const DEFAULT_TARGETS[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_GPT2] = "c_attn",
     [XS_LORA_LLAMA] = "q_proj,v_proj",
     [XS_LORA_DISTILBERT] = NULL,
+    [XS_LORA_VIT] = "query,value",
 };
 
 static const char *const FAMILY_NAMES[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_BERT] = "BERT", [XS_LORA_GPT2] = "GPT-2", [XS_LORA_LLAMA] = "Llama-family",
-    [XS_LORA_DISTILBERT] = "DistilBERT"};
+    [XS_LORA_DISTILBERT] = "DistilBERT",
+    [XS_LORA_VIT] = "ViT"};
 static const char *const FAMILY_EXAMPLES[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_BERT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear",
     [XS_LORA_GPT2] = "c_attn, c_proj, c_fc, all-linear",
     [XS_LORA_LLAMA] = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear",
-    [XS_LORA_DISTILBERT] = "q_lin, k_lin, v_lin, out_lin, lin1, lin2, all-linear"};
+    [XS_LORA_DISTILBERT] = "q_lin, k_lin, v_lin, out_lin, lin1, lin2, all-linear",
+    [XS_LORA_VIT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear"};
 
 #define ALL_LINEAR "all-linear"
 
@@ -96,6 +113,8 @@ int xs_lora_family(const xs_scenario *s)
         return XS_LORA_LLAMA;
     if (s->model.family == XS_FAMILY_DISTILBERT)
         return XS_LORA_DISTILBERT;
+    if (s->model.family == XS_FAMILY_VIT)
+        return XS_LORA_VIT;
     return s->model.arch == XS_DECODER ? XS_LORA_GPT2 : XS_LORA_BERT;
 }
 

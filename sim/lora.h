@@ -16,6 +16,7 @@ typedef enum {
     XS_LORA_GPT2,
     XS_LORA_LLAMA,
     XS_LORA_DISTILBERT,
+    XS_LORA_VIT,
     XS_LORA_FAMILY_COUNT
 } xs_lora_family_id;
 

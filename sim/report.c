@@ -87,7 +87,17 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
 {
     const xs_model *m = &s->model;
     const xs_train *t = &s->train;
-    if (m->family == XS_FAMILY_LLAMA) { /* the classic line stays as it was */
+    if (m->family == XS_FAMILY_VIT) {
+        xs_sb_printf(sb,
+                     "model     vit encoder, %lld layers, hidden %lld, %lld heads, ffn %lld, "
+                     "image %lld x %lld x %lld, patch %lld: seq %lld = %lld patches + class "
+                     "token, cls head over %lld labels: %.1f M parameters\n",
+                     (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+                     (long long)m->ffn, (long long)m->channels, (long long)m->image_size,
+                     (long long)m->image_size, (long long)m->patch_size,
+                     (long long)xs_model_vit_seq(m), (long long)xs_model_vit_seq(m) - 1,
+                     (long long)m->labels, wl->params / 1e6);
+    } else if (m->family == XS_FAMILY_LLAMA) { /* the classic line stays as it was */
         xs_sb_printf(sb,
                      "model     llama decoder, %lld layers, hidden %lld, %lld heads (%lld kv), "
                      "gated silu ffn %lld, vocab %lld, %s %s head: %.1f M parameters\n",
@@ -300,6 +310,14 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
         cJSON_AddStringToObject(mo, "attention_bias", bias[m->attention_bias]);
         cJSON_AddBoolToObject(mo, "mlp_bias", m->mlp_bias);
         cJSON_AddNumberToObject(mo, "sliding_window", (double)m->sliding_window);
+    }
+    if (m->family == XS_FAMILY_VIT) {
+        cJSON_AddStringToObject(mo, "family", "vit");
+        cJSON_AddNumberToObject(mo, "image_size", (double)m->image_size);
+        cJSON_AddNumberToObject(mo, "patch_size", (double)m->patch_size);
+        cJSON_AddNumberToObject(mo, "channels", (double)m->channels);
+        cJSON_AddBoolToObject(mo, "qkv_bias", m->qkv_bias);
+        cJSON_AddNumberToObject(mo, "labels", (double)m->labels);
     }
     cJSON *to = cJSON_AddObjectToObject(o, "train");
     cJSON_AddNumberToObject(to, "batch", (double)t->batch);

@@ -56,11 +56,14 @@ static const xs_field SCENARIO_FIELDS[] = {
              "the layer: classic (BERT encoder or GPT-2 decoder, as model.arch says; the "
              "default), llama (transformers' LlamaDecoderLayer, also Mistral's and Qwen2's: "
              "RMSNorm, rotary positions, grouped-query attention, gated SiLU MLP; needs "
-             "model.arch decoder and model.activation silu) or distilbert (transformers' "
+             "model.arch decoder and model.activation silu), distilbert (transformers' "
              "DistilBERT: BERT's post-LN encoder layer with no token types and no dropout "
              "after the attention's output projection; cls head pre_classifier, ReLU, "
              "dropout, classifier; span head dropout, qa_outputs; needs model.arch encoder "
-             "and model.type_vocab 0)"),
+             "and model.type_vocab 0) or vit (transformers' "
+             "ViTForImageClassification: patch embedding, class token, pre-LN encoder layers, "
+             "a classifier on the class token; needs model.arch encoder, model.head cls and "
+             "model.image_size / model.patch_size)"),
     INT_DEF("model.kv_heads", 0, 4096, model.kv_heads, "0",
             "llama family: key/value heads (grouped-query attention; config "
             "num_key_value_heads); 0 (the default): model.heads"),
@@ -85,6 +88,21 @@ static const xs_field SCENARIO_FIELDS[] = {
      "for model.head cls, after the pre_classifier's ReLU; qa_dropout for span, on the "
      "encoder's output); default 0; only the distilbert family has this key",
      "0"},
+    INT_DEF("model.labels", 2, 1000000, model.labels, "2",
+            "cls head: the classes its classifier scores, the cross-entropy's width (config "
+            "num_labels, or the length of id2label; default 2, PretrainedConfig's; 1, a "
+            "regression, is not modelled)"),
+    INT_DEF("model.image_size", 0, 16384, model.image_size, "0",
+            "vit family: side of the square input image in pixels (config image_size); the "
+            "sequence is (image_size / patch_size)^2 patches + 1 class token, so train.seq "
+            "follows from it and may not be set to anything else"),
+    INT_DEF("model.patch_size", 0, 16384, model.patch_size, "0",
+            "vit family: side of the square patch in pixels (config patch_size): the patch "
+            "embedding is a convolution with kernel = stride = patch_size, a GEMM over patches"),
+    INT_DEF("model.channels", 1, 64, model.channels, "3",
+            "vit family: channels of the input image (config num_channels; default 3)"),
+    {"model.qkv_bias", XS_F_BOOL, 0, 0, 0, 0, NULL, offsetof(xs_scenario, model.qkv_bias), 0,
+     "vit family: query, key and value carry biases (config qkv_bias; default true)", "true"},
     {"model.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0, "free text for people, any keys",
      NULL},
     /* train, data and cluster: every key but data.samples has a default,
@@ -104,7 +122,9 @@ static const xs_field SCENARIO_FIELDS[] = {
     {"train.seq", XS_F_INT, 0, 1, 1048576, 0, NULL, offsetof(xs_scenario, train.seq), 0,
      "sequence length (default by model.head, as the Hugging Face example scripts pad or cut "
      "every sample, capped at model.max_positions: lm 1024, run_clm.py's block_size; span 384, "
-     "run_qa.py's max_seq_length; cls 128, run_glue.py's max_seq_length)",
+     "run_qa.py's max_seq_length; cls 128, run_glue.py's max_seq_length; model.family vit: "
+     "the patches and the class token, (model.image_size / model.patch_size)^2 + 1, and "
+     "nothing else)",
      NULL},
     ENUM_DEF("train.precision", XS_PRECISION_CHOICES, train.precision, "fp32",
              "fp32, tf32 matmuls, AMP fp16/bf16 (fp32 master weights) or pure bf16 (default "
@@ -207,10 +227,12 @@ static const xs_field SCENARIO_FIELDS[] = {
      "comma-separated Hugging Face module names the adapters go on, matched as PEFT does (a "
      "module whose path is the name or ends with '.' + it): BERT query, key, value, dense "
      "(attention output, FFN up and down, pooler), output.dense (both outputs), "
-     "intermediate.dense; GPT-2 c_attn, c_proj (attention and MLP out), c_fc; or all-linear "
-     "(every linear but the task head); DistilBERT q_lin, k_lin, v_lin, out_lin, lin1, lin2. "
-     "Absent: PEFT's default for the model type (bert query,value; gpt2 c_attn; PEFT has "
-     "none for distilbert, so there it is required)",
+     "intermediate.dense; GPT-2 c_attn, c_proj (attention and MLP out), c_fc; ViT the same "
+     "names as BERT (no pooler; its patch embedding is a convolution, not adapted); "
+     "DistilBERT q_lin, k_lin, v_lin, out_lin, lin1, lin2; or all-linear (every linear "
+     "but the task head). Absent: PEFT's default for the model type (bert query,value; "
+     "gpt2 c_attn; vit query,value; PEFT has none for distilbert, so there it is "
+     "required)",
      NULL},
     {"train.lora.dropout", XS_F_NUM, 0, 0, 0.99, 0, NULL, offsetof(xs_scenario, train.lora_dropout),
      0, "dropout on each adapter's input (PEFT lora_dropout; default 0: nn.Identity, no kernel)",
@@ -297,6 +319,14 @@ const xs_field *xs_scn_fields(size_t *n)
 {
     *n = sizeof SCENARIO_FIELDS / sizeof SCENARIO_FIELDS[0];
     return SCENARIO_FIELDS;
+}
+
+int64_t xs_model_vit_seq(const xs_model *m)
+{
+    if (m->image_size < 1 || m->patch_size < 1)
+        return 0;
+    int64_t side = m->image_size / m->patch_size;
+    return side * side + 1;
 }
 
 int64_t xs_model_kv_heads(const xs_model *m)
@@ -511,20 +541,50 @@ static const hf_map HF_LLAMA[] = {
     {"mlp_bias", "mlp_bias", 0},
 };
 
+/* ViTConfig (transformers' models/vit/configuration_vit.py,
+ * huggingface/transformers@04ae75715f2cca2d87bbaf07c1d8e9fb2ab20bfd): every
+ * key has a default (hf_default). num_labels and id2label are read by
+ * vit_import. */
+static const hf_map HF_VIT[] = {
+    {"layers", "num_hidden_layers", 0},   {"hidden", "hidden_size", 0},
+    {"heads", "num_attention_heads", 0},  {"ffn", "intermediate_size", 0},
+    {"activation", "hidden_act", 0},      {"dropout", "hidden_dropout_prob", 0},
+    {"attn_dropout", "attention_probs_dropout_prob", 0},
+    {"image_size", "image_size", 0},      {"patch_size", "patch_size", 0},
+    {"channels", "num_channels", 0},      {"qkv_bias", "qkv_bias", 0},
+};
+
 /* The model_types import_hf reads, the family each builds. */
 static const struct {
     const char *type;
-    int gpt2, llama;
+    int gpt2, llama, vit;
 } HF_TYPES[] = {
-    {"bert", 0, 0}, {"roberta", 0, 0}, {"gpt2", 1, 0},
-    {"llama", 0, 1}, {"mistral", 0, 1}, {"qwen2", 0, 1},
+    {"bert", 0, 0, 0},  {"roberta", 0, 0, 0}, {"gpt2", 1, 0, 0},
+    {"llama", 0, 1, 0}, {"mistral", 0, 1, 0}, {"qwen2", 0, 1, 0},
+    {"vit", 0, 0, 1},
 };
-#define HF_TYPE_LIST "bert|roberta|gpt2|llama|mistral|qwen2|distilbert"
+#define HF_TYPE_LIST "bert|roberta|gpt2|llama|mistral|qwen2|distilbert|vit"
 
 /* Defaults of the transformers library for keys a config.json may omit, so
  * that an imported config means what it means to transformers. */
-static cJSON *hf_default(const char *canon, const cJSON *hf, int gpt2, int llama)
+static cJSON *hf_default(const char *canon, const cJSON *hf, int gpt2, int llama, int vit)
 {
+    if (vit) { /* ViTConfig.__init__'s defaults */
+        static const struct {
+            const char *canon;
+            double v;
+        } num[] = {{"layers", 12},        {"hidden", 768},      {"heads", 12},
+                   {"ffn", 3072},         {"dropout", 0},       {"attn_dropout", 0},
+                   {"image_size", 224},   {"patch_size", 16},   {"channels", 3}};
+        for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
+            if (strcmp(canon, num[i].canon) == 0)
+                return cJSON_CreateNumber(num[i].v);
+        if (strcmp(canon, "activation") == 0)
+            return cJSON_CreateString("gelu");
+        if (strcmp(canon, "qkv_bias") == 0)
+            return cJSON_CreateTrue();
+        return NULL;
+    }
     if (llama) { /* LlamaConfig.__init__'s defaults (Qwen2's and Mistral's agree) */
         if (strcmp(canon, "kv_heads") == 0) /* None: num_attention_heads */
             return cJSON_CreateNumber(0);
@@ -735,6 +795,90 @@ static int distilbert_import(cJSON *model, const cJSON *hf, const char *path, xs
     return XS_OK;
 }
 
+/* A ViTConfig size: an integer, or transformers' [height, width] pair
+ * when both are equal (non-square images and patches are not modelled). */
+static int vit_size(cJSON *model, const cJSON *hf, const char *key, const char *canon,
+                    const char *path, xs_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, key);
+    if (!v || cJSON_IsNull(v) || cJSON_IsNumber(v))
+        return XS_OK; /* the map copies it; the schema checks it */
+    const cJSON *a = cJSON_GetArrayItem(v, 0), *b = cJSON_GetArrayItem(v, 1);
+    if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 && cJSON_IsNumber(a) &&
+        cJSON_IsNumber(b) && a->valuedouble == b->valuedouble) {
+        if (put_default(model, canon, cJSON_CreateNumber(a->valuedouble)))
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        return XS_OK;
+    }
+    return xs_error_set(err, XS_EUNSUPPORTED,
+                        "%s: field '%s' must be an integer or an [n, n] pair (non-square "
+                        "images and patches are not modelled)",
+                        path, key);
+}
+
+/* ViTForImageClassification as transformers' modeling_vit.py builds it
+ * (huggingface/transformers@005db8208dee358fe8fe63ae3cc49dd054aad48d):
+ * what the scenario needs besides the plain copies, and the keys that
+ * would change the op list in ways not modelled, refused by name.
+ * layer_norm_eps and initializer_range change values, not work;
+ * encoder_stride sizes only ViTForMaskedImageModeling's decoder, and
+ * pooler_output_size / pooler_act only ViTPooler, which the classification
+ * model does not build (add_pooling_layer=False): all accepted unread. The
+ * classifier's width is num_labels, which PretrainedConfig derives from
+ * id2label when the file lists labels. */
+static int vit_import(cJSON *model, const cJSON *hf, const char *path, xs_error *err)
+{
+    const cJSON *v;
+    int rc = vit_size(model, hf, "image_size", "image_size", path, err);
+    if (!rc)
+        rc = vit_size(model, hf, "patch_size", "patch_size", path, err);
+    if (rc)
+        return rc;
+    if ((v = cJSON_GetObjectItemCaseSensitive(hf, "quantization_config")) && !cJSON_IsNull(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'quantization_config' is not modelled (it changes the op "
+                            "list); remove it to model the plain vit layer",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "problem_type");
+    if (v && !cJSON_IsNull(v) &&
+        !(cJSON_IsString(v) && strcmp(v->valuestring, "single_label_classification") == 0))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'problem_type' must be \"single_label_classification\" "
+                            "or null (cross-entropy; regression and multi-label losses are "
+                            "not modelled)",
+                            path);
+    double labels = 0;
+    const cJSON *id2label = cJSON_GetObjectItemCaseSensitive(hf, "id2label");
+    const cJSON *num = cJSON_GetObjectItemCaseSensitive(hf, "num_labels");
+    if (id2label && !cJSON_IsNull(id2label)) {
+        if (!cJSON_IsObject(id2label))
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field 'id2label' must be an object of labels", path);
+        labels = cJSON_GetArraySize(id2label);
+    }
+    if (num && !cJSON_IsNull(num)) {
+        if (!cJSON_IsNumber(num))
+            return xs_error_set(err, XS_EFIELD, "%s: field 'num_labels' must be an integer",
+                                path);
+        if (labels > 0 && num->valuedouble != labels)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field 'num_labels' (%g) must equal the %g labels of "
+                                "'id2label'",
+                                path, num->valuedouble, labels);
+        labels = num->valuedouble;
+    }
+    if (labels == 1)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: one label is a regression (MSELoss), not modelled; the "
+                            "classifier needs 2 or more labels",
+                            path);
+    if (put_default(model, "family", cJSON_CreateString("vit")) ||
+        put_default(model, "head", cJSON_CreateString("cls")) ||
+        (labels > 0 && put_default(model, "labels", cJSON_CreateNumber(labels))))
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    return XS_OK;
+}
+
 static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
 {
     const cJSON *ref = cJSON_GetObjectItemCaseSensitive(model, "hf_config");
@@ -772,25 +916,27 @@ static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
         cJSON_Delete(hf);
         return rc;
     }
-    int gpt2 = HF_TYPES[known].gpt2, llama = HF_TYPES[known].llama;
-    if (llama && (rc = llama_import(model, hf, t, path, err)) != XS_OK) {
+    int gpt2 = HF_TYPES[known].gpt2, llama = HF_TYPES[known].llama, vit = HF_TYPES[known].vit;
+    if ((llama && (rc = llama_import(model, hf, t, path, err)) != XS_OK) ||
+        (vit && (rc = vit_import(model, hf, path, err)) != XS_OK)) {
         cJSON_Delete(hf);
         return rc;
     }
-    const hf_map *map = llama ? HF_LLAMA : gpt2 ? HF_GPT2 : HF_BERT;
-    size_t n = llama  ? sizeof HF_LLAMA / sizeof *map
-               : gpt2 ? sizeof HF_GPT2 / sizeof *map
-                      : sizeof HF_BERT / sizeof *map;
+    const hf_map *map = vit ? HF_VIT : llama ? HF_LLAMA : gpt2 ? HF_GPT2 : HF_BERT;
+    size_t n = vit    ? sizeof HF_VIT / sizeof *map
+               : llama ? sizeof HF_LLAMA / sizeof *map
+               : gpt2  ? sizeof HF_GPT2 / sizeof *map
+                       : sizeof HF_BERT / sizeof *map;
     if (!cJSON_GetObjectItemCaseSensitive(model, "arch"))
         cJSON_AddStringToObject(model, "arch", gpt2 || llama ? "decoder" : "encoder");
-    if ((gpt2 || llama) && !cJSON_GetObjectItemCaseSensitive(model, "type_vocab"))
+    if ((gpt2 || llama || vit) && !cJSON_GetObjectItemCaseSensitive(model, "type_vocab"))
         cJSON_AddNumberToObject(model, "type_vocab", 0);
     for (size_t i = 0; i < n && rc == XS_OK; i++) {
         if (cJSON_GetObjectItemCaseSensitive(model, map[i].canon))
             continue; /* a key beside hf_config (or a --set) wins */
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, map[i].hf);
         cJSON *copy = v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1)
-                                             : hf_default(map[i].canon, hf, gpt2, llama);
+                                             : hf_default(map[i].canon, hf, gpt2, llama, vit);
         if (!copy) {
             rc = xs_error_set(err, XS_EFIELD, "%s: missing required field '%s' (model.%s)",
                               path, map[i].hf, map[i].canon);
@@ -812,6 +958,33 @@ static const cJSON *valid_value(const cJSON *root, const char *path)
     return f && v && xs_schema_check(f, v, "", &ignored) == XS_OK ? v : NULL;
 }
 
+/* The vit family's sequence is its patches and the class token: train.seq
+ * and model.max_positions (ViTEmbeddings' position table, num_patches + 1
+ * rows) follow from model.image_size and model.patch_size when absent
+ * (check_family refuses other values), and model.vocab, which no table of
+ * a ViT has, is 1 when absent. */
+static int vit_complete(cJSON *root, xs_error *err)
+{
+    const cJSON *family = valid_value(root, "model.family");
+    const cJSON *image = valid_value(root, "model.image_size");
+    const cJSON *patch = valid_value(root, "model.patch_size");
+    if (!family || strcmp(family->valuestring, "vit") != 0 || !image || !patch ||
+        patch->valuedouble < 1)
+        return XS_OK;
+    double side = floor(image->valuedouble / patch->valuedouble), seq = side * side + 1;
+    static const char *const keys[] = {"train.seq", "model.max_positions", "model.vocab"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (xs_json_path(root, keys[i]))
+            continue;
+        cJSON *v = cJSON_CreateNumber(i < 2 ? seq : 1);
+        if (!v || set_path(root, keys[i], v)) {
+            cJSON_Delete(v);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
+    }
+    return XS_OK;
+}
+
 /* The defaults that depend on other keys (scenario.h), put into the
  * document before it is checked, so that --set and an imported
  * config.json count:
@@ -829,6 +1002,9 @@ int xs_scn_complete(cJSON *root, xs_error *err)
     const cJSON *train = cJSON_GetObjectItemCaseSensitive(root, "train");
     if (train && !cJSON_IsObject(train))
         return XS_OK;
+    int rc = vit_complete(root, err);
+    if (rc)
+        return rc;
     const cJSON *head = valid_value(root, "model.head");
     const cJSON *maxpos = valid_value(root, "model.max_positions");
     cJSON *add_seq = NULL, *add_impl = NULL;
@@ -879,6 +1055,64 @@ int xs_scn_complete(cJSON *root, xs_error *err)
     return failed ? xs_error_set(err, XS_ENOMEM, "out of memory") : XS_OK;
 }
 
+/* The llama-only fields left at their defaults, or NULL. */
+static const char *llama_field(const xs_model *m)
+{
+    return !m->tied                     ? "model.tied false"
+           : m->attention_bias != 0     ? "model.attention_bias"
+           : m->mlp_bias                ? "model.mlp_bias"
+           : m->sliding_window != 0     ? "model.sliding_window"
+           : m->kv_heads != 0 && m->kv_heads != m->heads ? "model.kv_heads"
+           : m->activation == XS_ACT_SILU ? "model.activation silu"
+                                          : NULL;
+}
+
+/* What the vit builder needs: ViTForImageClassification is an encoder
+ * with a classifier on the class token, its sequence the patches and that
+ * token, its position table exactly that long (interpolate_pos_encoding,
+ * for other image sizes, is not modelled) and no token table. */
+static int check_vit(const xs_scenario *s, const char *path, xs_error *err)
+{
+    const xs_model *m = &s->model;
+    const char *other = llama_field(m);
+    if (other)
+        return xs_error_set(err, XS_EFIELD, "%s: %s needs model.family llama", path, other);
+    if (m->arch != XS_ENCODER || m->head != XS_HEAD_CLS)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.family vit needs model.arch encoder and model.head cls "
+                            "(ViTForImageClassification)",
+                            path);
+    if (m->image_size < 1 || m->patch_size < 1 || m->image_size % m->patch_size != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.family vit needs model.image_size a positive multiple "
+                            "of model.patch_size (got %lld and %lld)",
+                            path, (long long)m->image_size, (long long)m->patch_size);
+    int64_t seq = xs_model_vit_seq(m);
+    if (s->train.seq != seq)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: train.seq must be %lld for model.family vit ((%lld / %lld)^2 "
+                            "patches + the class token), got %lld; leave it out",
+                            path, (long long)seq, (long long)m->image_size,
+                            (long long)m->patch_size, (long long)s->train.seq);
+    if (m->max_positions != seq)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.max_positions must be %lld for model.family vit (its "
+                            "position table has a row a patch and one for the class token), "
+                            "got %lld; leave it out",
+                            path, (long long)seq, (long long)m->max_positions);
+    if (m->vocab != 1 || m->type_vocab != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.vocab and model.type_vocab are not read by model.family "
+                            "vit (it has no token tables); leave them out",
+                            path);
+    if (s->train.kernels == XS_K_FUSED)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.kernels fused is modelled for the classic family only "
+                            "(LightSeq's kernels); use eager for model.family vit",
+                            path);
+    return XS_OK;
+}
+
 /* What the model.family builders need of the other model fields, and the
  * llama-only fields left at their defaults for the classic family. */
 static int check_family(const xs_scenario *s, const char *path, xs_error *err)
@@ -900,6 +1134,23 @@ static int check_family(const xs_scenario *s, const char *path, xs_error *err)
             return xs_error_set(err, XS_EUNSUPPORTED, "%s: model.family distilbert %s", path,
                                 bad);
     }
+    if (m->family != XS_FAMILY_VIT) {
+        const char *vit_only = m->image_size != 0  ? "model.image_size"
+                               : m->patch_size != 0 ? "model.patch_size"
+                               : m->channels != 3   ? "model.channels"
+                               : !m->qkv_bias       ? "model.qkv_bias false"
+                                                    : NULL;
+        if (vit_only)
+            return xs_error_set(err, XS_EFIELD, "%s: %s needs model.family vit", path,
+                                vit_only);
+    }
+    if (m->family == XS_FAMILY_VIT)
+        return check_vit(s, path, err);
+    if (m->labels != 2 && m->head != XS_HEAD_CLS)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.labels (%lld) needs model.head cls (the other heads "
+                            "score no classes)",
+                            path, (long long)m->labels);
     if (m->family != XS_FAMILY_LLAMA) {
         if (m->kv_heads != 0 && m->kv_heads != m->heads)
             return xs_error_set(err, XS_EFIELD,
@@ -962,7 +1213,7 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
         return xs_error_set(err, XS_EFIELD,
                             "%s: model.hidden (%lld) must be divisible by model.heads (%lld)",
                             path, (long long)m->hidden, (long long)m->heads);
-    if (s->train.seq > m->max_positions)
+    if (s->train.seq > m->max_positions && m->family != XS_FAMILY_VIT) /* check_vit's */
         return xs_error_set(err, XS_ERANGE,
                             "%s: train.seq (%lld) must not exceed model.max_positions (%lld)",
                             path, (long long)s->train.seq, (long long)m->max_positions);

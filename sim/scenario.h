@@ -21,12 +21,14 @@ typedef enum { XS_ACT_GELU, XS_ACT_GELU_NEW, XS_ACT_RELU, XS_ACT_SILU } xs_act;
  * GPT-2's pre-LN block, as model.arch says: LayerNorm, learned positions,
  * one FFN activation), llama (transformers' LlamaDecoderLayer, which
  * Mistral and Qwen2 share: RMSNorm, rotary positions, grouped-query
- * attention, a gated SiLU MLP, no dropout but the attention's) or
+ * attention, a gated SiLU MLP, no dropout but the attention's),
  * distilbert (transformers' DistilBERT TransformerBlock: BERT's post-LN
  * encoder without token types, without the dropout after the attention's
- * output projection, with its own task heads) */
-#define XS_FAMILY_CHOICES "classic|llama|distilbert"
-typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA, XS_FAMILY_DISTILBERT } xs_family;
+ * output projection, with its own task heads) or vit (transformers'
+ * ViTForImageClassification: a patch embedding of the image, a class token,
+ * pre-LN encoder layers, a classifier on the class token) */
+#define XS_FAMILY_CHOICES "classic|llama|distilbert|vit"
+typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA, XS_FAMILY_DISTILBERT, XS_FAMILY_VIT } xs_family;
 /* which attention projections carry a bias in the llama family: none
  * (Llama, Mistral), qkv (Qwen2: q, k and v but not o) or all (Llama's
  * attention_bias true) */
@@ -100,6 +102,11 @@ typedef struct {
     int mlp_bias;           /* the gated MLP's projections carry biases */
     int64_t sliding_window; /* tokens a query attends to at most; 0: all */
     double head_dropout;    /* dropout in the task head (distilbert family) */
+    int64_t labels;         /* classes the cls head scores */
+    /* vit family: the square input image's side and the square patch's, in
+     * pixels, the image's channels, and whether q, k and v carry biases */
+    int64_t image_size, patch_size, channels;
+    int qkv_bias;
 } xs_model;
 
 typedef struct {
@@ -173,6 +180,10 @@ int xs_scn_template(const char *id, cJSON **out, xs_error *err);
 
 /* The schema table, for `--help` and documentation. */
 const xs_field *xs_scn_fields(size_t *n);
+
+/* The vit family's sequence: one token a patch, (image_size /
+ * patch_size)^2, and the class token; 0 when the sizes are not set. */
+int64_t xs_model_vit_seq(const xs_model *m);
 
 /* Key/value heads of m: model.kv_heads, or model.heads when 0. */
 int64_t xs_model_kv_heads(const xs_model *m);

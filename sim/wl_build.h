@@ -129,6 +129,7 @@ void xs_wb_layers(xs_wb *c, int64_t n, void (*layer)(xs_wb *));
 void xs_wb_forward_classic(xs_wb *c);
 void xs_wb_forward_llama(xs_wb *c);
 void xs_wb_forward_distilbert(xs_wb *c);
+void xs_wb_forward_vit(xs_wb *c);
 
 /* wl_classic.c */
 

@@ -253,6 +253,8 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
         xs_wb_forward_llama(&c);
     else if (m->family == XS_FAMILY_DISTILBERT)
         xs_wb_forward_distilbert(&c);
+    else if (m->family == XS_FAMILY_VIT)
+        xs_wb_forward_vit(&c);
     else
         xs_wb_forward_classic(&c);
     if (c.o2 || (c.amp && s->train.precision == XS_P_AMP_FP16))

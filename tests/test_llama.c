@@ -393,7 +393,7 @@ static void cli_should_report_params_and_refuse_unknown_types(void)
     CU_ASSERT_NOT_EQUAL(r.status, 0);
     CU_ASSERT_EQUAL(tu_lines(r.err), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "t5-config.json: field 'model_type' must be one of"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "llama|mistral|qwen2|distilbert, got \"t5\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "llama|mistral|qwen2|distilbert|vit, got \"t5\""));
     tu_run_free(&r);
 }
 
