@@ -22,6 +22,22 @@ int xs_fp8_check(const xs_scenario *s, const char *where, xs_error *err)
                             "%s: train.precision fp8 needs train.kernels eager (Transformer "
                             "Engine replaces the model's nn.Linear, not LightSeq's fused layers)",
                             where);
+    /* accelerate's convert_model swaps nn.Linear (and nn.LayerNorm) for
+     * TE's modules: GPT-2's projections are transformers' Conv1D and the
+     * FFN of NVIDIA's BERT recipe is its own LinearActivation, neither an
+     * nn.Linear, so they would stay bf16 */
+    if (s->model.family == XS_FAMILY_CLASSIC && s->model.arch == XS_DECODER)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.precision fp8 is not modelled for GPT-2 (its Conv1D "
+                            "projections are not nn.Linear, which Transformer Engine replaces); "
+                            "use a llama-family or BERT model",
+                            where);
+    if (t->ffn_bias == XS_FFN_BIAS_SEPARATE)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.precision fp8 needs train.ffn_bias gemm (NVIDIA's "
+                            "LinearActivation, train.ffn_bias separate, is not the nn.Linear "
+                            "Transformer Engine replaces)",
+                            where);
     /* te.Linear asserts both GEMM operands' shapes (TE 1.x utils.py
      * assert_dim_for_fp8_exec: rows a multiple of 8, columns of 16, what
      * cuBLASLt's fp8 GEMMs need) */

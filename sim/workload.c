@@ -25,6 +25,7 @@
 #include "checked.h"
 #include "grow.h"
 #include "cpu.h"
+#include "fp8.h"
 #include "kernel_op.h"
 #include "lora.h"
 
@@ -227,6 +228,8 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
     char where[96];
     snprintf(where, sizeof where, "scenario %s", s->id);
     int rc = xs_scn_bounds_check(s, where, err);
+    if (!rc) /* fit changes the batch: TE's shapes again */
+        rc = xs_fp8_check(s, where, err);
     if (rc)
         return rc;
     memset(wl, 0, sizeof *wl);

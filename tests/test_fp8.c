@@ -6,6 +6,7 @@
  * both. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
@@ -16,6 +17,7 @@
 #include "lora.h"
 #include "predict.h"
 #include "test_util.h"
+#include "validate.h"
 #include "workload.h"
 
 #define FP8_SCN "llama2-7b-fp8"
@@ -219,11 +221,31 @@ static void fp8_should_refuse_what_it_does_not_model(void)
         CU_ASSERT_NOT_EQUAL(xs_scn_open(FP8_SCN, cases[i].sets, n, &s, &err), XS_OK);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].says));
     }
-    const char *fused[] = {"train.precision=fp8", "train.kernels=fused"};
+    static const struct {
+        const char *id, *set, *says;
+    } other[] = {
+        {"bert-base-squad-hf", "train.kernels=fused", "needs train.kernels eager"},
+        {"gpt2-medium-finetune", NULL, "Conv1D"},
+        {"bert-base-squad-hf", "train.ffn_bias=separate", "LinearActivation"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        const char *sets[] = {"train.precision=fp8", other[i].set};
+        xs_scenario s;
+        xs_error err;
+        CU_ASSERT_NOT_EQUAL(xs_scn_open(other[i].id, sets, other[i].set ? 2 : 1, &s, &err),
+                            XS_OK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, other[i].says));
+    }
+    /* Hugging Face's BERT: its nn.Linear layers run fp8, its heads bf16 */
+    const char *bert[] = {"train.precision=fp8"};
     xs_scenario s;
-    xs_error err;
-    CU_ASSERT_NOT_EQUAL(xs_scn_open("bert-large-squad", fused, 2, &s, &err), XS_OK);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "needs train.kernels eager"));
+    xs_workload wl;
+    build_ok("bert-base-squad-hf", bert, 1, &s, &wl);
+    CU_ASSERT_EQUAL(tu_find_op(&wl, "ffn.up", 0)->dtype, XS_FP8);
+    CU_ASSERT_EQUAL(tu_find_op(&wl, "head.qa", -1)->dtype, XS_BF16);
+    CU_ASSERT_EQUAL(wl.fp8_linears, 12 * 6);
+    tu_check_memory_balance(&s, &wl);
+    xs_wl_free(&wl);
 }
 
 /* LLM.int8: one byte a weight and one fp32 absmax a output row. */
@@ -310,6 +332,39 @@ static void int8_should_be_refused_without_lora_or_bf16(void)
     }
 }
 
+/* The Llama tutorial's Hugging Face bf16 row is the bf16 twin of the fp8
+ * scenario: predicted, within the band the device's ranges give; and on
+ * every fp8 board fp8 shortens that step (its GEMMs halve, its casts cost
+ * less than they save at 2,048 tokens a step). */
+static void te_llama_row_should_be_predicted_and_fp8_faster(void)
+{
+    const char *files[] = {"data/published/te-llama-h100.csv"};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT(n == 1 && rows[0].ok);
+    free(rows);
+    const char *boards[] = {"h100-sxm5-80gb", "h100-pcie-80gb", "h200-sxm-141gb", "l4"};
+    for (size_t i = 0; i < 4; i++) {
+        xs_device d = tu_device(boards[i]);
+        double t[2];
+        const char *p[] = {"train.precision=bf16", "train.precision=fp8"};
+        for (int k = 0; k < 2; k++) {
+            xs_scenario s;
+            xs_workload wl;
+            xs_prediction pr;
+            build_ok(FP8_SCN, &p[k], 1, &s, &wl);
+            CU_ASSERT_EQUAL_FATAL(xs_predict(&d, &s, &wl, &pr, &err), XS_OK);
+            t[k] = pr.step_time_s;
+            xs_prediction_free(&pr);
+            xs_wl_free(&wl);
+        }
+        CU_ASSERT(t[1] < t[0]);
+    }
+}
+
 int tu_add_fp8_suite(void)
 {
     CU_pSuite s = CU_add_suite("fp8", NULL, NULL);
@@ -323,5 +378,6 @@ int tu_add_fp8_suite(void)
     CU_ADD_TEST(s, int8_should_store_a_byte_a_weight_and_a_float_a_row);
     CU_ADD_TEST(s, int8_ops_should_be_there);
     CU_ADD_TEST(s, int8_should_be_refused_without_lora_or_bf16);
+    CU_ADD_TEST(s, te_llama_row_should_be_predicted_and_fp8_faster);
     return 0;
 }
