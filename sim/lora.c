@@ -284,3 +284,14 @@ double xs_quant_bytes(int quant, double k_in, double n_out)
         return n + 4.0 * n_out;
     return NAN;
 }
+
+int xs_quant_device_check(const xs_device *dev, const xs_scenario *s, xs_error *err)
+{
+    if (s->train.quant != XS_QUANT_INT8 || dev->peak_tflops[XS_INT8] > 0)
+        return XS_OK;
+    return xs_error_set(err, XS_EUNSUPPORTED,
+                        "scenario %s: train.quant int8 is modelled on int8 tensor cores "
+                        "(bitsandbytes' cuBLASLt int8 GEMM); device %s has no "
+                        "compute.peak_int8_tops",
+                        s->id, dev->id);
+}

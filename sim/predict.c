@@ -15,6 +15,7 @@
 #include "gemm.h"
 #include "power.h"
 #include "host.h"
+#include "lora.h"
 
 /* Host and device run asynchronously: the host spends the host model's
  * time for each op queueing its kernels (who issues them sets the price a
@@ -103,6 +104,8 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
                             "communication model, which does not exist yet; use 1",
                             s->id, (long long)s->devices);
     int rc0 = xs_fp8_device_check(dev, s, err);
+    if (!rc0)
+        rc0 = xs_quant_device_check(dev, s, err);
     if (rc0)
         return rc0;
     const xs_backend *be = xs_backend_of(dev);

@@ -330,6 +330,19 @@ static void int8_should_be_refused_without_lora_or_bf16(void)
         CU_ASSERT_NOT_EQUAL(xs_scn_open(ids[i], cases[i].sets, 2, &s, &err), XS_OK);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].says));
     }
+    /* no int8 tensor cores: the V100 refuses, the T4 runs it */
+    xs_scenario s;
+    xs_workload wl;
+    const char *q8[] = {"train.quant=int8"};
+    build_ok("llama2-7b-lora", q8, 1, &s, &wl);
+    xs_device v = tu_device("v100-sxm2-16gb"), t4 = tu_device("t4");
+    xs_prediction p;
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_predict(&v, &s, &wl, &p, &err), XS_EUNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "compute.peak_int8_tops"));
+    CU_ASSERT_EQUAL_FATAL(xs_predict(&t4, &s, &wl, &p, &err), XS_OK);
+    xs_prediction_free(&p);
+    xs_wl_free(&wl);
 }
 
 /* The Llama tutorial's Hugging Face bf16 row is the bf16 twin of the fp8
