@@ -254,13 +254,26 @@ int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err)
                                 "%s: train.lora.dropout %g needs train.lora.rank > 0 (it drops "
                                 "out the adapters' input)",
                                 where, t->lora_dropout);
+        /* a quantized base is frozen: transformers' Trainer refuses a
+         * quantized model without adapters ("You cannot perform fine-tuning
+         * on purely quantized models", trainer.py; team code index,
+         * find_string id 41367973904) */
         if (t->quant != XS_QUANT_NONE)
             return xs_error_set(err, XS_EFIELD,
-                                "%s: train.quant nf4 needs train.lora.rank > 0 (QLoRA: only "
-                                "adapters train on a quantized base)",
-                                where);
+                                "%s: train.quant %s needs train.lora.rank > 0 (only adapters "
+                                "train on a quantized base: transformers' Trainer refuses a "
+                                "purely quantized model)",
+                                where, t->quant == XS_QUANT_NF4 ? "nf4" : "int8");
         return XS_OK;
     }
+    /* Linear8bitLt hands its output back in its input's format and computes
+     * the input gradient in it (MatMul8bitLt: ctx.dtype_A); modelled for a
+     * model loaded in bf16, not for autocast's fp32 islands around it */
+    if (t->quant == XS_QUANT_INT8 && t->precision != XS_P_BF16)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.quant int8 is modelled with train.precision bf16 (the "
+                            "model loaded in bfloat16), got %s",
+                            where, xs_precision_name(t->precision));
     if (t->kernels == XS_K_FUSED)
         return xs_error_set(err, XS_EUNSUPPORTED,
                             "%s: train.lora.rank > 0 needs train.kernels eager (LightSeq's fused "
@@ -314,5 +327,24 @@ double xs_quant_bytes(int quant, double k_in, double n_out)
     double n = k_in * n_out;
     if (quant == XS_QUANT_NF4)
         return n * (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
+    /* LLM.int8 (Dettmers et al. 2022, arXiv 2208.07339, section 3.2):
+     * bitsandbytes' Int8Params holds CB, the int8 weight [n_out x k_in], and
+     * SCB, one fp32 absmax per output row (bitsandbytes/autograd/
+     * _functions.py, MatMul8bitLt: state.CB, state.SCB =
+     * F.int8_vectorwise_quant(B); team code index, find_string id
+     * 8479261646) */
+    if (quant == XS_QUANT_INT8)
+        return n + 4.0 * n_out;
     return NAN;
+}
+
+int xs_quant_device_check(const xs_device *dev, const xs_scenario *s, xs_error *err)
+{
+    if (s->train.quant != XS_QUANT_INT8 || dev->peak_tflops[XS_INT8] > 0)
+        return XS_OK;
+    return xs_error_set(err, XS_EUNSUPPORTED,
+                        "scenario %s: train.quant int8 is modelled on int8 tensor cores "
+                        "(bitsandbytes' cuBLASLt int8 GEMM); device %s has no "
+                        "compute.peak_int8_tops",
+                        s->id, dev->id);
 }

@@ -11,9 +11,11 @@
 #include "backend.h"
 #include "cost.h"
 #include "energy.h"
+#include "fp8.h"
 #include "gemm.h"
 #include "power.h"
 #include "host.h"
+#include "lora.h"
 
 /* Host and device run asynchronously: the host spends the host model's
  * time for each op queueing its kernels (who issues them sets the price a
@@ -101,6 +103,11 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
                             "scenario %s: cluster.devices = %lld needs the multi-device "
                             "communication model, which does not exist yet; use 1",
                             s->id, (long long)s->devices);
+    int rc0 = xs_fp8_device_check(dev, s, err);
+    if (!rc0)
+        rc0 = xs_quant_device_check(dev, s, err);
+    if (rc0)
+        return rc0;
     const xs_backend *be = xs_backend_of(dev);
     xs_gemm_engine eng;
     be->gemm_engine(dev, &eng);

@@ -12,6 +12,7 @@
 
 #include "bounds.h"
 #include "fileio.h"
+#include "fp8.h"
 #include "lora.h"
 #include "paths.h"
 #include "suggest.h"
@@ -127,7 +128,9 @@ static const xs_field SCENARIO_FIELDS[] = {
      "nothing else)",
      NULL},
     ENUM_DEF("train.precision", XS_PRECISION_CHOICES, train.precision, "fp32",
-             "fp32, tf32 matmuls, AMP fp16/bf16 (fp32 master weights) or pure bf16 (default "
+             "fp32, tf32 matmuls, AMP fp16/bf16 (fp32 master weights), pure bf16, or fp8 "
+             "(Transformer Engine's default DelayedScaling recipe on Ada and Hopper: pure bf16 "
+             "but the layers' linears run as te.Linear, fp8 GEMMs with bf16 outputs) (default "
              "fp32: the Trainer trains in fp32 unless given --fp16 or --bf16, and PyTorch >= "
              "1.12 leaves TF32 matmuls off; AMP is one --set away and then runs as "
              "train.amp_mode autocast)"),
@@ -245,9 +248,12 @@ static const xs_field SCENARIO_FIELDS[] = {
      NULL},
     ENUM_DEF("train.quant", XS_QUANT_CHOICES, train.quant, "none",
              "storage of the frozen base weights of the layers under LoRA: none (the model's "
-             "format) or nf4 (QLoRA, bitsandbytes Linear4bit: 4-bit NormalFloat, blockwise "
+             "format), nf4 (QLoRA, bitsandbytes Linear4bit: 4-bit NormalFloat, blockwise "
              "absmax with double quantization, dequantized to the matmul format for every "
-             "forward and every input-gradient matmul)"),
+             "forward and every input-gradient matmul) or int8 (load_in_8bit, bitsandbytes "
+             "Linear8bitLt, threshold 6: int8 rows with one fp32 absmax each; each forward "
+             "quantizes its input row-wise and runs an int8 GEMM plus a 16-bit one over the "
+             "outlier columns; the input gradient dequantizes the weight to 16 bits)"),
     ENUM_DEF("train.checkpointing", XS_CKPT_CHOICES, train.checkpointing, "none",
              "activation checkpointing: none (the default: the Trainer's gradient_checkpointing "
              "false) or layer (gradient_checkpointing_enable: each Transformer layer runs its "
@@ -336,8 +342,8 @@ int64_t xs_model_kv_heads(const xs_model *m)
 
 const char *xs_precision_name(int p)
 {
-    static const char *names[] = {"fp32", "tf32", "amp_fp16", "amp_bf16", "bf16"};
-    return p >= 0 && p < 5 ? names[p] : "?";
+    static const char *names[] = {"fp32", "tf32", "amp_fp16", "amp_bf16", "bf16", "fp8"};
+    return p >= 0 && p < 6 ? names[p] : "?";
 }
 
 int xs_train_optimizer(const xs_train *t, int *fused)
@@ -1244,6 +1250,8 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
                             "tensor ops (for_loop or auto), it has no fused or foreach form",
                             path, word);
     rc = xs_lora_check(s, path, err);
+    if (!rc)
+        rc = xs_fp8_check(s, path, err);
     return rc ? rc : xs_scn_bounds_check(s, path, err);
 }
 

@@ -34,8 +34,18 @@ typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA, XS_FAMILY_DISTILBERT, XS_FAMI
  * attention_bias true) */
 #define XS_ATTN_BIAS_CHOICES "none|qkv|all"
 typedef enum { XS_ATTN_BIAS_NONE, XS_ATTN_BIAS_QKV, XS_ATTN_BIAS_ALL } xs_attn_bias;
-#define XS_PRECISION_CHOICES "fp32|tf32|amp_fp16|amp_bf16|bf16"
-typedef enum { XS_P_FP32, XS_P_TF32, XS_P_AMP_FP16, XS_P_AMP_BF16, XS_P_BF16 } xs_precision;
+/* fp8: Transformer Engine's recipe (fp8.h): the model, its gradients and the
+ * optimizer state in bf16 as in pure bf16, the layers' linears as te.Linear
+ * running fp8 GEMMs */
+#define XS_PRECISION_CHOICES "fp32|tf32|amp_fp16|amp_bf16|bf16|fp8"
+typedef enum {
+    XS_P_FP32,
+    XS_P_TF32,
+    XS_P_AMP_FP16,
+    XS_P_AMP_BF16,
+    XS_P_BF16,
+    XS_P_FP8
+} xs_precision;
 #define XS_OPTIMIZER_CHOICES "sgd|adam|adamw|adan|bertadam"
 /* bertadam: NVIDIA's BERT recipes' Python Adam (DeepLearningExamples
  * optimization.py): a global gradient norm read back to the host, then a
@@ -79,10 +89,12 @@ typedef enum {
     XS_OPT_IMPL_FOREACH,
     XS_OPT_IMPL_FOR_LOOP
 } xs_opt_impl;
-/* bitsandbytes storage of the frozen base weights under LoRA (QLoRA): none,
- * or 4-bit NormalFloat with double-quantized blockwise constants */
-#define XS_QUANT_CHOICES "none|nf4"
-typedef enum { XS_QUANT_NONE, XS_QUANT_NF4 } xs_quant;
+/* bitsandbytes storage of the frozen base weights under LoRA: none, 4-bit
+ * NormalFloat with double-quantized blockwise constants (QLoRA), or
+ * LLM.int8 (Linear8bitLt: int8 rows, one fp32 absmax a row, outlier
+ * columns of the input in 16 bits) */
+#define XS_QUANT_CHOICES "none|nf4|int8"
+typedef enum { XS_QUANT_NONE, XS_QUANT_NF4, XS_QUANT_INT8 } xs_quant;
 /* activation checkpointing: none, or torch.utils.checkpoint around each
  * Transformer layer (transformers' gradient_checkpointing_enable) */
 #define XS_CKPT_CHOICES "none|layer"

@@ -143,6 +143,19 @@ void xs_wb_cls_head(xs_wb *c, int decoder);
 /* wl_llama.c */
 void xs_wb_rmsnorm(xs_wb *c, const char *name, double rows);
 
+/* wl_fp8.c: te.Linear under train.precision fp8, the recipe's amax and
+ * scale updates (once a forward, once a backward) */
+int xs_wb_fp8_linear_here(const xs_wb *c);
+void xs_wb_fp8_linear(xs_wb *c, const char *name, double rows, double K, double N, int bias);
+void xs_wb_fp8_amax_update(xs_wb *c, int phase);
+
+/* wl_int8.c: bitsandbytes' Linear8bitLt (train.quant int8): the forward
+ * from the input to the output, and the input gradient's dequantized
+ * weight */
+void xs_wb_int8_forward(xs_wb *c, const char *name, double rows, double K, double N, int bias,
+                        int dx);
+void xs_wb_int8_backward(xs_wb *c, const char *name, double K, double N);
+
 /* wl_optimizer.c */
 void xs_wb_grad_norm(xs_wb *c, const char *name, int64_t count);
 void xs_wb_scale_loss(xs_wb *c);
