@@ -252,10 +252,30 @@ const char *xs_sweep_value(const xs_sweep_grid *g, size_t p, size_t a, char *buf
     return buf;
 }
 
-/* A row's reason, owned; NULL when out of memory (the caller reports). */
-static char *reason_dup(const char *msg)
+/* A row's reason, owned; NULL when out of memory (the caller reports).
+ * The scenario loader names the overrides an error is about ("--set
+ * train.seq=1024: ..."); those the grid set are said as the user gave them. */
+static char *reason_dup(const char *msg, const char *const *varied, size_t n)
 {
-    return strdup(msg);
+    char out[1200];
+    size_t used = 0;
+    for (const char *p = msg; *p && used + 1 < sizeof out;) {
+        size_t skip = 0;
+        for (size_t a = 0; a < n && !skip; a++) {
+            size_t len = strlen(varied[a]);
+            if (strncmp(p, "--set ", 6) == 0 && strncmp(p + 6, varied[a], len) == 0 &&
+                p[6 + len] == ':')
+                skip = 6;
+        }
+        if (skip) {
+            used += (size_t)snprintf(out + used, sizeof out - used, "--vary ");
+            p += skip;
+        } else {
+            out[used++] = *p++;
+        }
+    }
+    out[used < sizeof out ? used : sizeof out - 1] = '\0';
+    return strdup(out);
 }
 
 static int fill_row(const xs_sweep_spec *sp, const xs_job *j, size_t d, xs_sweep_row *r)
@@ -269,7 +289,7 @@ static int fill_row(const xs_sweep_spec *sp, const xs_job *j, size_t d, xs_sweep
     if (xs_predict(dev, &j->s, &j->wl, &p, &err) ||
         (sp->band && xs_predict_band(dev, &j->s, &j->wl, &p, &err))) {
         xs_prediction_free(&p);
-        return (r->reason = reason_dup(err.msg)) ? 0 : -1;
+        return (r->reason = strdup(err.msg)) ? 0 : -1;
     }
     xs_prediction_free(&p); /* the totals are all a row needs */
     r->predicted = 1;
@@ -289,7 +309,7 @@ static int fill_row(const xs_sweep_spec *sp, const xs_job *j, size_t d, xs_sweep
         snprintf(msg, sizeof msg,
                  "does not fit: the step needs %.2f GB, the device has %.2f GB", r->memory_gb,
                  r->capacity_gb);
-        return (r->reason = reason_dup(msg)) ? 0 : -1;
+        return (r->reason = strdup(msg)) ? 0 : -1;
     }
     /* a run that cannot start has no run to price (as compare has it) */
     r->run_time_s = p.run_time_s;
@@ -306,7 +326,7 @@ static int eval_point(const xs_sweep_spec *sp, size_t point, xs_sweep_row *rows)
 {
     const xs_sweep_grid *g = sp->grid;
     char kv[XS_SWEEP_MAX_AXES][sizeof g->axes[0].key + XS_SWEEP_VALUE_MAX + 2];
-    const char *sets[64 + XS_SWEEP_MAX_AXES];
+    const char *sets[64 + XS_SWEEP_MAX_AXES], *varied[XS_SWEEP_MAX_AXES];
     int n = 0;
     for (int i = 0; i < sp->nsets && n < 64; i++)
         sets[n++] = sp->sets[i];
@@ -314,7 +334,7 @@ static int eval_point(const xs_sweep_spec *sp, size_t point, xs_sweep_row *rows)
         char v[XS_SWEEP_VALUE_MAX + 1];
         snprintf(kv[a], sizeof kv[a], "%s=%s", g->axes[a].key,
                  xs_sweep_value(g, point, a, v, sizeof v));
-        sets[n++] = kv[a];
+        sets[n++] = varied[a] = kv[a];
     }
     xs_job j;
     xs_error err;
@@ -327,7 +347,7 @@ static int eval_point(const xs_sweep_spec *sp, size_t point, xs_sweep_row *rows)
         r->point = point;
         r->dev = d;
         if (!built)
-            rc |= (r->reason = reason_dup(err.msg)) ? 0 : -1;
+            rc |= (r->reason = reason_dup(err.msg, varied, g->naxes)) ? 0 : -1;
         else
             rc |= fill_row(sp, &j, d, r);
     }
