@@ -175,14 +175,15 @@ static int parse_axis(const xs_sweep_grid *g, const char *spec, xs_sweep_axis *a
         if (range) {
             if (parse_range(a, p, len, it, err))
                 return err->code;
+            a->nitems++;
         } else {
             if (!(it->text = strndup(p, len)))
                 return xs_error_set(err, XS_ENOMEM, "out of memory");
+            a->nitems++; /* owned by the axis from here, freed with it */
             it->count = 1;
             if (check_value(a, it->text, err))
                 return err->code;
         }
-        a->nitems++;
         a->n += it->count;
         if (a->n > XS_SWEEP_MAX_ROWS || g->points * a->n > XS_SWEEP_MAX_ROWS)
             return too_many(spec, err);
