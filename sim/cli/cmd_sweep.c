@@ -119,7 +119,8 @@ static int sweep_run(const cli_options *o, const xs_sweep_grid *g, const xs_devi
     xs_report_grid_tail(sb, fmt);
     free(rows);
     if (pg.last >= 0)
-        fprintf(stderr, "%ssweep: %zu points x %zu devices in %.1f s\n", pg.tty ? "\r" : "",
+        fprintf(stderr, "%ssweep: %zu points x %zu devices in %.1f s\n",
+                pg.tty ? "\r\033[K" : "", /* the counter's line, cleared */
                 g->points, ndev, since(&pg.start));
     return rc;
 }
