@@ -93,43 +93,46 @@ static int by_cost(const void *a, const void *b)
 }
 
 /* Ranked first by score (ties: cheaper, then faster, then grid order), then
- * the runs that do not fit, then those that cannot run, in grid order. */
+ * the runs that do not fit, then those that cannot run, in grid order. The
+ * keys are copied beside the index: qsort has no context argument, and the
+ * index last makes the order total, so the same whatever qsort does. */
 typedef struct {
-    const xs_sweep_row *rows;
-    const xs_rank_item *ranks;
-} order_ctx;
+    int group;
+    double score, cost, time;
+    size_t i;
+} sort_key;
 
-static int group(const xs_sweep_row *r, const xs_rank_item *k)
+static int by_rank(const void *a, const void *b)
 {
-    return k->candidate ? 0 : r->predicted ? 1 : 2;
-}
-
-static int by_score(const xs_rank_item *x, const xs_rank_item *y)
-{
-    if (x->score != y->score)
-        return x->score > y->score ? -1 : 1;
-    if (x->cost_usd != y->cost_usd)
-        return x->cost_usd < y->cost_usd ? -1 : 1;
-    return (x->run_time_s > y->run_time_s) - (x->run_time_s < y->run_time_s);
-}
-
-/* insertion into order: at most COMPARE_MAX_ROWS rows, and qsort has no
- * context argument (merge sort would be the next step if it mattered) */
-static void sort_rows(size_t *order, size_t n, const order_ctx *c)
-{
-    for (size_t i = 1; i < n; i++) {
-        size_t v = order[i], j = i;
-        while (j > 0) {
-            size_t u = order[j - 1];
-            int gu = group(&c->rows[u], &c->ranks[u]), gv = group(&c->rows[v], &c->ranks[v]);
-            int cmp = gu != gv ? gu - gv : gu == 0 ? by_score(&c->ranks[u], &c->ranks[v]) : 0;
-            if (cmp < 0 || (cmp == 0 && u < v))
-                break;
-            order[j] = u;
-            j--;
-        }
-        order[j] = v;
+    const sort_key *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group - y->group;
+    if (x->group == 0) {
+        if (x->score != y->score)
+            return x->score > y->score ? -1 : 1;
+        if (x->cost != y->cost)
+            return x->cost < y->cost ? -1 : 1;
+        if (x->time != y->time)
+            return x->time < y->time ? -1 : 1;
     }
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static int sort_rows(size_t *order, size_t n, const xs_sweep_row *rows, const xs_rank_item *k)
+{
+    sort_key *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = order[j];
+        v[j] = (sort_key){k[i].candidate ? 0 : rows[i].predicted ? 1 : 2, k[i].score,
+                          k[i].cost_usd, k[i].run_time_s, i};
+    }
+    qsort(v, n, sizeof *v, by_rank);
+    for (size_t j = 0; j < n; j++)
+        order[j] = v[j].i;
+    free(v);
+    return 0;
 }
 
 /* The one line when the filters leave nothing: what the nearest runs take. */
@@ -217,9 +220,9 @@ static int decide(const cli_options *o, const xs_job *j, const xs_device *devs, 
         if (xs_rank_pareto(ranks, nrows, &err))
             rc = cli_fail_err(&err);
     }
+    if (rc == 0 && sort_rows(order, shown, rows, ranks))
+        rc = cli_fail(EXIT_DATA, "out of memory");
     if (rc == 0) {
-        order_ctx c = {rows, ranks};
-        sort_rows(order, shown, &c);
         xs_decision d = {&j->s, &j->wl, {&g, devs, 1, 1}, rows, ranks, order, shown, w,
                          o->budget_usd, o->deadline_h, dropped};
         xs_strbuf sb = {0};
