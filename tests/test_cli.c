@@ -613,6 +613,18 @@ static void sweep_csv_should_have_a_row_per_point_and_device(void)
     tu_run_free(&r);
 }
 
+static void sweep_with_no_row_predicted_should_write_the_reasons_and_exit_1(void)
+{
+    /* BERT has 512 positions: no device can run 1024 tokens */
+    tu_result r = tu_run("sweep -s bert-base-squad -d t4,l4 --vary train.seq=1024,2048");
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 2 * 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\n2048,l4,,,,,,,,,,,,0,--vary train.seq=2048: "));
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no point of the grid could be predicted"));
+    tu_run_free(&r);
+}
+
 static void sweep_should_not_depend_on_the_thread_count(void)
 {
     const char *cmd = "sweep -s bert-base-squad -d t4,l4,xeon-amx-2c --vary train.batch=1:24 "
@@ -824,6 +836,8 @@ int tu_add_cli_suite(void)
                         scenario_problems_should_all_be_reported) ||
            !CU_add_test(s, "sweep_csv_should_have_a_row_per_point_and_device",
                         sweep_csv_should_have_a_row_per_point_and_device) ||
+           !CU_add_test(s, "sweep_with_no_row_predicted_should_write_the_reasons_and_exit_1",
+                        sweep_with_no_row_predicted_should_write_the_reasons_and_exit_1) ||
            !CU_add_test(s, "sweep_should_not_depend_on_the_thread_count",
                         sweep_should_not_depend_on_the_thread_count) ||
            !CU_add_test(s, "sweep_bad_grids_should_give_one_line_and_write_nothing",
