@@ -658,3 +658,141 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
         if (!rows[i].p)
             xs_sb_printf(sb, "  %-16s %s\n", rows[i].dev->id, rows[i].unavailable);
 }
+
+/* "train.batch=32 " for the rows of a grid; "" without one. */
+static void point_text(const xs_decision *d, size_t point, char *dst, size_t size)
+{
+    size_t used = 0;
+    dst[0] = '\0';
+    for (size_t a = 0; a < d->view.grid->naxes && used < size; a++) {
+        char buf[XS_SWEEP_VALUE_MAX + 1];
+        used += (size_t)snprintf(dst + used, size - used, "%s=%s ", d->view.grid->axes[a].key,
+                                 xs_sweep_value(d->view.grid, point, a, buf, sizeof buf));
+    }
+}
+
+static void decision_json(xs_strbuf *sb, const xs_decision *d)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddItemToObject(root, "scenario", scenario_json(d->s, d->wl));
+    cJSON *varied = cJSON_AddArrayToObject(root, "varied");
+    for (size_t a = 0; a < d->view.grid->naxes; a++)
+        cJSON_AddItemToArray(varied, cJSON_CreateString(d->view.grid->axes[a].key));
+    cJSON *w = cJSON_AddObjectToObject(root, "weights");
+    cJSON_AddNumberToObject(w, "time", d->w.time);
+    cJSON_AddNumberToObject(w, "energy", d->w.energy);
+    cJSON_AddNumberToObject(w, "cost", d->w.cost);
+    cJSON_AddNumberToObject(w, "util", d->w.util);
+    cJSON *f = cJSON_AddObjectToObject(root, "filters");
+    if (d->budget_usd > 0)
+        cJSON_AddNumberToObject(f, "budget_usd", d->budget_usd);
+    if (d->deadline_h > 0)
+        cJSON_AddNumberToObject(f, "deadline_h", d->deadline_h);
+    cJSON_AddNumberToObject(f, "dropped", (double)d->dropped);
+    cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+    for (size_t i = 0; i < d->n; i++) {
+        size_t k = d->order[i];
+        cJSON_AddItemToArray(rows, xs_grid_row_json(&d->view, &d->rows[k], &d->ranks[k]));
+    }
+    xs_report_json(sb, root);
+}
+
+void xs_report_decision(xs_strbuf *sb, xs_format fmt, const xs_decision *d)
+{
+    if (fmt == XS_FMT_JSON) {
+        decision_json(sb, d);
+        return;
+    }
+    if (fmt == XS_FMT_CSV) {
+        xs_report_grid_head(sb, fmt, &d->view, d->s->id);
+        xs_report_grid_rows(sb, fmt, &d->view, d->rows, d->ranks, d->order, d->n, 0);
+        return;
+    }
+    const xs_sweep_grid *g = d->view.grid;
+    xs_sb_printf(sb, "xpusim compare: %s, %lld steps of %lld samples\n", d->s->id,
+                 (long long)d->wl->steps, (long long)d->wl->samples_per_step);
+    scenario_lines(sb, d->s, d->wl);
+    if (g->naxes) {
+        xs_sb_printf(sb, "varied    ");
+        for (size_t a = 0; a < g->naxes; a++)
+            xs_sb_printf(sb, "%s%s (%zu values)", a ? ", " : "", g->axes[a].key, g->axes[a].n);
+        xs_sb_printf(sb, ": %zu points; the lines above are the scenario as given\n", g->points);
+    }
+    int width[XS_SWEEP_MAX_AXES];
+    for (size_t a = 0; a < g->naxes; a++) {
+        width[a] = (int)strlen(g->axes[a].key);
+        for (size_t i = 0; i < d->n; i++) {
+            char buf[XS_SWEEP_VALUE_MAX + 1];
+            int len = (int)strlen(xs_sweep_value(g, d->rows[d->order[i]].point, a, buf,
+                                                 sizeof buf));
+            width[a] = len > width[a] ? len : width[a];
+        }
+        width[a] = width[a] > 40 ? 40 : width[a];
+    }
+    xs_sb_printf(sb, "\n");
+    for (size_t a = 0; a < g->naxes; a++)
+        xs_sb_printf(sb, "%-*s ", width[a], g->axes[a].key);
+    xs_sb_printf(sb, "%-16s %-6s %10s %11s %6s %6s %12s %8s %9s %9s %11s %6s %1s %8s  %s\n",
+                 "device", "matmul", "step s", "samples/s", "MFU", "W", "memory GB", "run h",
+                 "run kWh", "run $", "$ band", "score", "P", "$/h", "price from");
+    size_t unavailable = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        const xs_sweep_row *r = &d->rows[d->order[i]];
+        const xs_rank_item *rk = &d->ranks[d->order[i]];
+        const xs_device *dev = &d->view.devs[r->dev];
+        if (!r->predicted) {
+            unavailable++;
+            continue;
+        }
+        for (size_t a = 0; a < g->naxes; a++) {
+            char buf[XS_SWEEP_VALUE_MAX + 1];
+            xs_sb_printf(sb, "%-*.*s ", width[a], width[a],
+                         xs_sweep_value(g, r->point, a, buf, sizeof buf));
+        }
+        char mem[32];
+        snprintf(mem, sizeof mem, "%.1f/%.1f%s", r->memory_gb, r->capacity_gb,
+                 r->fits ? "" : "!");
+        xs_sb_printf(sb, "%-16s %-6s %10.4f %11.1f %5.1f%% %6.0f %12s ", dev->id,
+                     xs_dtype_name(r->matmul_engine), r->step_time_s, r->samples_per_s,
+                     100 * r->mfu, r->avg_power_w, mem);
+        if (!r->fits) {
+            xs_sb_printf(sb, "does NOT fit: needs %.1f GB more\n", r->memory_gb - r->capacity_gb);
+            continue;
+        }
+        char band[48] = "-";
+        if (d->view.band)
+            snprintf(band, sizeof band, "%.2f-%.2f", r->run_cost_low_usd, r->run_cost_high_usd);
+        xs_sb_printf(sb, "%8.2f %9.3f %9.2f %11s %6.3f %1s %8.3f  %s, %s\n", r->run_time_s / 3600,
+                     r->run_energy_kwh, r->run_cost_usd, band, rk->score, rk->pareto ? "*" : "",
+                     dev->price_usd_per_hour, dev->price_provider, dev->price_as_of);
+    }
+    xs_sb_printf(sb, "\nranked by score: the weighted mean (weights time %g, energy %g, cost %g, "
+                     "util %g) of each metric against the best row shown: best/value for run "
+                     "time, kWh and $, value/best for MFU, so 1 is the best on every weighted "
+                     "metric; '*' in P: Pareto-optimal on (run time, run $), no other row is as "
+                     "fast and as cheap and better on one; '$ band' is the run's cost on the "
+                     "device's slow and fast corners; 'memory GB' is the step's peak / the "
+                     "memory the device offers, '!' where it does not fit (those rows last, not "
+                     "ranked)\n",
+                 d->w.time, d->w.energy, d->w.cost, d->w.util);
+    if (d->dropped) {
+        char limits[96] = "";
+        if (d->budget_usd > 0)
+            snprintf(limits, sizeof limits, "$%g", d->budget_usd);
+        if (d->deadline_h > 0)
+            snprintf(limits + strlen(limits), sizeof limits - strlen(limits), "%s%g h",
+                     limits[0] ? " or " : "", d->deadline_h);
+        xs_sb_printf(sb, "%zu run%s over %s left out (--budget-usd, --deadline-h)\n", d->dropped,
+                     d->dropped == 1 ? "" : "s", limits);
+    }
+    if (unavailable)
+        xs_sb_printf(sb, "\ncannot run this scenario:\n");
+    for (size_t i = 0; i < d->n; i++) {
+        const xs_sweep_row *r = &d->rows[d->order[i]];
+        if (r->predicted)
+            continue;
+        char pt[512];
+        point_text(d, r->point, pt, sizeof pt);
+        xs_sb_printf(sb, "  %s%-16s %s\n", pt, d->view.devs[r->dev].id, r->reason);
+    }
+}

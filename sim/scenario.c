@@ -1344,3 +1344,13 @@ int xs_scn_open(const char *id_or_path, const char *const *overrides, int n, xs_
     int rc = xs_resolve("scenarios", id_or_path, path, sizeof path, err);
     return rc ? rc : xs_scn_load(path, overrides, n, scn, err);
 }
+
+int xs_scn_check_set(const char *kv, xs_error *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    int rc = apply_override(root, kv, err);
+    cJSON_Delete(root);
+    return rc;
+}

@@ -175,6 +175,11 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
 int xs_scn_open(const char *id_or_path, const char *const *overrides, int n, xs_scenario *scn,
                 xs_error *err);
 
+/* Check one override "key=value" on its own, as xs_scn_load would (a known
+ * key, a value its field accepts), with the same error; relations between
+ * fields are checked only when a whole scenario loads. */
+int xs_scn_check_set(const char *kv, xs_error *err);
+
 /* Put into root (a scenario document, --set overrides and hf_config
  * applied) the defaults that depend on other keys: train.seq by
  * model.head, train.optimizer_impl foreach for a default AdamW. A key
