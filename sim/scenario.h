@@ -11,8 +11,9 @@
 #include "host.h"
 #include "schema.h"
 
-#define XS_MODEL_ARCH_CHOICES "encoder|decoder"
-typedef enum { XS_ENCODER, XS_DECODER } xs_model_arch;
+/* encoder_decoder: T5's two stacks (model.family t5) */
+#define XS_MODEL_ARCH_CHOICES "encoder|decoder|encoder_decoder"
+typedef enum { XS_ENCODER, XS_DECODER, XS_ENCODER_DECODER } xs_model_arch;
 #define XS_HEAD_CHOICES "span|lm|cls"
 typedef enum { XS_HEAD_SPAN, XS_HEAD_LM, XS_HEAD_CLS } xs_head;
 #define XS_ACT_CHOICES "gelu|gelu_new|relu|silu"
@@ -21,9 +22,12 @@ typedef enum { XS_ACT_GELU, XS_ACT_GELU_NEW, XS_ACT_RELU, XS_ACT_SILU } xs_act;
  * GPT-2's pre-LN block, as model.arch says: LayerNorm, learned positions,
  * one FFN activation) or llama (transformers' LlamaDecoderLayer, which
  * Mistral and Qwen2 share: RMSNorm, rotary positions, grouped-query
- * attention, a gated SiLU MLP, no dropout but the attention's) */
-#define XS_FAMILY_CHOICES "classic|llama"
-typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA } xs_family;
+ * attention, a gated SiLU MLP, no dropout but the attention's) or t5
+ * (transformers' T5ForConditionalGeneration: an encoder stack and a decoder
+ * stack with cross-attention, T5LayerNorm, relative position bias, an FFN
+ * with ReLU or gated GELU) */
+#define XS_FAMILY_CHOICES "classic|llama|t5"
+typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA, XS_FAMILY_T5 } xs_family;
 /* which attention projections carry a bias in the llama family: none
  * (Llama, Mistral), qkv (Qwen2: q, k and v but not o) or all (Llama's
  * attention_bias true) */
@@ -96,10 +100,15 @@ typedef struct {
     int attention_bias;     /* xs_attn_bias (llama family) */
     int mlp_bias;           /* the gated MLP's projections carry biases */
     int64_t sliding_window; /* tokens a query attends to at most; 0: all */
+    /* t5 family: decoder layers (0: model.layers), relative position
+     * buckets, and whether the FFN is gated (wi_0, wi_1, wo) */
+    int64_t decoder_layers, relative_buckets;
+    int gated_ffn;
 } xs_model;
 
 typedef struct {
     int64_t batch, seq, grad_accum;
+    int64_t target_seq; /* t5 family: decoder (target) tokens a sample; 0 otherwise */
     int precision, optimizer, fused_optimizer, kernels, attention;
     int amp_mode;  /* xs_amp_mode: how amp_fp16/amp_bf16 is implemented */
     int grad_clip; /* clip the global gradient norm every step */
@@ -172,6 +181,9 @@ const xs_field *xs_scn_fields(size_t *n);
 
 /* Key/value heads of m: model.kv_heads, or model.heads when 0. */
 int64_t xs_model_kv_heads(const xs_model *m);
+
+/* Decoder layers of a t5 model: model.decoder_layers, or model.layers when 0. */
+int64_t xs_model_decoder_layers(const xs_model *m);
 
 /* Names for reports. */
 const char *xs_precision_name(int p);
