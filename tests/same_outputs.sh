@@ -27,7 +27,9 @@ run_set() {
         shift
         n=$((n + 1))
         local rc=0
-        XPUSIM_DATA=$root "$bin" "$@" >"$out/$name.out" 2>"$out/$name.err" || rc=$?
+        # one CUDA library for both: BASE's worktree builds only the binary
+        XPUSIM_DATA=$root XS_CUDA_LIB=$root/build/cuda/libxscuda.so \
+            "$bin" "$@" >"$out/$name.out" 2>"$out/$name.err" || rc=$?
         echo "$rc" >"$out/$name.rc"
     }
     local scns="bert-base-squad bert-large-squad gpt2-medium-finetune"

@@ -1,0 +1,189 @@
+/* wl_classic.c — the classic family: BERT's post-LN encoder and GPT-2's
+ * pre-LN decoder, their embeddings and the tied LM head. */
+#include "wl_build.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bounds.h"
+#include "checked.h"
+#include "grow.h"
+#include "cpu.h"
+#include "kernel_op.h"
+#include "lora.h"
+
+/* dropout(y) + residual, then LayerNorm (post-LN, BERT); fused: one kernel. */
+static void post_ln_block(xs_wb *c, const char *prefix, double p)
+{
+    double e = c->T * c->h;
+    char nm[48];
+    if (c->fused) {
+        xs_wb_add_param(c, c->h, 0, 0);
+        xs_wb_add_param(c, c->h, 0, 0);
+        snprintf(nm, sizeof nm, "%s.bias_dropout_residual_ln", prefix);
+        xs_wb_enter_modules(c, 1);
+        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_NORM, e, 4.0 * c->H + 1, 12, 1, "%s", nm);
+        xs_wb_keep(c, e);          /* the dropout mask */
+        xs_wb_keep(c, e * c->H);   /* the LayerNorm's input */
+        xs_wb_keep(c, c->T * 8.0); /* its mean and rstd */
+        xs_wb_bwd_group(c);
+        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_NORM, e, 6.0 * c->H + 1, 16, 2, "%s.bwd", nm);
+        return;
+    }
+    snprintf(nm, sizeof nm, "%s.dropout", prefix);
+    xs_wb_dropout(c, nm, e, c->H, p);
+    snprintf(nm, sizeof nm, "%s.residual", prefix);
+    xs_wb_residual_add(c, nm, e, c->H, c->I, c->I);
+    snprintf(nm, sizeof nm, "%s.ln", prefix);
+    xs_wb_layernorm(c, nm, c->T, c->I, c->I);
+}
+
+/* BertLayer, BertAttention, BertSelfAttention, BertSelfOutput,
+ * BertIntermediate, BertOutput: the containers of one layer in Hugging
+ * Face's modeling_bert.py and in NVIDIA's BERT modeling.py, its fork. */
+#define BERT_LAYER_CONTAINERS 6
+
+/* GPT2Block, GPT2Attention, GPT2MLP (transformers' modeling_gpt2.py). */
+#define GPT2_BLOCK_CONTAINERS 3
+
+static void encoder_layer(xs_wb *c)
+{
+    double T = c->T, h = c->h, p = c->s->model.dropout;
+    xs_wb_enter_modules(c, BERT_LAYER_CONTAINERS);
+    /* The layer input feeds q, k, v (or one qkv) and the residual. */
+    xs_wb_grad_fanout(c, "attn.x", T * h, c->I, c->fused ? 1 : 4);
+    if (c->fused) {
+        xs_wb_linear(c, "attn.qkv", T, h, 3 * h, 1, 1);
+    } else {
+        xs_wb_linear(c, "attn.q", T, h, h, 1, 1);
+        c->x_kept = !c->amp; /* autocast casts x for each; else one tensor */
+        xs_wb_linear(c, "attn.k", T, h, h, 1, 1);
+        xs_wb_linear(c, "attn.v", T, h, h, 1, 1);
+        c->x_kept = 0;
+    }
+    xs_wb_attention(c, 0);
+    c->x_kept = c->flash; /* the flash output, kept by the attention */
+    xs_wb_linear(c, "attn.out", T, h, h, 1, 0);
+    c->x_kept = 0;
+    post_ln_block(c, "attn", p);
+    xs_wb_grad_fanout(c, "ffn.x", T * h, c->I, c->fused ? 1 : 2);
+    xs_wb_linear(c, "ffn.up", T, h, c->f, 1, 1);
+    int island = xs_wb_activation(c, T * c->f);
+    xs_wb_linear(c, "ffn.down", T, c->f, h, 1, island);
+    post_ln_block(c, "ffn", p);
+}
+
+static void decoder_layer(xs_wb *c)
+{
+    double T = c->T, h = c->h, e = T * h, p = c->s->model.dropout;
+    xs_wb_enter_modules(c, GPT2_BLOCK_CONTAINERS);
+    xs_wb_grad_fanout(c, "attn.residual", e, c->I, 2);
+    xs_wb_layernorm(c, "ln1", T, c->I, c->I);
+    xs_wb_linear(c, "attn.qkv", T, h, 3 * h, 1, 1);
+    xs_wb_attention(c, 1);
+    c->x_kept = c->flash; /* the flash output, kept by the attention */
+    xs_wb_linear(c, "attn.out", T, h, h, 1, 0);
+    c->x_kept = 0;
+    xs_wb_dropout(c, "attn.dropout_out", e, c->H, p);
+    xs_wb_residual_add(c, "attn.residual", e, c->H, c->I, c->I);
+    xs_wb_grad_fanout(c, "ffn.residual", e, c->I, 2);
+    xs_wb_layernorm(c, "ln2", T, c->I, c->I);
+    xs_wb_linear(c, "ffn.up", T, h, c->f, 1, 1);
+    int island = xs_wb_activation(c, T * c->f);
+    xs_wb_linear(c, "ffn.down", T, c->f, h, 1, island);
+    xs_wb_dropout(c, "ffn.dropout", e, c->H, p);
+    xs_wb_residual_add(c, "ffn.residual", e, c->H, c->I, c->I);
+}
+
+static void encoder_embeddings(xs_wb *c)
+{
+    const xs_model *m = &c->s->model;
+    double e = c->T * c->h;
+    int tables = m->type_vocab > 0 ? 3 : 2;
+    c->layer = -1;
+    /* the task model (BertForQuestionAnswering, ...), BertModel,
+     * BertEmbeddings, and BertEncoder, entered before the first layer */
+    xs_wb_enter_modules(c, 4);
+    xs_wb_embedding(c, "embed.word", (double)m->vocab, c->T);
+    xs_wb_embedding(c, "embed.position", (double)m->max_positions, c->T);
+    if (tables == 3)
+        xs_wb_embedding(c, "embed.token_type", (double)m->type_vocab, c->T);
+    if (c->fused) { /* one kernel sums the gathers (the sum's gradient is free) */
+        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, (tables + 1.0) * c->Wm, tables, 1, "embed.sum");
+    } else {
+        for (int i = 1; i < tables; i++)
+            xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 3.0 * c->Wm, 1, 1, "embed.add%d", i);
+    }
+    xs_wb_layernorm(c, "embed.ln", c->T, c->Wm, c->I);
+    xs_wb_dropout(c, "embed.dropout", e, c->I, m->dropout);
+}
+
+static void decoder_embeddings(xs_wb *c)
+{
+    const xs_model *m = &c->s->model;
+    double e = c->T * c->h;
+    c->layer = -1;
+    xs_wb_enter_modules(c, 2); /* GPT2LMHeadModel (or the task model), GPT2Model */
+    xs_wb_embedding(c, "embed.token", (double)m->vocab, c->T);
+    xs_wb_embedding(c, "embed.position", (double)m->max_positions, c->T);
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 3.0 * c->Wm, 1, 1, "embed.add");
+    xs_wb_dropout(c, "embed.dropout", e, c->I, m->dropout);
+}
+
+/* Logits over the vocabulary and the cross-entropy loss; the LM weight is
+ * the token embedding (tied), so its two gradients are summed. */
+static void lm_head(xs_wb *c, int causal)
+{
+    double T = c->T, h = c->h, V = (double)c->s->model.vocab;
+    double rows = causal ? c->b * (c->sq - 1) : T;
+    int H = c->H, ls = c->amp ? 4 : H;
+    if (!causal) { /* BERT MLM transform: dense + gelu + LayerNorm */
+        xs_wb_linear(c, "head.transform", T, h, h, 1, 1);
+        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, T * h, 2.0 * H, 8, 1, "head.gelu");
+        xs_wb_keep(c, T * h * H);
+        xs_wb_bwd_group(c);
+        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, T * h, 3.0 * H, 12, 1, "head.gelu.bwd");
+        xs_wb_layernorm(c, "head.ln", T, H, c->I);
+    }
+    /* tied: the weight is the token embedding, so no new weight parameters */
+    param_mark before = xs_wb_mark_params(c);
+    xs_wb_linear(c, "head.lm", T, h, V, !causal, 1);
+    xs_wb_tie_to_embedding(c, &before, V);
+    if (!causal)
+        xs_wb_add_param(c, V, 0, 0);
+    if (causal) { /* logits[..., :-1, :].contiguous() */
+        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_COPY, rows * V, 2.0 * H, 0, 1, "head.shift");
+        xs_wb_transient(c, rows * V * H);
+        xs_wb_bwd_group(c);
+        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_COPY, 1, T * V * H + rows * V * 2.0 * H, 0, 2,
+               "head.shift.bwd");
+        xs_wb_transient(c, T * V * H); /* the zero-filled gradient of all the logits */
+    }
+    if (c->amp) {
+        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, rows * V, H + 4, 0, 1, "head.loss.cast");
+        xs_wb_issued(c, XS_ISSUE_AUTOCAST);
+        xs_wb_bwd_group(c);
+        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, rows * V, 4 + H, 0, 1, "head.loss.cast.bwd");
+    }
+    xs_wb_cross_entropy(c, rows, V, ls);
+}
+
+/* BERT's encoder (model.arch encoder) or GPT-2's decoder, with the head
+ * model.head names. */
+void xs_wb_forward_classic(xs_wb *c)
+{
+    const xs_model *m = &c->s->model;
+    int decoder = m->arch == XS_DECODER;
+    xs_wb_embeddings(c, decoder ? decoder_embeddings : encoder_embeddings);
+    xs_wb_layers(c, m->layers, decoder ? decoder_layer : encoder_layer);
+    if (decoder)
+        xs_wb_layernorm(c, "ln_f", c->T, c->I, c->I);
+    if (m->head == XS_HEAD_LM)
+        lm_head(c, decoder);
+    else if (m->head == XS_HEAD_SPAN)
+        xs_wb_span_head(c);
+    else
+        xs_wb_cls_head(c, decoder);
+}
