@@ -983,6 +983,8 @@ static int check_t5(const xs_scenario *s, const char *path, xs_error *err)
             ? "train.attention flash (T5PreTrainedModel declares no SDPA or flash-attention "
               "support: the relative position bias is added to materialized scores; use "
               "unfused)"
+        : t->ffn_bias == XS_FFN_BIAS_SEPARATE
+            ? "train.ffn_bias separate (T5's linears have no bias)"
         : t->lora_rank > 0
             ? "train.lora.rank > 0 (the t5 module names are not in the LoRA table yet)"
         : t->quant != XS_QUANT_NONE ? "train.quant (needs LoRA)"

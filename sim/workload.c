@@ -247,6 +247,8 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
     wl->matmul_dtype = c.mm;
     if (m->family == XS_FAMILY_LLAMA)
         xs_wb_forward_llama(&c);
+    else if (m->family == XS_FAMILY_T5)
+        xs_wb_forward_t5(&c);
     else
         xs_wb_forward_classic(&c);
     if (c.o2 || (c.amp && s->train.precision == XS_P_AMP_FP16))
