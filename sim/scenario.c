@@ -111,10 +111,10 @@ static const xs_field SCENARIO_FIELDS[] = {
      "every sample, capped at model.max_positions: lm 1024, run_clm.py's block_size; span 384, "
      "run_qa.py's max_seq_length; cls 128, run_glue.py's max_seq_length)",
      NULL},
-    INT_DEF("train.target_seq", 0, 1048576, train.target_seq, "0",
-            "t5 family: target (decoder) tokens a sample, the labels the decoder is taught "
-            "to produce; train.seq is the source (encoder) length. Default for t5: 128, "
-            "run_summarization.py's max_target_length; must be 0 for the other families"),
+    INT("train.target_seq", 0, 0, 1048576, train.target_seq,
+        "t5 family: target (decoder) tokens a sample, the labels the decoder is taught to "
+        "produce; train.seq is the source (encoder) length. Absent: 128 for t5 "
+        "(run_summarization.py's max_target_length); other families leave it out"),
     ENUM_DEF("train.precision", XS_PRECISION_CHOICES, train.precision, "fp32",
              "fp32, tf32 matmuls, AMP fp16/bf16 (fp32 master weights) or pure bf16 (default "
              "fp32: the Trainer trains in fp32 unless given --fp16 or --bf16, and PyTorch >= "
