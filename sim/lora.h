@@ -11,7 +11,13 @@
 /* Model families whose module names the table knows; the workload's arch
  * picks one (encoder: BERT, decoder: GPT-2). Llama is for the Llama
  * builders: its names are in the table, no arch maps to it yet. */
-typedef enum { XS_LORA_BERT, XS_LORA_GPT2, XS_LORA_LLAMA, XS_LORA_FAMILY_COUNT } xs_lora_family_id;
+typedef enum {
+    XS_LORA_BERT,
+    XS_LORA_GPT2,
+    XS_LORA_LLAMA,
+    XS_LORA_T5,
+    XS_LORA_FAMILY_COUNT
+} xs_lora_family_id;
 
 /* The family of s's model. */
 int xs_lora_family(const xs_scenario *s);

@@ -985,9 +985,8 @@ static int check_t5(const xs_scenario *s, const char *path, xs_error *err)
               "unfused)"
         : t->ffn_bias == XS_FFN_BIAS_SEPARATE
             ? "train.ffn_bias separate (T5's linears have no bias)"
-        : t->lora_rank > 0
-            ? "train.lora.rank > 0 (the t5 module names are not in the LoRA table yet)"
-        : t->quant != XS_QUANT_NONE ? "train.quant (needs LoRA)"
+        : t->quant != XS_QUANT_NONE
+            ? "train.quant nf4 (QLoRA on T5; LoRA alone is modelled)"
         : t->checkpointing != XS_CKPT_NONE
             ? "train.checkpointing layer (T5's checkpointed layers pass the position bias "
               "and the encoder output along; not modelled)"

@@ -62,17 +62,32 @@ static double dec_rows(const xs_wb *c)
 
 /* Prefix the names of the ops emitted since f0 (forward list) and t0
  * (tape) with the stack's. */
-static void name_stack(xs_wb *c, size_t f0, size_t t0, const char *stack)
+static void prefix_name(char *name, const char *stack)
 {
     char buf[sizeof ((xs_op *)0)->name];
-    for (size_t i = f0; !c->failed && i < c->wl->n; i++) {
-        snprintf(buf, sizeof buf, "%s.%.40s", stack, c->wl->ops[i].name);
-        memcpy(c->wl->ops[i].name, buf, sizeof buf);
-    }
-    for (size_t i = t0; !c->failed && i < c->tn; i++) {
-        snprintf(buf, sizeof buf, "%s.%.40s", stack, c->tape[i].name);
-        memcpy(c->tape[i].name, buf, sizeof buf);
-    }
+    size_t n = strlen(stack);
+    if (strncmp(name, stack, n) == 0 && name[n] == '.') /* named so already (linears) */
+        return;
+    snprintf(buf, sizeof buf, "%s.%.40s", stack, name);
+    memcpy(name, buf, sizeof buf);
+}
+
+static void name_stack(xs_wb *c, size_t f0, size_t t0, const char *stack)
+{
+    for (size_t i = f0; !c->failed && i < c->wl->n; i++)
+        prefix_name(c->wl->ops[i].name, stack);
+    for (size_t i = t0; !c->failed && i < c->tn; i++)
+        prefix_name(c->tape[i].name, stack);
+}
+
+/* A T5 linear (no bias), named with its stack from the start: LoRA finds
+ * its module path by that name (lora.c). */
+static void linear(xs_wb *c, const char *stack, const char *name, double rows, double K,
+                   double N, int x_island)
+{
+    char full[48];
+    snprintf(full, sizeof full, "%s.%s", stack, name);
+    xs_wb_linear(c, full, rows, K, N, 0, x_island);
 }
 
 /* A mask the stack builds under no gradient: `kernels` kernels over elems
@@ -108,8 +123,11 @@ static void self_bias(xs_wb *c, double q, double k, int decoder, int64_t layers)
     c->h = a; /* the table's rows are heads wide */
     xs_wb_embedding(c, "attn.bias.embed", (double)c->s->model.relative_buckets, qk);
     c->h = h;
-    /* the mask: the encoder's [b, 1, 1, k], the decoder's causal [b, 1, q, k] */
+    /* the mask: the encoder's [b, 1, 1, k], the decoder's causal [b, 1, q, k];
+     * a frozen table (LoRA) gives a bias without gradient */
     double mask = decoder ? c->b * qk * 4 : c->b * k * 4;
+    int frozen = c->frozen;
+    c->nograd = nograd || frozen;
     c->broadcast = 1;
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 4 + (a * qk * 4 + mask) / S2, 1, 1,
                  "attn.bias.mask_add");
@@ -120,6 +138,7 @@ static void self_bias(xs_wb *c, double q, double k, int decoder, int64_t layers)
     xs_wb_bwd_group(c);
     for (int64_t l = 1; l < layers; l++)
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, S2, 3.0 * 4, 1, 1, "attn.bias.grad_sum");
+    c->nograd = nograd;
 }
 
 /* The cross-attention's bias, in the first decoder layer: zeros of the
@@ -207,16 +226,16 @@ static void attention(xs_wb *c, const char *name, double q_len, double k_len, in
 
 /* T5LayerFF's DenseReluDense over rows; returns nothing: wo's output is in
  * the matmul format. */
-static void ffn(xs_wb *c, double rows)
+static void ffn(xs_wb *c, const char *stack, double rows)
 {
     double h = c->h, f = c->f, e = rows * f, p = c->s->model.dropout;
     int island, H = c->H;
     if (c->s->model.gated_ffn) {
         xs_wb_grad_fanout(c, "ffn.x", rows * h, c->I, 2); /* wi_0 and wi_1 */
-        xs_wb_linear(c, "ffn.wi_0", rows, h, f, 0, 1);
+        linear(c, stack, "ffn.wi_0", rows, h, f, 1);
         island = xs_wb_activation(c, e);
         c->x_kept = !c->amp; /* autocast casts x for each; else one tensor */
-        xs_wb_linear(c, "ffn.wi_1", rows, h, f, 0, 1);
+        linear(c, stack, "ffn.wi_1", rows, h, f, 1);
         c->x_kept = 0;
         /* act * linear: type promotion to the activation's format; keeps
          * both operands */
@@ -228,7 +247,7 @@ static void ffn(xs_wb *c, double rows)
         /* reads dy and both operands, writes both gradients */
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 3.0 * es_g + 2.0 * H, 2, 2, "ffn.mul.bwd");
     } else {
-        xs_wb_linear(c, "ffn.wi", rows, h, f, 0, 1);
+        linear(c, stack, "ffn.wi", rows, h, f, 1);
         island = xs_wb_activation(c, e);
     }
     int es = island ? c->I : H;
@@ -239,7 +258,7 @@ static void ffn(xs_wb *c, double rows)
         xs_wb_bwd_group(c);
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, e, 4.0 + es, 0, 1, "ffn.wo.to_fp32.bwd");
     }
-    xs_wb_linear(c, "ffn.wo", rows, f, h, 0, c->amp);
+    linear(c, stack, "ffn.wo", rows, f, h, c->amp);
 }
 
 /* norm -> sublayer -> dropout -> + residual, around the sublayer's output
@@ -255,37 +274,43 @@ static void residual_out(xs_wb *c, const char *name, double rows)
 }
 
 /* q, k, v over the normed x (self-attention), T5Attention, o. */
-static void self_attention(xs_wb *c, double rows, double len, int decoder, int64_t layers)
+static void self_attention(xs_wb *c, const char *stack, double rows, double len, int decoder,
+                           int64_t layers)
 {
     double h = c->h;
     xs_wb_grad_fanout(c, "attn.residual", rows * h, c->I, 2);
+    /* a frozen norm of an input without gradient (LoRA's first layer):
+     * autograd records nothing */
+    int nograd = c->nograd;
+    c->nograd = nograd || (c->frozen && c->input_nograd);
     xs_wb_rmsnorm(c, "attn.norm", rows);
+    c->nograd = nograd;
     xs_wb_grad_fanout(c, "attn.x", rows * h, c->I, 3);
-    xs_wb_linear(c, "attn.q", rows, h, h, 0, 1);
+    linear(c, stack, "attn.q", rows, h, h, 1);
     c->x_kept = !c->amp;
-    xs_wb_linear(c, "attn.k", rows, h, h, 0, 1);
-    xs_wb_linear(c, "attn.v", rows, h, h, 0, 1);
+    linear(c, stack, "attn.k", rows, h, h, 1);
+    linear(c, stack, "attn.v", rows, h, h, 1);
     c->x_kept = 0;
     if (c->layer == 0)
         self_bias(c, len, len, decoder, layers);
-    attention(c, "attn", len, len, 1);
-    xs_wb_linear(c, "attn.o", rows, h, h, 0, 0);
+    attention(c, "attn", len, len, !c->frozen);
+    linear(c, stack, "attn.o", rows, h, h, 0);
     residual_out(c, "attn", rows);
 }
 
-static void ffn_block(xs_wb *c, double rows)
+static void ffn_block(xs_wb *c, const char *stack, double rows)
 {
     xs_wb_grad_fanout(c, "ffn.residual", rows * c->h, c->I, 2);
     xs_wb_rmsnorm(c, "ffn.norm", rows);
-    ffn(c, rows);
+    ffn(c, stack, rows);
     residual_out(c, "ffn", rows);
 }
 
 static void encoder_layer(xs_wb *c)
 {
     xs_wb_enter_modules(c, T5_ENC_CONTAINERS);
-    self_attention(c, enc_rows(c), (double)c->s->train.seq, 0, c->s->model.layers);
-    ffn_block(c, enc_rows(c));
+    self_attention(c, "enc", enc_rows(c), (double)c->s->train.seq, 0, c->s->model.layers);
+    ffn_block(c, "enc", enc_rows(c));
 }
 
 /* The cross-attention reads the encoder's output in every decoder layer:
@@ -297,27 +322,27 @@ static void decoder_layer(xs_wb *c)
     double Td = dec_rows(c), Te = enc_rows(c), h = c->h;
     double tq = (double)t->target_seq, s = (double)t->seq;
     xs_wb_enter_modules(c, T5_DEC_CONTAINERS);
-    self_attention(c, Td, tq, 1, xs_model_decoder_layers(&c->s->model));
+    self_attention(c, "dec", Td, tq, 1, xs_model_decoder_layers(&c->s->model));
     xs_wb_grad_fanout(c, "xattn.residual", Td * h, c->I, 2);
     xs_wb_rmsnorm(c, "xattn.norm", Td);
-    xs_wb_linear(c, "xattn.q", Td, h, h, 0, 1);
+    linear(c, "dec", "xattn.q", Td, h, h, 1);
     /* the linear takes the op before it for its input's producer: keep
      * that op's transient as it was */
     size_t before = c->wl->n - 1;
     double temp = c->failed ? 0 : c->wl->ops[before].mem.temp;
     c->x_kept = !c->amp && c->layer > 0;
-    xs_wb_linear(c, "xattn.k", Te, h, h, 0, 1);
+    linear(c, "dec", "xattn.k", Te, h, h, 1);
     c->x_kept = !c->amp;
-    xs_wb_linear(c, "xattn.v", Te, h, h, 0, 1);
+    linear(c, "dec", "xattn.v", Te, h, h, 1);
     c->x_kept = 0;
     if (!c->failed)
         c->wl->ops[before].mem.temp = temp;
     if (c->layer == 0)
         cross_bias(c, tq, s);
     attention(c, "xattn", tq, s, 0);
-    xs_wb_linear(c, "xattn.o", Td, h, h, 0, 0);
+    linear(c, "dec", "xattn.o", Td, h, h, 0);
     residual_out(c, "xattn", Td);
-    ffn_block(c, Td);
+    ffn_block(c, "dec", Td);
 }
 
 /* T5Stack's end: the final norm and dropout. */
@@ -347,11 +372,17 @@ static void encoder(xs_wb *c)
     xs_wb_enter_modules(c, 2);
     /* attention_mask[:, None, None, :].to(fp32), (1 - m) * min */
     mask_op(c, "mask", Te, 8 + 4 + 4 + 4 + 4 + 4, 3);
+    /* LoRA: the frozen embedding's output needs no gradient, nor does the
+     * first layer's input until its linears have read it */
+    c->nograd = c->lora;
     xs_wb_embedding(c, "embed", (double)m->vocab, Te);
     /* one use of the shared table of three (tied) or two: an add into .grad
      * when its backward, the last to run, writes its gradient */
-    shared_grad_sum(c);
+    if (!c->frozen)
+        shared_grad_sum(c);
     xs_wb_dropout(c, "embed.dropout", Te * c->h, c->I, m->dropout);
+    c->nograd = 0;
+    c->input_nograd = c->lora;
     xs_wb_layers(c, m->layers, encoder_layer);
     stack_end(c, Te);
     name_stack(c, f0, t0, "enc");
@@ -378,6 +409,7 @@ static void decoder(xs_wb *c)
      * this use writes is the table's first when untied (its backward runs
      * before the encoder's), the head's is when tied */
     param_mark before = xs_wb_mark_params(c);
+    c->nograd = c->lora;
     xs_wb_embedding(c, "embed", (double)m->vocab, Td);
     double Vh = c->V * c->h, slack = xs_alloc_slack(Vh * c->Wm);
     c->wl->params = before.params;
@@ -385,7 +417,7 @@ static void decoder(xs_wb *c)
     c->wl->tensors = before.tensors;
     if (c->pn > before.pn)
         c->pn = before.pn;
-    if (!c->failed && c->gn > 0) {
+    if (!c->failed && c->gn > 0 && !c->frozen) {
         size_t g = c->gn - 1;
         c->params_mark = before.trainable;
         c->ggrad[g] = m->tied ? 0 : Vh;
@@ -396,12 +428,14 @@ static void decoder(xs_wb *c)
         }
     }
     xs_wb_dropout(c, "embed.dropout", Td * c->h, c->I, m->dropout);
+    c->nograd = 0;
     /* the encoder output's gradients from every cross-attention k and v,
      * summed as they arrive (fp32 under autocast: after each cast back) */
     xs_wb_bwd_group(c);
     for (int64_t i = 1; i < 2 * Ld; i++)
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, Te * c->h, 3.0 * c->I, 1, 1,
                      "enc_out.grad_sum");
+    c->input_nograd = c->lora;
     xs_wb_layers(c, Ld, decoder_layer);
     if (!c->amp) /* one tensor, kept by the first cross-attention k */
         xs_wb_kept_from(c, enc_out);

@@ -293,7 +293,7 @@ static void t5_configs_should_refuse_what_is_not_modelled(void)
         const char *set, *says;
     } opts[] = {
         {"train.attention=flash", "does not model train.attention flash"},
-        {"train.lora.rank=8", "does not model train.lora.rank"},
+        {"train.quant=nf4", "does not model train.quant nf4"},
         {"train.checkpointing=layer", "does not model train.checkpointing layer"},
         {"train.precision=bf16", "does not model train.precision bf16"},
         {"train.kernels=fused", "does not model train.kernels fused"},
@@ -311,6 +311,61 @@ static void t5_configs_should_refuse_what_is_not_modelled(void)
     const char *bert[] = {"train.target_seq=128"};
     CU_ASSERT_EQUAL(xs_scn_open("bert-base-squad", bert, 1, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.target_seq needs model.family t5"));
+}
+
+/* LoRA with PEFT's default targets for t5 (q and v: every SelfAttention
+ * and EncDecAttention of both stacks, 72 linears of t5-base): r (768 +
+ * 768) = 12,288 adapter parameters each, 884,736 in all, what PEFT's
+ * print_trainable_parameters() prints for them ("trainable params:
+ * 884,736 || all params: 248,462,592" for flan-t5-base, the v1.1-base
+ * shape: team code index, find_string id 48259133439); the base keeps no
+ * weight gradient: only the adapters' GEMMs have a dW. */
+static void lora_should_adapt_q_and_v_of_both_stacks(void)
+{
+    static const struct {
+        const char *model;
+        double all;
+    } cases[] = {{"t5-v1_1-base", 248462592.0}, {"t5-base", 223788288.0}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *sets[] = {config_set(cases[i].model), "train.lora.rank=8",
+                              "train.precision=amp_bf16"};
+        xs_scenario s;
+        xs_workload wl;
+        build_ok(sets, 3, &s, &wl);
+        CU_ASSERT_DOUBLE_EQUAL(wl.trainable_params, 884736.0, 0.5);
+        CU_ASSERT_DOUBLE_EQUAL(wl.params, cases[i].all, 0.5);
+        int adapters = 0, base_dw = 0;
+        for (size_t k = 0; k < wl.n; k++) {
+            const xs_op *op = &wl.ops[k];
+            size_t len = strlen(op->name);
+            if (op->phase == XS_PH_FWD && strstr(op->name, ".lora_A") &&
+                op->kind == XS_OP_GEMM)
+                adapters++;
+            if (op->kind == XS_OP_GEMM && len > 3 && strcmp(op->name + len - 3, ".dW") == 0 &&
+                !strstr(op->name, ".lora_"))
+                base_dw++;
+        }
+        CU_ASSERT_EQUAL(adapters, 72);
+        CU_ASSERT_EQUAL(base_dw, 0);
+        CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "dec.xattn.v.lora_B", 11));
+        CU_ASSERT_PTR_NULL(tu_find_op(&wl, "enc.attn.k.lora_A", 0));
+        tu_check_memory_balance(&s, &wl);
+        xs_wl_free(&wl);
+    }
+    /* all-linear, fp32, and a target the model lacks */
+    const char *all[] = {"train.lora.rank=16", "train.lora.targets=all-linear"};
+    xs_scenario s;
+    xs_workload wl;
+    build_ok(all, 2, &s, &wl);
+    CU_ASSERT_PTR_NOT_NULL(tu_find_op(&wl, "enc.ffn.wo.lora_A", 5));
+    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "head.lm.lora_A", -1));
+    tu_check_memory_balance(&s, &wl);
+    xs_wl_free(&wl);
+    const char *gated[] = {config_set("t5-v1_1-base"), "train.lora.rank=8",
+                           "train.lora.targets=wi"};
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_scn_open(SCN, gated, 3, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'wi' names no linear module of this T5 model"));
 }
 
 /* predict on the shipped scenario: both lengths in the table and the
@@ -361,5 +416,7 @@ int tu_add_t5_suite(void)
                         t5_kept_and_released_should_balance) ||
            !CU_add_test(s, "t5_configs_should_refuse_what_is_not_modelled",
                         t5_configs_should_refuse_what_is_not_modelled) ||
+           !CU_add_test(s, "lora_should_adapt_q_and_v_of_both_stacks",
+                        lora_should_adapt_q_and_v_of_both_stacks) ||
            !CU_add_test(s, "cli_should_predict_the_t5_scenario", cli_should_predict_the_t5_scenario);
 }
