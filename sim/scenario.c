@@ -217,8 +217,9 @@ static const xs_field SCENARIO_FIELDS[] = {
      "module whose path is the name or ends with '.' + it): BERT query, key, value, dense "
      "(attention output, FFN up and down, pooler), output.dense (both outputs), "
      "intermediate.dense; GPT-2 c_attn, c_proj (attention and MLP out), c_fc; or all-linear "
-     "(every linear but the task head). Absent: PEFT's default for the model type (bert "
-     "query,value; gpt2 c_attn)",
+     "(every linear but the task head); T5 q, k, v, o, wi (wi_0, wi_1), wo, or a longer suffix "
+     "(SelfAttention.q, EncDecAttention.v). Absent: PEFT's default for the model type (bert "
+     "query,value; gpt2 c_attn; t5 q,v)",
      NULL},
     {"train.lora.dropout", XS_F_NUM, 0, 0, 0.99, 0, NULL, offsetof(xs_scenario, train.lora_dropout),
      0, "dropout on each adapter's input (PEFT lora_dropout; default 0: nn.Identity, no kernel)",
