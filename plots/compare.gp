@@ -45,8 +45,12 @@ set y2label 'predicted cost of the whole run (USD)' tc rgb '#cc3311'
 set ytics nomirror tc rgb '#4477aa'
 set y2tics tc rgb '#cc3311'
 set format y2 '$%g'
-set yrange [0:*]
-set y2range [0:*]
+# headroom above the highest whisker: autoscaling stops at the next tic,
+# which can fall on a whisker's cap and clip it
+stats in using (avail(0) ? column("samples_per_s_high") : NaN) nooutput name 'Y'
+stats in using (avail(0) ? column("run_cost_high_usd") : NaN) nooutput name 'Y2'
+set yrange [0 : Y_max * 1.08]
+set y2range [0 : Y2_max * 1.08]
 set grid ytics
 set style fill solid 0.7 border -1
 set bars 1.5      # caps of the cost whiskers

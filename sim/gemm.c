@@ -114,8 +114,8 @@ static double dram_bytes(const ctx *c, const xs_tile *t, int64_t tiles_m, int64_
     return (double)g->batch * (A * ra + B * rb + C + partials);
 }
 
-int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_result *r,
-                  xs_error *err)
+int xs_gemm_model_direct(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_result *r,
+                         xs_error *err)
 {
     memset(r, 0, sizeof *r);
     xs_dtype engine;

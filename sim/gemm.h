@@ -109,8 +109,14 @@ typedef struct {
 double xs_gemm_rate(const xs_gemm_engine *e, xs_dtype want, xs_dtype *engine, int *tensor);
 
 /* Predict one GEMM call on e. Returns XS_OK, or XS_ERANGE when no listed
- * tile fits the engine (shared memory), with a message in err. */
+ * tile fits the engine (shared memory), with a message in err. The result
+ * is memoized per thread (gemm_memo.c): the same engine and shape give the
+ * same bytes without the tile search. */
 int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_result *r,
                   xs_error *err);
+
+/* xs_gemm_model without the memo: the tile and split-K search itself. */
+int xs_gemm_model_direct(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_result *r,
+                         xs_error *err);
 
 #endif

@@ -14,7 +14,8 @@
  * (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING,
  * huggingface/peft@00073fe85ca790515f0b70caa69bea4c477d9db7
  * src/peft/utils/constants.py): bert ["query", "value"], gpt2 ["c_attn"],
- * llama ["q_proj", "v_proj"], t5 ["q", "v"]. */
+ * llama ["q_proj", "v_proj"], t5 ["q", "v"]; distilbert has none there, and
+ * PEFT then refuses a config without target_modules, so xpusim asks for them. */
 #include "lora.h"
 
 #include <math.h>
@@ -55,6 +56,19 @@ static const struct {
     {XS_LORA_LLAMA, "ffn.down", "model.layers.%d.mlp.down_proj"},
     {XS_LORA_LLAMA, "head.score", "score"},
     {XS_LORA_LLAMA, "head.lm", "lm_head"},
+    /* DistilBertForSequenceClassification / DistilBertForQuestionAnswering
+     * (modeling_distilbert.py: MultiHeadSelfAttention q_lin, k_lin, v_lin,
+     * out_lin; FFN lin1, lin2; the heads' pre_classifier, classifier,
+     * qa_outputs) */
+    {XS_LORA_DISTILBERT, "attn.q", "distilbert.transformer.layer.%d.attention.q_lin"},
+    {XS_LORA_DISTILBERT, "attn.k", "distilbert.transformer.layer.%d.attention.k_lin"},
+    {XS_LORA_DISTILBERT, "attn.v", "distilbert.transformer.layer.%d.attention.v_lin"},
+    {XS_LORA_DISTILBERT, "attn.out", "distilbert.transformer.layer.%d.attention.out_lin"},
+    {XS_LORA_DISTILBERT, "ffn.up", "distilbert.transformer.layer.%d.ffn.lin1"},
+    {XS_LORA_DISTILBERT, "ffn.down", "distilbert.transformer.layer.%d.ffn.lin2"},
+    {XS_LORA_DISTILBERT, "head.pre_classifier", "pre_classifier"},
+    {XS_LORA_DISTILBERT, "head.classifier", "classifier"},
+    {XS_LORA_DISTILBERT, "head.qa", "qa_outputs"},
     /* T5ForConditionalGeneration (modeling_t5.py): block.N.layer is
      * [SelfAttention, (EncDecAttention,) FF]; the builder names each linear
      * with its stack */
@@ -86,16 +100,19 @@ static const char *const DEFAULT_TARGETS[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_BERT] = "query,value",
     [XS_LORA_GPT2] = "c_attn",
     [XS_LORA_LLAMA] = "q_proj,v_proj",
+    [XS_LORA_DISTILBERT] = NULL,
     [XS_LORA_T5] = "q,v",
 };
 
 static const char *const FAMILY_NAMES[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_BERT] = "BERT", [XS_LORA_GPT2] = "GPT-2", [XS_LORA_LLAMA] = "Llama-family",
+    [XS_LORA_DISTILBERT] = "DistilBERT",
     [XS_LORA_T5] = "T5"};
 static const char *const FAMILY_EXAMPLES[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_BERT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear",
     [XS_LORA_GPT2] = "c_attn, c_proj, c_fc, all-linear",
     [XS_LORA_LLAMA] = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear",
+    [XS_LORA_DISTILBERT] = "q_lin, k_lin, v_lin, out_lin, lin1, lin2, all-linear",
     [XS_LORA_T5] = "q, k, v, o, wi (gated: wi_0, wi_1), wo, EncDecAttention.v, all-linear"};
 
 #define ALL_LINEAR "all-linear"
@@ -104,6 +121,8 @@ int xs_lora_family(const xs_scenario *s)
 {
     if (s->model.family == XS_FAMILY_LLAMA)
         return XS_LORA_LLAMA;
+    if (s->model.family == XS_FAMILY_DISTILBERT)
+        return XS_LORA_DISTILBERT;
     if (s->model.family == XS_FAMILY_T5)
         return XS_LORA_T5;
     return s->model.arch == XS_DECODER ? XS_LORA_GPT2 : XS_LORA_BERT;
@@ -126,9 +145,14 @@ int xs_lora_module(int family, const char *linear, int layer, char *buf, size_t 
     return -1;
 }
 
+/* DistilBERT's pre_classifier counts as the head: PEFT's modules_to_save
+ * match is a suffix match (key.endswith), so the SEQ_CLS task's
+ * "classifier" saves pre_classifier too, trained whole (its published
+ * print_trainable_parameters line, tests/test_distilbert.c, counts it). */
 int xs_lora_is_head(const char *linear)
 {
-    static const char *const heads[] = {"head.lm", "head.classifier", "head.qa", "head.score"};
+    static const char *const heads[] = {"head.lm", "head.classifier", "head.qa", "head.score",
+                                        "head.pre_classifier"};
     for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
         if (strcmp(linear, heads[i]) == 0)
             return 1;
@@ -146,10 +170,12 @@ static int matches(const char *path, const char *target, size_t tlen)
     return plen == tlen || path[plen - tlen - 1] == '.';
 }
 
+/* The targets given, else the family's default ("" where PEFT has none,
+ * which xs_lora_check refuses). */
 static const char *targets_of(const xs_scenario *s)
 {
-    const char *t = s->train.lora_targets;
-    return t[0] ? t : DEFAULT_TARGETS[xs_lora_family(s)];
+    const char *t = s->train.lora_targets, *def = DEFAULT_TARGETS[xs_lora_family(s)];
+    return t[0] ? t : def ? def : "";
 }
 
 /* Does any comma-separated target of list match path? */
@@ -195,6 +221,8 @@ static int has_linear(const xs_scenario *s, const char *linear)
         return head == XS_HEAD_CLS && !decoder;
     if (strcmp(linear, "head.score") == 0)
         return head == XS_HEAD_CLS && decoder;
+    if (strcmp(linear, "head.pre_classifier") == 0)
+        return head == XS_HEAD_CLS;
     if (strcmp(linear, "head.qa") == 0)
         return head == XS_HEAD_SPAN;
     return 0;
@@ -260,6 +288,12 @@ int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err)
                             "(the LM head is the tied token embedding); set it false",
                             where);
     const char *list = targets_of(s);
+    if (!list[0])
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: train.lora.targets is required for a %s model: PEFT has no "
+                            "default target modules for it (get_peft_model asks for "
+                            "target_modules); e.g. q_lin,v_lin",
+                            where, FAMILY_NAMES[xs_lora_family(s)]);
     if (strcmp(list, ALL_LINEAR) == 0)
         return XS_OK;
     for (const char *p = list; *p;) {

@@ -8,13 +8,14 @@
 #include "error.h"
 #include "scenario.h"
 
-/* Model families whose module names the table knows; the workload's arch
- * picks one (encoder: BERT, decoder: GPT-2). Llama is for the Llama
- * builders: its names are in the table, no arch maps to it yet. */
+/* Model families whose module names the table knows: model.family picks
+ * Llama, DistilBERT or T5, else the arch picks BERT (encoder) or GPT-2
+ * (decoder). */
 typedef enum {
     XS_LORA_BERT,
     XS_LORA_GPT2,
     XS_LORA_LLAMA,
+    XS_LORA_DISTILBERT,
     XS_LORA_T5,
     XS_LORA_FAMILY_COUNT
 } xs_lora_family_id;

@@ -109,7 +109,10 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
         xs_sb_printf(sb,
                      "model     %s, %lld layers, hidden %lld, %lld heads, ffn %lld, vocab %lld, "
                      "%s head: %.1f M parameters\n",
-                     m->arch == XS_DECODER ? "decoder" : "encoder", (long long)m->layers,
+                     m->family == XS_FAMILY_DISTILBERT ? "distilbert encoder"
+                     : m->arch == XS_DECODER           ? "decoder"
+                                                       : "encoder",
+                     (long long)m->layers,
                      (long long)m->hidden, (long long)m->heads, (long long)m->ffn,
                      (long long)m->vocab, m->head == XS_HEAD_SPAN ? "span"
                                           : m->head == XS_HEAD_LM ? "lm" : "cls",
@@ -302,6 +305,10 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     cJSON_AddStringToObject(mo, "activation", act_name(m->activation));
     cJSON_AddNumberToObject(mo, "params", wl->params);
     cJSON_AddNumberToObject(mo, "trainable_params", wl->trainable_params);
+    if (m->family == XS_FAMILY_DISTILBERT) {
+        cJSON_AddStringToObject(mo, "family", "distilbert");
+        cJSON_AddNumberToObject(mo, "head_dropout", m->head_dropout);
+    }
     if (m->family == XS_FAMILY_LLAMA) {
         static const char *bias[] = {"none", "qkv", "all"};
         cJSON_AddStringToObject(mo, "family", "llama");

@@ -54,9 +54,13 @@ static const xs_field SCENARIO_FIELDS[] = {
          "task head: span (SQuAD start/end), lm (LM head: tied unless model.tied false), cls"),
     ENUM_DEF("model.family", XS_FAMILY_CHOICES, model.family, "classic",
              "the layer: classic (BERT encoder or GPT-2 decoder, as model.arch says; the "
-             "default) or llama (transformers' LlamaDecoderLayer, also Mistral's and Qwen2's: "
+             "default), llama (transformers' LlamaDecoderLayer, also Mistral's and Qwen2's: "
              "RMSNorm, rotary positions, grouped-query attention, gated SiLU MLP; needs "
-             "model.arch decoder and model.activation silu) or t5 (transformers' "
+             "model.arch decoder and model.activation silu) or distilbert (transformers' "
+             "DistilBERT: BERT's post-LN encoder layer with no token types and no dropout "
+             "after the attention's output projection; cls head pre_classifier, ReLU, "
+             "dropout, classifier; span head dropout, qa_outputs; needs model.arch encoder "
+             "and model.type_vocab 0) or t5 (transformers' "
              "T5ForConditionalGeneration: encoder and decoder stacks, T5LayerNorm, relative "
              "position bias, cross-attention; needs model.arch encoder_decoder and model.head "
              "lm)"),
@@ -90,6 +94,12 @@ static const xs_field SCENARIO_FIELDS[] = {
      "\"gated-gelu\", T5 v1.1 and Flan-T5); default false: wi, act, wo (\"relu\", the "
      "original T5)",
      "false"},
+    {"model.head_dropout", XS_F_NUM, 0, 0, 0.99, 0, NULL, offsetof(xs_scenario, model.head_dropout),
+     0,
+     "distilbert family: dropout probability in the task head (config seq_classif_dropout "
+     "for model.head cls, after the pre_classifier's ReLU; qa_dropout for span, on the "
+     "encoder's output); default 0; only the distilbert family has this key",
+     "0"},
     {"model.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0, "free text for people, any keys",
      NULL},
     /* train, data and cluster: every key but data.samples has a default,
@@ -217,9 +227,10 @@ static const xs_field SCENARIO_FIELDS[] = {
      "module whose path is the name or ends with '.' + it): BERT query, key, value, dense "
      "(attention output, FFN up and down, pooler), output.dense (both outputs), "
      "intermediate.dense; GPT-2 c_attn, c_proj (attention and MLP out), c_fc; or all-linear "
-     "(every linear but the task head); T5 q, k, v, o, wi (wi_0, wi_1), wo, or a longer suffix "
-     "(SelfAttention.q, EncDecAttention.v). Absent: PEFT's default for the model type (bert "
-     "query,value; gpt2 c_attn; t5 q,v)",
+     "(every linear but the task head); DistilBERT q_lin, k_lin, v_lin, out_lin, lin1, lin2; "
+     "T5 q, k, v, o, wi (wi_0, wi_1), wo, or a longer suffix (SelfAttention.q, "
+     "EncDecAttention.v). Absent: PEFT's default for the model type (bert query,value; "
+     "gpt2 c_attn; t5 q,v; PEFT has none for distilbert, so there it is required)",
      NULL},
     {"train.lora.dropout", XS_F_NUM, 0, 0, 0.99, 0, NULL, offsetof(xs_scenario, train.lora_dropout),
      0, "dropout on each adapter's input (PEFT lora_dropout; default 0: nn.Identity, no kernel)",
@@ -552,7 +563,7 @@ static const struct {
     {"bert", 0, 0, 0},  {"roberta", 0, 0, 0}, {"gpt2", 1, 0, 0}, {"llama", 0, 1, 0},
     {"mistral", 0, 1, 0}, {"qwen2", 0, 1, 0}, {"t5", 0, 0, 1},
 };
-#define HF_TYPE_LIST "bert|roberta|gpt2|llama|mistral|qwen2|t5"
+#define HF_TYPE_LIST "bert|roberta|gpt2|llama|mistral|qwen2|distilbert|t5"
 
 /* Defaults of the transformers library for keys a config.json may omit, so
  * that an imported config means what it means to transformers. */
@@ -779,6 +790,87 @@ static int t5_import(cJSON *model, const cJSON *hf, const char *path, xs_error *
     return XS_OK;
 }
 
+/* DistilBertConfig (transformers' models/distilbert/configuration_distilbert.py,
+ * huggingface/transformers@e04dc16368f2d155dab81a0914c2277c5bf02a26): its
+ * own key names, and its defaults for the optional ones. */
+static const hf_map HF_DISTILBERT[] = {
+    {"layers", "n_layers", 1},   {"hidden", "dim", 1},
+    {"heads", "n_heads", 1},     {"ffn", "hidden_dim", 1},
+    {"vocab", "vocab_size", 1},  {"max_positions", "max_position_embeddings", 1},
+    {"activation", "activation", 0}, {"dropout", "dropout", 0},
+    {"attn_dropout", "attention_dropout", 0},
+};
+
+static cJSON *distilbert_default(const char *canon)
+{
+    if (strcmp(canon, "activation") == 0)
+        return cJSON_CreateString("gelu");
+    if (strcmp(canon, "dropout") == 0 || strcmp(canon, "attn_dropout") == 0)
+        return cJSON_CreateNumber(0.1);
+    return NULL;
+}
+
+/* A DistilBERT config.json, read as transformers' modeling_distilbert.py
+ * builds the model (huggingface/transformers@e368c1a8819d54720956961ea7cd47d99239bd39
+ * and, for transformers 5, modular_distilbert.py @c27dd37e008f45528388f6cac5df486f3d5d176e):
+ * word and learned position embeddings, no token types. The task head's
+ * dropout is seq_classif_dropout (DistilBertForSequenceClassification,
+ * default 0.2) or qa_dropout (DistilBertForQuestionAnswering, default 0.1),
+ * by model.head. sinusoidal_pos_embds true fills the position table with
+ * fixed values that transformers' versions disagree on freezing, and
+ * chunk_size_feed_forward splits the FFN into chunks: both refused by
+ * name. tie_weights_ and initializer_range change values, not work. */
+static int distilbert_import(cJSON *model, const cJSON *hf, const char *path, xs_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, "sinusoidal_pos_embds");
+    if (v && !cJSON_IsNull(v) && !cJSON_IsBool(v))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'sinusoidal_pos_embds' must be true or false", path);
+    if (cJSON_IsTrue(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'sinusoidal_pos_embds' true is not modelled (a fixed "
+                            "sinusoidal position table); set it false (learned positions)",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "chunk_size_feed_forward");
+    if (v && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && v->valuedouble == 0))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'chunk_size_feed_forward' must be 0 (an FFN run in "
+                            "chunks is not modelled)",
+                            path);
+    const cJSON *head = cJSON_GetObjectItemCaseSensitive(model, "head");
+    const char *h = cJSON_IsString(head) ? head->valuestring : "";
+    const char *drop_key = strcmp(h, "cls") == 0 ? "seq_classif_dropout"
+                           : strcmp(h, "span") == 0 ? "qa_dropout"
+                                                    : NULL;
+    if (drop_key && !cJSON_GetObjectItemCaseSensitive(model, "head_dropout")) {
+        v = cJSON_GetObjectItemCaseSensitive(hf, drop_key);
+        if (v && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+                                       v->valuedouble <= 0.99))
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field '%s' must be a number from 0 to 0.99", path,
+                                drop_key);
+        double p = v && !cJSON_IsNull(v) ? v->valuedouble : strcmp(h, "cls") == 0 ? 0.2 : 0.1;
+        cJSON_AddNumberToObject(model, "head_dropout", p);
+    }
+    if (put_default(model, "family", cJSON_CreateString("distilbert")) ||
+        put_default(model, "arch", cJSON_CreateString("encoder")) ||
+        put_default(model, "type_vocab", cJSON_CreateNumber(0)))
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    size_t n = sizeof HF_DISTILBERT / sizeof HF_DISTILBERT[0];
+    for (size_t i = 0; i < n; i++) {
+        if (cJSON_GetObjectItemCaseSensitive(model, HF_DISTILBERT[i].canon))
+            continue; /* a key beside hf_config (or a --set) wins */
+        v = cJSON_GetObjectItemCaseSensitive(hf, HF_DISTILBERT[i].hf);
+        cJSON *copy = v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1)
+                                             : distilbert_default(HF_DISTILBERT[i].canon);
+        if (!copy)
+            return xs_error_set(err, XS_EFIELD, "%s: missing required field '%s' (model.%s)",
+                                path, HF_DISTILBERT[i].hf, HF_DISTILBERT[i].canon);
+        cJSON_AddItemToObject(model, HF_DISTILBERT[i].canon, copy);
+    }
+    return XS_OK;
+}
+
 static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
 {
     const cJSON *ref = cJSON_GetObjectItemCaseSensitive(model, "hf_config");
@@ -800,6 +892,11 @@ static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
         return rc;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(hf, "model_type");
     const char *t = cJSON_IsString(type) ? type->valuestring : NULL;
+    if (t && strcmp(t, "distilbert") == 0) {
+        rc = distilbert_import(model, hf, path, err);
+        cJSON_Delete(hf);
+        return rc;
+    }
     int known = -1;
     for (size_t i = 0; t && i < sizeof HF_TYPES / sizeof HF_TYPES[0]; i++)
         if (strcmp(t, HF_TYPES[i].type) == 0)
@@ -1007,6 +1104,9 @@ static int check_t5(const xs_scenario *s, const char *path, xs_error *err)
 static int check_family(const xs_scenario *s, const char *path, xs_error *err)
 {
     const xs_model *m = &s->model;
+    if (m->family != XS_FAMILY_DISTILBERT && m->head_dropout > 0)
+        return xs_error_set(err, XS_EFIELD, "%s: model.head_dropout needs model.family distilbert",
+                            path);
     if (m->family == XS_FAMILY_T5)
         return check_t5(s, path, err);
     const char *t5_only = m->arch == XS_ENCODER_DECODER ? "model.arch encoder_decoder"
@@ -1017,7 +1117,20 @@ static int check_family(const xs_scenario *s, const char *path, xs_error *err)
                                                        : NULL;
     if (t5_only)
         return xs_error_set(err, XS_EFIELD, "%s: %s needs model.family t5", path, t5_only);
-    if (m->family == XS_FAMILY_CLASSIC) {
+    if (m->family == XS_FAMILY_DISTILBERT) {
+        const char *bad = m->arch != XS_ENCODER     ? "needs model.arch encoder"
+                          : m->type_vocab != 0      ? "needs model.type_vocab 0 (DistilBERT has "
+                                                      "no token-type embeddings)"
+                          : m->head == XS_HEAD_LM   ? "models model.head cls and span only "
+                                                      "(DistilBertForMaskedLM is not modelled)"
+                          : s->train.kernels == XS_K_FUSED ? "needs train.kernels eager "
+                                                      "(LightSeq's fused layers are BERT's)"
+                                                           : NULL;
+        if (bad)
+            return xs_error_set(err, XS_EUNSUPPORTED, "%s: model.family distilbert %s", path,
+                                bad);
+    }
+    if (m->family != XS_FAMILY_LLAMA) {
         if (m->kv_heads != 0 && m->kv_heads != m->heads)
             return xs_error_set(err, XS_EFIELD,
                                 "%s: model.kv_heads (%lld) needs model.family llama (the classic "

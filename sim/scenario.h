@@ -20,14 +20,17 @@ typedef enum { XS_HEAD_SPAN, XS_HEAD_LM, XS_HEAD_CLS } xs_head;
 typedef enum { XS_ACT_GELU, XS_ACT_GELU_NEW, XS_ACT_RELU, XS_ACT_SILU } xs_act;
 /* which layer the model stacks: classic (BERT's post-LN encoder layer or
  * GPT-2's pre-LN block, as model.arch says: LayerNorm, learned positions,
- * one FFN activation) or llama (transformers' LlamaDecoderLayer, which
+ * one FFN activation), llama (transformers' LlamaDecoderLayer, which
  * Mistral and Qwen2 share: RMSNorm, rotary positions, grouped-query
- * attention, a gated SiLU MLP, no dropout but the attention's) or t5
- * (transformers' T5ForConditionalGeneration: an encoder stack and a decoder
- * stack with cross-attention, T5LayerNorm, relative position bias, an FFN
- * with ReLU or gated GELU) */
-#define XS_FAMILY_CHOICES "classic|llama|t5"
-typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA, XS_FAMILY_T5 } xs_family;
+ * attention, a gated SiLU MLP, no dropout but the attention's),
+ * distilbert (transformers' DistilBERT TransformerBlock: BERT's post-LN
+ * encoder without token types, without the dropout after the attention's
+ * output projection, with its own task heads) or t5 (transformers'
+ * T5ForConditionalGeneration: an encoder stack and a decoder stack with
+ * cross-attention, T5LayerNorm, relative position bias, an FFN with ReLU or
+ * gated GELU) */
+#define XS_FAMILY_CHOICES "classic|llama|distilbert|t5"
+typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA, XS_FAMILY_DISTILBERT, XS_FAMILY_T5 } xs_family;
 /* which attention projections carry a bias in the llama family: none
  * (Llama, Mistral), qkv (Qwen2: q, k and v but not o) or all (Llama's
  * attention_bias true) */
@@ -100,6 +103,7 @@ typedef struct {
     int attention_bias;     /* xs_attn_bias (llama family) */
     int mlp_bias;           /* the gated MLP's projections carry biases */
     int64_t sliding_window; /* tokens a query attends to at most; 0: all */
+    double head_dropout;    /* dropout in the task head (distilbert family) */
     /* t5 family: decoder layers (0: model.layers), relative position
      * buckets, and whether the FFN is gated (wi_0, wi_1, wo) */
     int64_t decoder_layers, relative_buckets;

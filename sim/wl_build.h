@@ -128,6 +128,7 @@ void xs_wb_layers(xs_wb *c, int64_t n, void (*layer)(xs_wb *));
 /* A model family: its whole forward pass, head and loss included. */
 void xs_wb_forward_classic(xs_wb *c);
 void xs_wb_forward_llama(xs_wb *c);
+void xs_wb_forward_distilbert(xs_wb *c);
 void xs_wb_forward_t5(xs_wb *c);
 
 /* wl_classic.c */

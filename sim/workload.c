@@ -221,6 +221,10 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
     if (m->arch == XS_DECODER && m->head == XS_HEAD_SPAN)
         return xs_error_set(err, XS_EUNSUPPORTED,
                             "scenario %s: model.head 'span' needs model.arch 'encoder'", s->id);
+    if (m->family == XS_FAMILY_DISTILBERT && m->head == XS_HEAD_LM)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "scenario %s: model.family distilbert models model.head cls and span "
+                            "only", s->id);
     /* a scenario built in code skips the loader: check its sizes here too */
     char where[96];
     snprintf(where, sizeof where, "scenario %s", s->id);
@@ -247,6 +251,8 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
     wl->matmul_dtype = c.mm;
     if (m->family == XS_FAMILY_LLAMA)
         xs_wb_forward_llama(&c);
+    else if (m->family == XS_FAMILY_DISTILBERT)
+        xs_wb_forward_distilbert(&c);
     else if (m->family == XS_FAMILY_T5)
         xs_wb_forward_t5(&c);
     else

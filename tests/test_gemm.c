@@ -198,6 +198,65 @@ static void tile_list_errors_should_name_the_field(void)
     }
 }
 
+static int same_result(const xs_gemm_result *a, const xs_gemm_result *b)
+{
+    return a->time_s == b->time_s && a->compute_s == b->compute_s &&
+           a->memory_s == b->memory_s && a->overhead_s == b->overhead_s &&
+           a->bound == b->bound && a->engine == b->engine && a->tensor == b->tensor &&
+           a->tile_m == b->tile_m && a->tile_n == b->tile_n && a->stages == b->stages &&
+           a->split_k == b->split_k && a->tiles == b->tiles && a->waves == b->waves &&
+           a->ctas_per_sm == b->ctas_per_sm && a->align_bytes == b->align_bytes &&
+           a->dram_bytes == b->dram_bytes && a->flops == b->flops;
+}
+
+/* The memo (gemm_memo.c) returns what the search returns: over more
+ * engines than it remembers, revisited, over shapes that share a hash
+ * bucket's neighbourhood, and after an engine changes in place. */
+static void memo_should_never_change_a_result(void)
+{
+    /* engine_of keeps 4 devices alive: 3 here, one_tile's the fourth; two
+     * more engines differ from theirs in one figure */
+    const char *ids[] = {"a100-sxm4-80gb", "t4", "h100-sxm5-80gb"};
+    xs_gemm_engine e[6];
+    for (int i = 0; i < 3; i++)
+        e[i] = engine_of(ids[i]);
+    e[3] = one_tile("128x128/4", 4); /* an A100 with other tiles */
+    e[4] = e[0];
+    e[4].split_k_max = 1;
+    e[5] = e[1];
+    e[5].efficiency[XS_FP16] *= 0.9;
+    const xs_gemm_shape shapes[] = {
+        {4096, 1024, 1024, 1, 0, 0, XS_FP16, 2}, {4096, 1024, 1024, 1, 0, 1, XS_FP16, 2},
+        {4096, 1024, 1024, 1, 0, 0, XS_FP32, 4}, {4096, 1024, 1024, 1, 0, 0, XS_FP16, 4},
+        {384, 384, 64, 192, 0, 1, XS_BF16, 2},   {30522, 4096, 1024, 1, 1, 0, XS_FP16, 2},
+        {8, 8, 8, 1, 0, 0, XS_FP16, 2},          {4097, 1023, 1025, 1, 0, 0, XS_FP16, 2},
+        {16, 4096, 4096, 1, 0, 0, XS_BF16, 2},   {4096, 16, 4096, 1, 0, 0, XS_BF16, 2},
+    };
+    int n = (int)(sizeof shapes / sizeof shapes[0]), checked = 0;
+    for (int pass = 0; pass < 3; pass++)
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < n; j++) {
+                xs_gemm_result memo, direct;
+                xs_error err;
+                int rc = xs_gemm_model(&e[i], &shapes[j], &memo, &err);
+                CU_ASSERT_EQUAL(rc, xs_gemm_model_direct(&e[i], &shapes[j], &direct, &err));
+                checked += rc == XS_OK && same_result(&memo, &direct);
+            }
+    CU_ASSERT_EQUAL(checked, 3 * 6 * n);
+    /* the same engine struct, its clock lowered: the memo must not answer
+     * with the old engine's time */
+    xs_gemm_result before, after, direct;
+    xs_error err;
+    CU_ASSERT_EQUAL(xs_gemm_model(&e[0], &shapes[0], &before, &err), XS_OK);
+    e[0].clock_mhz /= 2;
+    for (int t = 0; t < XS_DTYPE_COUNT; t++)
+        e[0].peak_flops[t] /= 2;
+    CU_ASSERT_EQUAL(xs_gemm_model(&e[0], &shapes[0], &after, &err), XS_OK);
+    CU_ASSERT_EQUAL(xs_gemm_model_direct(&e[0], &shapes[0], &direct, &err), XS_OK);
+    CU_ASSERT_TRUE(same_result(&after, &direct));
+    CU_ASSERT_TRUE(after.compute_s > before.compute_s);
+}
+
 int tu_add_gemm_suite(void)
 {
     CU_pSuite s = CU_add_suite("gemm", NULL, NULL);
@@ -218,5 +277,6 @@ int tu_add_gemm_suite(void)
                         split_k_should_be_chosen_when_few_tiles_have_long_k) ||
            !CU_add_test(s, "skinny_gemm_should_be_bound_by_dram", skinny_gemm_should_be_bound_by_dram) ||
            !CU_add_test(s, "tile_list_errors_should_name_the_field",
-                        tile_list_errors_should_name_the_field);
+                        tile_list_errors_should_name_the_field) ||
+           !CU_add_test(s, "memo_should_never_change_a_result", memo_should_never_change_a_result);
 }

@@ -320,7 +320,7 @@ static void llama_configs_should_refuse_what_is_not_modelled(void)
         {"\"quantization_config\":{\"bits\":4},", "'quantization_config' is not modelled"},
         {"\"layer_types\":[\"sliding_attention\"],", "'layer_types' must list only"},
         {"\"model_type\":\"bart\",",
-         "'model_type' must be one of bert|roberta|gpt2|llama|mistral|qwen2|t5"},
+         "'model_type' must be one of bert|roberta|gpt2|llama|mistral|qwen2|distilbert|t5"},
     };
     char root[512], text[2048], set[1024];
     xs_error err;
@@ -394,7 +394,7 @@ static void cli_should_report_params_and_refuse_unknown_types(void)
     CU_ASSERT_NOT_EQUAL(r.status, 0);
     CU_ASSERT_EQUAL(tu_lines(r.err), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "bart-config.json: field 'model_type' must be one of"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "llama|mistral|qwen2|t5, got \"bart\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "llama|mistral|qwen2|distilbert|t5, got \"bart\""));
     tu_run_free(&r);
 }
 

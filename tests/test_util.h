@@ -55,6 +55,7 @@ int tu_add_device_suite(void);
 int tu_add_scenario_suite(void);
 int tu_add_workload_suite(void);
 int tu_add_llama_suite(void);
+int tu_add_distilbert_suite(void);
 int tu_add_t5_suite(void);
 int tu_add_gpu_suite(void);
 int tu_add_gemm_suite(void);

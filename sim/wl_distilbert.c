@@ -1,0 +1,164 @@
+/* wl_distilbert.c — the distilbert family: transformers' DistilBERT as
+ * DistilBertForSequenceClassification and DistilBertForQuestionAnswering
+ * run it. BERT's post-LN encoder, op for op where it is the same; where it
+ * differs, as modeling_distilbert.py does it
+ * (huggingface/transformers@e368c1a8819d54720956961ea7cd47d99239bd39; the
+ * layer order is unchanged in transformers 5's modular_distilbert.py
+ * @c27dd37e008f45528388f6cac5df486f3d5d176e):
+ *   - Embeddings: word + learned position, one add, LayerNorm, dropout (no
+ *     token types);
+ *   - TransformerBlock: sa_layer_norm(out_lin(attention) + x), with no
+ *     dropout on the attention's output; FFN lin1, activation, lin2,
+ *     dropout; output_layer_norm(ffn + sa_output);
+ *   - eager attention (MultiHeadSelfAttention): q / sqrt(d) on q, not on
+ *     the scores; masked_fill of a bool mask, not an additive float mask;
+ *     SDPA (DistilBertSdpaAttention) is the shared fused kernel;
+ *   - heads: pre_classifier, ReLU, dropout(seq_classif_dropout),
+ *     classifier on the first token (no pooler); or dropout(qa_dropout)
+ *     and qa_outputs over every token. */
+#include "wl_build.h"
+
+#include <stdio.h>
+
+/* TransformerBlock, MultiHeadSelfAttention, FFN: the containers of one
+ * layer (leaf modules are counted by the builders that emit them). */
+#define DISTILBERT_BLOCK_CONTAINERS 3
+
+/* MultiHeadSelfAttention.forward with scores in memory:
+ * q = q / sqrt(d) over q's T x h elements (a Python float: nothing kept,
+ * its gradient one more pass); the heads split as BERT's; the scores;
+ * (mask == 0) on the [b, s] mask, each layer, no gradient;
+ * scores.masked_fill(mask, min) in the scores' format (its backward fills
+ * the gradient the same way and keeps the bool mask); softmax, on
+ * autocast's fp32 list, so under AMP a cast first; dropout of the fp32
+ * probabilities, autocast's cast for P.V, and the context as BERT's. */
+static void attention_unfused(xs_wb *c)
+{
+    double S2 = c->b * c->a * c->sq * c->sq, ba = c->b * c->a, s = c->sq, d = c->d;
+    double e = c->T * c->h, bs = c->b * c->sq, p = c->s->model.attn_dropout;
+    int H = c->H, sm = c->I; /* softmax runs in fp32 under AMP */
+    c->x_unkept = 0;         /* past the layer's first linears: their input is behind */
+    c->input_nograd = 0;
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 2.0 * H, 1, 1, "attn.q_scale");
+    xs_wb_bwd_group(c);
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 2.0 * H, 1, 1, "attn.q_scale.bwd");
+    xs_wb_head_copies(c, "attn.heads", e, 3, 1);
+    xs_wb_gemm(c, XS_PH_FWD, XS_OP_BGEMM, s, s, d, ba, 0, 1, H, H, "attn.scores");
+    xs_wb_keep(c, e * H); /* the head copies of q and k */
+    xs_wb_keep(c, e * H);
+    xs_wb_bwd_group(c);
+    xs_wb_gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 0, 0, H, H, "attn.scores.dQ");
+    xs_wb_gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 1, 0, H, H, "attn.scores.dK");
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, bs, 8.0 + 1, 1, 1, "attn.mask_eq");
+    xs_wb_transient(c, bs); /* int64 mask in, bool out */
+    c->broadcast = 1;       /* the [b, 1, 1, s] mask expanded over the scores */
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.masked_fill");
+    xs_wb_keep(c, bs);
+    xs_wb_bwd_group(c);
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, S2, 2.0 * H, 1, 1, "attn.masked_fill.bwd");
+    c->broadcast = 0;
+    if (sm != H) {
+        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, S2, H + sm, 0, 1, "attn.softmax.cast");
+        xs_wb_issued(c, XS_ISSUE_AUTOCAST);
+        xs_wb_bwd_group(c);
+        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, S2, sm + H, 0, 1, "attn.softmax.cast.bwd");
+    }
+    xs_wb_softmax(c, "attn.softmax", S2, s, sm, 0);
+    xs_wb_dropout(c, "attn.probs.dropout", S2, sm, p);
+    if (sm != H) {
+        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, S2, sm + H, 0, 1, "attn.probs.cast");
+        xs_wb_issued(c, XS_ISSUE_AUTOCAST);
+        xs_wb_bwd_group(c);
+        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, S2, H + sm, 0, 1, "attn.probs.cast.bwd");
+    }
+    xs_wb_gemm(c, XS_PH_FWD, XS_OP_BGEMM, s, d, s, ba, 0, 0, H, H, "attn.context");
+    /* P.V keeps v and the probabilities it read: softmax's own output
+     * (kept there already) only when no dropout or cast came between */
+    xs_wb_keep(c, e * H);
+    if (!(p <= 0 && sm == H))
+        xs_wb_keep(c, S2 * H);
+    xs_wb_bwd_group(c);
+    xs_wb_gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, s, d, ba, 0, 1, H, H, "attn.context.dP");
+    xs_wb_gemm(c, XS_PH_BWD, XS_OP_BGEMM, s, d, s, ba, 1, 0, H, H, "attn.context.dV");
+    xs_wb_head_copies(c, "attn.merge", e, 1, 0);
+}
+
+static void layer(xs_wb *c)
+{
+    double T = c->T, h = c->h, e = T * h, p = c->s->model.dropout;
+    xs_wb_enter_modules(c, DISTILBERT_BLOCK_CONTAINERS);
+    /* x feeds q_lin, k_lin, v_lin and the residual */
+    xs_wb_grad_fanout(c, "attn.x", e, c->I, 4);
+    xs_wb_linear(c, "attn.q", T, h, h, 1, 1);
+    c->x_kept = !c->amp; /* autocast casts x for each; else one tensor */
+    xs_wb_linear(c, "attn.k", T, h, h, 1, 1);
+    xs_wb_linear(c, "attn.v", T, h, h, 1, 1);
+    c->x_kept = 0;
+    if (c->flash)
+        xs_wb_attention(c, 0);
+    else
+        attention_unfused(c);
+    c->x_kept = c->flash; /* the flash output, kept by the attention */
+    xs_wb_linear(c, "attn.out", T, h, h, 1, 0);
+    c->x_kept = 0;
+    xs_wb_residual_add(c, "attn.residual", e, c->H, c->I, c->I);
+    xs_wb_layernorm(c, "attn.ln", T, c->I, c->I);
+    xs_wb_grad_fanout(c, "ffn.x", e, c->I, 2);
+    xs_wb_linear(c, "ffn.up", T, h, c->f, 1, 1);
+    int island = xs_wb_activation(c, T * c->f);
+    xs_wb_linear(c, "ffn.down", T, c->f, h, 1, island);
+    xs_wb_dropout(c, "ffn.dropout", e, c->H, p);
+    xs_wb_residual_add(c, "ffn.residual", e, c->H, c->I, c->I);
+    xs_wb_layernorm(c, "ffn.ln", T, c->I, c->I);
+}
+
+static void embeddings(xs_wb *c)
+{
+    const xs_model *m = &c->s->model;
+    double e = c->T * c->h;
+    c->layer = -1;
+    /* the task model, DistilBertModel, Embeddings and Transformer, entered
+     * before the first layer */
+    xs_wb_enter_modules(c, 4);
+    xs_wb_embedding(c, "embed.word", (double)m->vocab, c->T);
+    xs_wb_embedding(c, "embed.position", (double)m->max_positions, c->T);
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 3.0 * c->Wm, 1, 1, "embed.add");
+    xs_wb_layernorm(c, "embed.ln", c->T, c->Wm, c->I);
+    xs_wb_dropout(c, "embed.dropout", e, c->I, m->dropout);
+}
+
+/* hidden_state[:, 0] (taken as a copy, as the BERT head is), pre_classifier,
+ * nn.ReLU (keeps its output), dropout, classifier, then the 2-label loss
+ * as BERT's. Under LoRA both linears are PEFT's modules_to_save
+ * (lora.c): trained whole with train.lora.train_head. */
+static void cls_head(xs_wb *c)
+{
+    double b = c->b, h = c->h;
+    c->frozen = c->lora && !c->s->train.lora_train_head;
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_COPY, b * h, 2.0 * c->I, 0, 1, "head.first_token");
+    xs_wb_linear(c, "head.pre_classifier", b, h, h, 1, 1);
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, b * h, 2.0 * c->H, 1, 1, "head.relu");
+    xs_wb_keep_output(c, b * h * c->H);
+    xs_wb_bwd_group(c);
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, b * h, 3.0 * c->H, 1, 1, "head.relu.bwd");
+    xs_wb_dropout(c, "head.dropout", b * h, c->H, c->s->model.head_dropout);
+    xs_wb_linear(c, "head.classifier", b, h, 2, 1, 0);
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_LOSS, b * 2, 2.0 * c->H + 12, 5, 4, "head.loss");
+    xs_wb_bwd_group(c);
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, b * 2, 2.0 * c->H + 12, 3, 4, "head.loss.bwd");
+}
+
+void xs_wb_forward_distilbert(xs_wb *c)
+{
+    const xs_model *m = &c->s->model;
+    xs_wb_embeddings(c, embeddings);
+    xs_wb_layers(c, m->layers, layer);
+    if (m->head == XS_HEAD_SPAN) {
+        /* dropout(qa_dropout) over the encoder's output, then BERT's span
+         * head: qa_outputs and the start/end losses */
+        xs_wb_dropout(c, "head.dropout", c->T * c->h, c->I, m->head_dropout);
+        xs_wb_span_head(c);
+    } else {
+        cls_head(c);
+    }
+}
