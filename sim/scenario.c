@@ -537,9 +537,11 @@ static const hf_map HF_LLAMA[] = {
 };
 
 /* T5Config (huggingface/transformers@2678947a26f82a3cfed465026a0f5a7798ba84b2:
- * src/transformers/models/t5/configuration_t5.py). n_positions is not used
- * by the model (relative positions); it is kept as model.max_positions for
- * the record. relative_attention_max_distance, layer_norm_epsilon and
+ * src/transformers/models/t5/configuration_t5.py: its __init__ defaults).
+ * n_positions is no T5Config parameter and the model does not use it
+ * (relative positions); the original checkpoints' configs carry 512, kept
+ * as model.max_positions for the record (absent: 512).
+ * relative_attention_max_distance, layer_norm_epsilon and
  * initializer_factor change values, not work, and are not read. */
 static const hf_map HF_T5[] = {
     {"layers", "num_layers", 1},
@@ -570,7 +572,7 @@ static const struct {
 static cJSON *hf_default(const char *canon, const cJSON *hf, int gpt2, int llama, int t5)
 {
     if (t5) { /* T5Config.__init__'s defaults */
-        if (strcmp(canon, "max_positions") == 0)
+        if (strcmp(canon, "max_positions") == 0) /* the original configs' n_positions */
             return cJSON_CreateNumber(512);
         if (strcmp(canon, "decoder_layers") == 0) /* None: num_layers */
             return cJSON_CreateNumber(0);
@@ -715,7 +717,9 @@ static int llama_import(cJSON *model, const cJSON *hf, const char *type, const c
  * list in ways not modelled, refused by name. Read against transformers'
  * configuration_t5.py and modeling_t5.py
  * (huggingface/transformers@6b8b757dfcb582379a64f013cdce46c43629f2b0):
- * feed_forward_proj is "[gated-]act"; "gated-gelu" means gelu_new; the
+ * feed_forward_proj is "[gated-]act"; "gated-gelu" means gelu_new (newer
+ * configuration_t5.py, "for backwards compatibility"; team code index,
+ * find_string id 3755908106); the
  * attention projects d_model onto num_heads x d_kv (inner_dim), which is
  * modelled only where it equals d_model (t5-small to t5-large, v1.1 base
  * and large; not t5-3b or t5-11b). */
