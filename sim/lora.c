@@ -15,11 +15,11 @@
  * huggingface/peft@00073fe85ca790515f0b70caa69bea4c477d9db7
  * src/peft/utils/constants.py): bert ["query", "value"], gpt2 ["c_attn"],
  * llama ["q_proj", "v_proj"], vit ["query", "value"] (the same table; team
- * code index, find_string "\"vit\": [\"query\", \"value\"]"); distilbert has
- * none there, and PEFT then refuses a config without target_modules, so
- * xpusim asks for them. ViT's patch embedding is an nn.Conv2d, which
- * all-linear leaves out and which no target here names (LoRA on
- * convolutions is not modelled). */
+ * code index, find_string "\"vit\": [\"query\", \"value\"]"), t5 ["q", "v"];
+ * distilbert has none there, and PEFT then refuses a config without
+ * target_modules, so xpusim asks for them. ViT's patch embedding is an
+ * nn.Conv2d, which all-linear leaves out and which no target here names
+ * (LoRA on convolutions is not modelled). */
 #include "lora.h"
 
 #include <math.h>
@@ -83,6 +83,30 @@ static const struct {
     {XS_LORA_VIT, "ffn.up", "vit.encoder.layer.%d.intermediate.dense"},
     {XS_LORA_VIT, "ffn.down", "vit.encoder.layer.%d.output.dense"},
     {XS_LORA_VIT, "head.classifier", "classifier"},
+    /* T5ForConditionalGeneration (modeling_t5.py): block.N.layer is
+     * [SelfAttention, (EncDecAttention,) FF]; the builder names each linear
+     * with its stack */
+    {XS_LORA_T5, "enc.attn.q", "encoder.block.%d.layer.0.SelfAttention.q"},
+    {XS_LORA_T5, "enc.attn.k", "encoder.block.%d.layer.0.SelfAttention.k"},
+    {XS_LORA_T5, "enc.attn.v", "encoder.block.%d.layer.0.SelfAttention.v"},
+    {XS_LORA_T5, "enc.attn.o", "encoder.block.%d.layer.0.SelfAttention.o"},
+    {XS_LORA_T5, "enc.ffn.wi", "encoder.block.%d.layer.1.DenseReluDense.wi"},
+    {XS_LORA_T5, "enc.ffn.wi_0", "encoder.block.%d.layer.1.DenseReluDense.wi_0"},
+    {XS_LORA_T5, "enc.ffn.wi_1", "encoder.block.%d.layer.1.DenseReluDense.wi_1"},
+    {XS_LORA_T5, "enc.ffn.wo", "encoder.block.%d.layer.1.DenseReluDense.wo"},
+    {XS_LORA_T5, "dec.attn.q", "decoder.block.%d.layer.0.SelfAttention.q"},
+    {XS_LORA_T5, "dec.attn.k", "decoder.block.%d.layer.0.SelfAttention.k"},
+    {XS_LORA_T5, "dec.attn.v", "decoder.block.%d.layer.0.SelfAttention.v"},
+    {XS_LORA_T5, "dec.attn.o", "decoder.block.%d.layer.0.SelfAttention.o"},
+    {XS_LORA_T5, "dec.xattn.q", "decoder.block.%d.layer.1.EncDecAttention.q"},
+    {XS_LORA_T5, "dec.xattn.k", "decoder.block.%d.layer.1.EncDecAttention.k"},
+    {XS_LORA_T5, "dec.xattn.v", "decoder.block.%d.layer.1.EncDecAttention.v"},
+    {XS_LORA_T5, "dec.xattn.o", "decoder.block.%d.layer.1.EncDecAttention.o"},
+    {XS_LORA_T5, "dec.ffn.wi", "decoder.block.%d.layer.2.DenseReluDense.wi"},
+    {XS_LORA_T5, "dec.ffn.wi_0", "decoder.block.%d.layer.2.DenseReluDense.wi_0"},
+    {XS_LORA_T5, "dec.ffn.wi_1", "decoder.block.%d.layer.2.DenseReluDense.wi_1"},
+    {XS_LORA_T5, "dec.ffn.wo", "decoder.block.%d.layer.2.DenseReluDense.wo"},
+    {XS_LORA_T5, "head.lm", "lm_head"},
 };
 #define N_MODULES (sizeof MODULES / sizeof MODULES[0])
 
@@ -92,18 +116,21 @@ static const char *const DEFAULT_TARGETS[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_LLAMA] = "q_proj,v_proj",
     [XS_LORA_DISTILBERT] = NULL,
     [XS_LORA_VIT] = "query,value",
+    [XS_LORA_T5] = "q,v",
 };
 
 static const char *const FAMILY_NAMES[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_BERT] = "BERT", [XS_LORA_GPT2] = "GPT-2", [XS_LORA_LLAMA] = "Llama-family",
     [XS_LORA_DISTILBERT] = "DistilBERT",
-    [XS_LORA_VIT] = "ViT"};
+    [XS_LORA_VIT] = "ViT",
+    [XS_LORA_T5] = "T5"};
 static const char *const FAMILY_EXAMPLES[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_BERT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear",
     [XS_LORA_GPT2] = "c_attn, c_proj, c_fc, all-linear",
     [XS_LORA_LLAMA] = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear",
     [XS_LORA_DISTILBERT] = "q_lin, k_lin, v_lin, out_lin, lin1, lin2, all-linear",
-    [XS_LORA_VIT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear"};
+    [XS_LORA_VIT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear",
+    [XS_LORA_T5] = "q, k, v, o, wi (gated: wi_0, wi_1), wo, EncDecAttention.v, all-linear"};
 
 #define ALL_LINEAR "all-linear"
 
@@ -115,6 +142,8 @@ int xs_lora_family(const xs_scenario *s)
         return XS_LORA_DISTILBERT;
     if (s->model.family == XS_FAMILY_VIT)
         return XS_LORA_VIT;
+    if (s->model.family == XS_FAMILY_T5)
+        return XS_LORA_T5;
     return s->model.arch == XS_DECODER ? XS_LORA_GPT2 : XS_LORA_BERT;
 }
 
@@ -198,6 +227,9 @@ int xs_lora_targeted(const xs_scenario *s, const char *linear, int layer)
 static int has_linear(const xs_scenario *s, const char *linear)
 {
     int head = s->model.head, decoder = s->model.arch == XS_DECODER;
+    size_t len = strlen(linear);
+    if (s->model.family == XS_FAMILY_T5 && len > 4 && strstr(linear, ".ffn.wi"))
+        return s->model.gated_ffn == (linear[len - 2] == '_'); /* wi_0, wi_1 or wi */
     if (strncmp(linear, "head.", 5) != 0)
         return 1;
     if (strcmp(linear, "head.lm") == 0)
@@ -225,7 +257,10 @@ static int target_found(const xs_scenario *s, const char *target, size_t tlen, i
         if (MODULES[i].family != family || !has_linear(s, MODULES[i].linear))
             continue;
         int in_layer = strstr(MODULES[i].path, "%d") != NULL;
-        int64_t layers = in_layer ? s->model.layers : 1;
+        int64_t layers = !in_layer ? 1
+                         : strncmp(MODULES[i].path, "decoder.", 8) == 0
+                             ? xs_model_decoder_layers(&s->model)
+                             : s->model.layers;
         for (int64_t l = 0; l < layers; l++) {
             char path[128];
             xs_lora_module(family, MODULES[i].linear, in_layer ? (int)l : -1, path, sizeof path);

@@ -10,7 +10,7 @@
 #include "scenario.h"
 
 /* Model families whose module names the table knows: model.family picks
- * Llama or DistilBERT, else the arch picks BERT (encoder) or GPT-2
+ * Llama, DistilBERT or T5, else the arch picks BERT (encoder) or GPT-2
  * (decoder). */
 typedef enum {
     XS_LORA_BERT,
@@ -18,6 +18,7 @@ typedef enum {
     XS_LORA_LLAMA,
     XS_LORA_DISTILBERT,
     XS_LORA_VIT,
+    XS_LORA_T5,
     XS_LORA_FAMILY_COUNT
 } xs_lora_family_id;
 

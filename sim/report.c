@@ -97,6 +97,16 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
                      (long long)m->image_size, (long long)m->patch_size,
                      (long long)xs_model_vit_seq(m), (long long)xs_model_vit_seq(m) - 1,
                      (long long)m->labels, wl->params / 1e6);
+    } else if (m->family == XS_FAMILY_T5) {
+        xs_sb_printf(sb,
+                     "model     t5 encoder-decoder, %lld + %lld layers, hidden %lld, %lld heads, "
+                     "%s%s ffn %lld, vocab %lld, %lld position buckets, %s lm head: %.1f M "
+                     "parameters\n",
+                     (long long)m->layers, (long long)xs_model_decoder_layers(m),
+                     (long long)m->hidden, (long long)m->heads, m->gated_ffn ? "gated " : "",
+                     act_name(m->activation), (long long)m->ffn, (long long)m->vocab,
+                     (long long)m->relative_buckets, m->tied ? "tied" : "untied",
+                     wl->params / 1e6);
     } else if (m->family == XS_FAMILY_LLAMA) { /* the classic line stays as it was */
         xs_sb_printf(sb,
                      "model     llama decoder, %lld layers, hidden %lld, %lld heads (%lld kv), "
@@ -120,6 +130,11 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
     }
     int fused;
     int opt = xs_train_optimizer(t, &fused);
+    if (m->family == XS_FAMILY_T5)
+        xs_sb_printf(sb,
+                     "seq2seq   source (encoder) seq %lld, target (decoder) seq %lld; tokens/s "
+                     "counts source tokens\n",
+                     (long long)t->seq, (long long)t->target_seq);
     xs_sb_printf(sb,
                  "train     batch %lld x seq %lld, %s, %s (%s), %s kernels, %s attention, "
                  "grad_accum %lld, %lld device%s\n",
@@ -288,7 +303,9 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     cJSON_AddStringToObject(o, "id", s->id);
     cJSON_AddStringToObject(o, "description", s->description);
     cJSON *mo = cJSON_AddObjectToObject(o, "model");
-    cJSON_AddStringToObject(mo, "arch", m->arch == XS_DECODER ? "decoder" : "encoder");
+    cJSON_AddStringToObject(mo, "arch", m->arch == XS_ENCODER_DECODER ? "encoder_decoder"
+                                        : m->arch == XS_DECODER        ? "decoder"
+                                                                       : "encoder");
     cJSON_AddNumberToObject(mo, "layers", (double)m->layers);
     cJSON_AddNumberToObject(mo, "hidden", (double)m->hidden);
     cJSON_AddNumberToObject(mo, "heads", (double)m->heads);
@@ -319,9 +336,20 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
         cJSON_AddBoolToObject(mo, "qkv_bias", m->qkv_bias);
         cJSON_AddNumberToObject(mo, "labels", (double)m->labels);
     }
+    if (m->family == XS_FAMILY_T5) {
+        cJSON_AddStringToObject(mo, "family", "t5");
+        cJSON_AddNumberToObject(mo, "decoder_layers", (double)xs_model_decoder_layers(m));
+        cJSON_AddNumberToObject(mo, "relative_buckets", (double)m->relative_buckets);
+        cJSON_AddBoolToObject(mo, "gated_ffn", m->gated_ffn);
+        cJSON_AddBoolToObject(mo, "tied", m->tied);
+    }
     cJSON *to = cJSON_AddObjectToObject(o, "train");
     cJSON_AddNumberToObject(to, "batch", (double)t->batch);
     cJSON_AddNumberToObject(to, "seq", (double)t->seq);
+    if (m->family == XS_FAMILY_T5) { /* seq is the source; tokens_per_s counts it */
+        cJSON_AddNumberToObject(to, "target_seq", (double)t->target_seq);
+        cJSON_AddStringToObject(to, "tokens_counted", "source");
+    }
     cJSON_AddStringToObject(to, "precision", xs_precision_name(t->precision));
     int fused;
     cJSON_AddStringToObject(to, "optimizer", xs_optimizer_name(xs_train_optimizer(t, &fused)));

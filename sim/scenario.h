@@ -11,8 +11,9 @@
 #include "host.h"
 #include "schema.h"
 
-#define XS_MODEL_ARCH_CHOICES "encoder|decoder"
-typedef enum { XS_ENCODER, XS_DECODER } xs_model_arch;
+/* encoder_decoder: T5's two stacks (model.family t5) */
+#define XS_MODEL_ARCH_CHOICES "encoder|decoder|encoder_decoder"
+typedef enum { XS_ENCODER, XS_DECODER, XS_ENCODER_DECODER } xs_model_arch;
 #define XS_HEAD_CHOICES "span|lm|cls"
 typedef enum { XS_HEAD_SPAN, XS_HEAD_LM, XS_HEAD_CLS } xs_head;
 #define XS_ACT_CHOICES "gelu|gelu_new|relu|silu"
@@ -24,11 +25,20 @@ typedef enum { XS_ACT_GELU, XS_ACT_GELU_NEW, XS_ACT_RELU, XS_ACT_SILU } xs_act;
  * attention, a gated SiLU MLP, no dropout but the attention's),
  * distilbert (transformers' DistilBERT TransformerBlock: BERT's post-LN
  * encoder without token types, without the dropout after the attention's
- * output projection, with its own task heads) or vit (transformers'
+ * output projection, with its own task heads), vit (transformers'
  * ViTForImageClassification: a patch embedding of the image, a class token,
- * pre-LN encoder layers, a classifier on the class token) */
-#define XS_FAMILY_CHOICES "classic|llama|distilbert|vit"
-typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA, XS_FAMILY_DISTILBERT, XS_FAMILY_VIT } xs_family;
+ * pre-LN encoder layers, a classifier on the class token) or t5 (transformers'
+ * T5ForConditionalGeneration: an encoder stack and a decoder stack with
+ * cross-attention, T5LayerNorm, relative position bias, an FFN with ReLU or
+ * gated GELU) */
+#define XS_FAMILY_CHOICES "classic|llama|distilbert|vit|t5"
+typedef enum {
+    XS_FAMILY_CLASSIC,
+    XS_FAMILY_LLAMA,
+    XS_FAMILY_DISTILBERT,
+    XS_FAMILY_VIT,
+    XS_FAMILY_T5
+} xs_family;
 /* which attention projections carry a bias in the llama family: none
  * (Llama, Mistral), qkv (Qwen2: q, k and v but not o) or all (Llama's
  * attention_bias true) */
@@ -119,10 +129,15 @@ typedef struct {
      * pixels, the image's channels, and whether q, k and v carry biases */
     int64_t image_size, patch_size, channels;
     int qkv_bias;
+    /* t5 family: decoder layers (0: model.layers), relative position
+     * buckets, and whether the FFN is gated (wi_0, wi_1, wo) */
+    int64_t decoder_layers, relative_buckets;
+    int gated_ffn;
 } xs_model;
 
 typedef struct {
     int64_t batch, seq, grad_accum;
+    int64_t target_seq; /* t5 family: decoder (target) tokens a sample; 0 otherwise */
     int precision, optimizer, fused_optimizer, kernels, attention;
     int amp_mode;  /* xs_amp_mode: how amp_fp16/amp_bf16 is implemented */
     int grad_clip; /* clip the global gradient norm every step */
@@ -204,6 +219,9 @@ int64_t xs_model_vit_seq(const xs_model *m);
 
 /* Key/value heads of m: model.kv_heads, or model.heads when 0. */
 int64_t xs_model_kv_heads(const xs_model *m);
+
+/* Decoder layers of a t5 model: model.decoder_layers, or model.layers when 0. */
+int64_t xs_model_decoder_layers(const xs_model *m);
 
 /* Names for reports. */
 const char *xs_precision_name(int p);

@@ -130,6 +130,7 @@ void xs_wb_forward_classic(xs_wb *c);
 void xs_wb_forward_llama(xs_wb *c);
 void xs_wb_forward_distilbert(xs_wb *c);
 void xs_wb_forward_vit(xs_wb *c);
+void xs_wb_forward_t5(xs_wb *c);
 
 /* wl_classic.c */
 

@@ -261,6 +261,8 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
         xs_wb_forward_distilbert(&c);
     else if (m->family == XS_FAMILY_VIT)
         xs_wb_forward_vit(&c);
+    else if (m->family == XS_FAMILY_T5)
+        xs_wb_forward_t5(&c);
     else
         xs_wb_forward_classic(&c);
     if (fp8) /* at fp8_autocast's exit, around the model's forward and loss */
