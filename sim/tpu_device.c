@@ -1,7 +1,7 @@
-/* tpu_device.c — the schema of a class-tpu device file (one Google TPU
- * generation, per chip as its datasheets quote it) and the checks between
- * its fields; then the chip's peak, HBM, power and price become one XLA
- * device's share (a TensorCore on v2/v3, the chip on v4/v5e/v5p). */
+/* tpu_device.c — the schema of a class-tpu device file (one XLA device of
+ * a Google TPU generation: a TensorCore on v2/v3, the chip on v4/v5e/v5p,
+ * its figures that share of the chip's quoted ones) and the checks between
+ * its fields. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,12 +27,12 @@ static const xs_field TPU_FIELDS[] = {
     INT("compute.vpu_alus_per_lane", 1, 16, tpu.vpu_alus,
         "fp32 ALUs per (sublane, lane) pair"),
     POS("compute.clock_mhz", 1, tpu.clock_mhz, "TensorCore clock"),
-    POS("compute.peak_bf16_tflops", 1, tpu.chip_peak_bf16_tflops,
-        "bf16 peak of the chip's MXUs, as quoted"),
+    POS("compute.peak_bf16_tflops", 1, peak_tflops[XS_BF16],
+        "bf16 peak of the device's MXUs (the chip's quoted peak x its share)"),
     NOTE("compute.source", "where the compute figures come from"),
     NOTE_OPT("compute.note", "free text"),
-    POS("memory.capacity_gb", 1, tpu.chip_hbm_gb, "HBM of the chip"),
-    POS("memory.bandwidth_gbs", 1, tpu.chip_hbm_gbs, "HBM bandwidth of the chip, 1e9 B/s"),
+    POS("memory.capacity_gb", 1, mem_capacity_gb, "HBM the device addresses, GiB"),
+    POS("memory.bandwidth_gbs", 1, mem_bw_gbs, "HBM bandwidth of the device, 1e9 B/s"),
     NOTE("memory.source", "where the memory figures come from"),
     NOTE_OPT("memory.note", "free text"),
     INT("interconnect.ici_links", 1, 16, tpu.ici_links, "ICI ports per chip"),
@@ -41,11 +41,12 @@ static const xs_field TPU_FIELDS[] = {
     STR("interconnect.topology", 1, tpu.topology, "2d-torus or 3d-torus"),
     STR("interconnect.host_link", 1, host_link, "the chip's link to its host"),
     POS("interconnect.host_gbs_bidir", 1, host_gbs_bidir,
-        "host link, both directions, per chip (infeed uses one)"),
+        "host link, both directions, the device's share (infeed uses one direction)"),
     NOTE("interconnect.source", "where the interconnect figures come from"),
     NOTE_OPT("interconnect.note", "free text"),
-    POWER_ROWS("chip power under dense load", "chip power at rest"),
-    PRICE_ROWS("chip-hour"),
+    POWER_ROWS("the device's share of the chip's power under dense load",
+               "the device's share of the chip's power at rest"),
+    PRICE_ROWS("device-hour (the chip-hour price x the device's share)"),
     INT("model.fp32_matmul_passes", 1, 6, tpu.fp32_passes,
         "bf16 passes of an fp32 matmul: 1 (XLA DEFAULT), 3 (HIGH) or 6 (HIGHEST)"),
     FRAC("model.mxu_efficiency", tpu.mxu_efficiency,
@@ -110,26 +111,18 @@ int xs_tpu_check_fields(xs_device *d, const char *path, xs_error *err)
                             path, t->hbm_efficiency_low, t->hbm_efficiency,
                             t->hbm_efficiency_high);
     double dim = (double)t->mxu_dim;
-    double computed = (double)(t->cores_per_chip * t->mxus_per_core) * 2 * dim * dim *
+    double computed = (double)(t->cores_per_device * t->mxus_per_core) * 2 * dim * dim *
                       t->clock_mhz * 1e-6; /* TFLOP/s */
-    if (fabs(computed - t->chip_peak_bf16_tflops) > PEAK_TOLERANCE * t->chip_peak_bf16_tflops)
+    double peak = d->peak_tflops[XS_BF16];
+    if (fabs(computed - peak) > PEAK_TOLERANCE * peak)
         return xs_error_set(err, XS_ERANGE,
                             "%s: field 'compute.peak_bf16_tflops' must agree within 3%% with "
-                            "tensorcores x MXUs x 2 x mxu_size^2 x clock (%.1f TFLOP/s), got %g",
-                            path, computed, t->chip_peak_bf16_tflops);
-    /* one device's share of the chip */
-    double share = (double)t->cores_per_device / (double)t->cores_per_chip;
-    memset(d->peak_tflops, 0, sizeof d->peak_tflops);
-    d->peak_tflops[XS_BF16] = t->chip_peak_bf16_tflops * share;
-    /* the vector unit, in fp32 (no tensor path for fp16 or tf32) */
+                            "tensorcores_per_device x mxus_per_tensorcore x 2 x mxu_size^2 x "
+                            "clock_mhz (%.1f TFLOP/s), got %g",
+                            path, computed, peak);
+    /* the vector unit, in fp32; no fp16 or tf32 path on the MXU */
     d->peak_tflops[XS_FP32] = (double)(t->cores_per_device * t->sublanes * t->lanes *
                                        t->vpu_alus) * t->clock_mhz * 1e-6;
-    d->mem_capacity_gb = t->chip_hbm_gb * share;
-    d->mem_bw_gbs = t->chip_hbm_gbs * share;
-    d->tdp_w *= share;
-    d->idle_w *= share;
-    d->price_usd_per_hour *= share;
-    d->host_gbs_bidir *= share;
     if (d->power_limit_min_w > 0 || d->power_limit_max_w > 0)
         return xs_error_set(err, XS_EFIELD,
                             "%s: fields 'power.limit_min_w'/'power.limit_max_w' are not "

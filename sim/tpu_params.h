@@ -1,9 +1,9 @@
 /* tpu_params.h — what the TPU model knows about one Google TPU generation,
- * read from a device file with class "tpu" (tpu_device.c). The file quotes
- * the chip as its datasheets do (peak, HBM, power and price per chip); the
- * loader turns those into one XLA device's share: a TensorCore on v2 and
- * v3, where each core is its own device, the whole chip on v4 and v5p
- * (megacore: both cores as one device) and on v5e (one core a chip). */
+ * read from a device file with class "tpu" (tpu_device.c). A device is
+ * what one XLA device drives: a TensorCore on v2 and v3, where each core is
+ * its own device, the whole chip on v4 and v5p (megacore: both cores as
+ * one device) and on v5e (one core a chip); the file states its peak, HBM,
+ * power and price as that device's share of the chip's quoted figures. */
 #ifndef XS_TPU_PARAMS_H
 #define XS_TPU_PARAMS_H
 
@@ -18,8 +18,6 @@ typedef struct {
     int64_t sublanes, lanes;     /* the (8, 128) vector-register tile */
     int64_t vpu_alus;            /* ALUs per (sublane, lane) pair */
     double clock_mhz;
-    /* the chip as quoted; the common device fields hold one device's share */
-    double chip_peak_bf16_tflops, chip_hbm_gb, chip_hbm_gbs;
     int64_t ici_links;           /* ICI ports per chip */
     double ici_gbs_per_link;     /* one direction, as collectives use it */
     char topology[12];           /* "2d-torus" | "3d-torus" */

@@ -154,8 +154,8 @@ static void a_bad_class_should_be_reported_before_other_fields(void)
 {
     static const struct {
         const char *cls, *part;
-    } cases[] = {{"tpu", "field 'class' must be one of gpu|cpu, got \"tpu\""},
-                 {NULL, "missing required field 'class' (one of gpu|cpu"}};
+    } cases[] = {{"npu", "field 'class' must be one of gpu|cpu|tpu, got \"npu\""},
+                 {NULL, "missing required field 'class' (one of gpu|cpu|tpu"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cJSON *doc = tu_load_json("devices/xeon-amx-2c.json");
         if (cases[i].cls)

@@ -55,6 +55,7 @@ int tu_add_device_suite(void);
 int tu_add_scenario_suite(void);
 int tu_add_workload_suite(void);
 int tu_add_llama_suite(void);
+int tu_add_tpu_suite(void);
 int tu_add_gpu_suite(void);
 int tu_add_gemm_suite(void);
 int tu_add_advise_suite(void);
