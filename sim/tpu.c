@@ -265,8 +265,9 @@ static const char *tpu_arch_name(const xs_device *dev)
 
 const xs_backend xs_tpu_backend = {
     .name = "tpu",
-    .doc = "a Google Cloud TPU generation, per chip as its datasheets quote it; one\n"
-           "device is a TensorCore on v2/v3 and the chip on v4/v5e/v5p (megacore)",
+    .doc = "a Google Cloud TPU generation as one XLA device: a TensorCore on v2/v3,\n"
+           "the chip on v4/v5e/v5p (megacore); its peak, HBM, power and price are that\n"
+           "share of the chip's quoted figures",
     .fields = xs_tpu_fields,
     .check = xs_tpu_check_fields,
     .arch_name = tpu_arch_name,
