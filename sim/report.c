@@ -149,9 +149,10 @@ static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenari
     xs_sb_printf(sb, "matmuls   asked in %s, run in %s on %s at %.0f MHz sustained%s\n",
                  xs_dtype_name(p->matmul_asked), xs_dtype_name(p->matmul_engine),
                  p->matmul_tensor ? matrix_unit(dev) : "fp32 vector units", p->matmul_clock_mhz,
-                 p->matmul_engine != p->matmul_asked
-                     ? " (the device has no tensor-core path for it)"
-                     : "");
+                 p->matmul_engine == p->matmul_asked ? ""
+                 : xs_backend_of(dev)->matrix_unit
+                     ? " (the MXUs multiply in bf16 and sum in fp32)"
+                     : " (the device has no tensor-core path for it)");
     if (s->power_limit_w > 0)
         xs_sb_printf(sb, "clock     %.1f%% of the clock at the default %g W limit, under the %g W "
                          "limit\n",
