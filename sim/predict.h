@@ -48,6 +48,9 @@ typedef struct {
      * prediction of a step that cannot start still has its time; the
      * caller decides what a run that does not fit is worth */
     xs_memory mem;
+    /* what the device class says about the step as a whole (a compiled
+     * step's fusions and padding); empty for most classes */
+    char note[320];
 } xs_prediction;
 
 /* Predict wl (built from s) on dev. A power limit s sets

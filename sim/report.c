@@ -4,6 +4,7 @@
  * all layers into one row (calls = layers x micro-batches) so a 24-layer
  * model reads in one screen; JSON and CSV keep every op. */
 #include "report.h"
+#include "backend.h"
 
 #include "host.h"
 
@@ -160,6 +161,13 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
                      s->power_limit_w);
 }
 
+/* What the device's matrix engine is called: its class's word for it. */
+static const char *matrix_unit(const xs_device *dev)
+{
+    const char *u = xs_backend_of(dev)->matrix_unit;
+    return u ? u : "tensor cores";
+}
+
 /* What was predicted: device, scenario, and where the matmuls ran. */
 static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
                            const xs_workload *wl, const xs_prediction *p)
@@ -168,14 +176,17 @@ static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenari
     scenario_lines(sb, s, wl);
     xs_sb_printf(sb, "matmuls   asked in %s, run in %s on %s at %.0f MHz sustained%s\n",
                  xs_dtype_name(p->matmul_asked), xs_dtype_name(p->matmul_engine),
-                 p->matmul_tensor ? "tensor cores" : "fp32 vector units", p->matmul_clock_mhz,
-                 p->matmul_engine != p->matmul_asked
-                     ? " (the device has no tensor-core path for it)"
-                     : "");
+                 p->matmul_tensor ? matrix_unit(dev) : "fp32 vector units", p->matmul_clock_mhz,
+                 p->matmul_engine == p->matmul_asked ? ""
+                 : xs_backend_of(dev)->matrix_unit
+                     ? " (the MXUs multiply in bf16 and sum in fp32)"
+                     : " (the device has no tensor-core path for it)");
     if (s->power_limit_w > 0)
         xs_sb_printf(sb, "clock     %.1f%% of the clock at the default %g W limit, under the %g W "
                          "limit\n",
                      100 * p->clock_scale, dev->tdp_w, p->power_limit_w);
+    if (p->note[0])
+        xs_sb_printf(sb, "compiled  %s\n", p->note);
     const xs_host *h = &p->host;
     if (p->host_issue_s <= 0)
         return; /* the host is the device: nothing is issued ahead */
@@ -461,6 +472,8 @@ static void predict_json(xs_strbuf *sb, const xs_device *dev, const xs_scenario 
     cJSON_AddItemToObject(root, "step", step_json(wl, p));
     cJSON_AddItemToObject(root, "run", run_json(wl, p));
     cJSON_AddItemToObject(root, "memory", xs_memory_json(&p->mem));
+    if (p->note[0])
+        cJSON_AddStringToObject(root, "compiled", p->note);
     xs_report_json(sb, root);
 }
 

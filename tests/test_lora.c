@@ -380,6 +380,25 @@ static void predict_json_should_report_trainable_params(void)
     tu_run_free(&r);
 }
 
+/* bitsandbytes' layers are CUDA kernels: a TPU or the host CPU refuses a
+ * quantized base in one line naming the device and its class. */
+static void quantized_bases_should_be_refused_off_gpus(void)
+{
+    static const char *cmds[] = {"predict -s mistral-7b-qlora -d tpu-v4",
+                                 "predict -s mistral-7b-qlora -d xeon-amx-2c",
+                                 "predict -s llama2-7b-lora -d tpu-v5p --set train.quant=int8"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        tu_result r = tu_run(cmds[i]);
+        CU_ASSERT_NOT_EQUAL(r.status, 0);
+        CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "modelled on GPUs only"));
+        tu_run_free(&r);
+    }
+    tu_result ok = tu_run("predict -s mistral-7b-qlora -d a100-sxm4-80gb --summary");
+    CU_ASSERT_EQUAL(ok.status, 0);
+    tu_run_free(&ok);
+}
+
 int tu_add_lora_suite(void)
 {
     CU_pSuite s = CU_add_suite("lora", NULL, NULL);
@@ -395,5 +414,6 @@ int tu_add_lora_suite(void)
     CU_ADD_TEST(s, checkpointing_should_add_one_forward_of_each_layer);
     CU_ADD_TEST(s, checkpointing_should_keep_layer_inputs_and_one_layer);
     CU_ADD_TEST(s, predict_json_should_report_trainable_params);
+    CU_ADD_TEST(s, quantized_bases_should_be_refused_off_gpus);
     return 0;
 }
