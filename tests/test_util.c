@@ -133,12 +133,17 @@ xs_device tu_device(const char *id)
     return d;
 }
 
+int tu_build_err(const char *id, const char *const *sets, int n, xs_scenario *s, xs_workload *wl,
+                 xs_error *err)
+{
+    int rc = xs_scn_open(id, sets, n, s, err);
+    return rc ? rc : xs_wl_build(s, wl, err);
+}
+
 int tu_build(const char *id, const char *const *sets, int n, xs_scenario *s, xs_workload *wl)
 {
     xs_error err;
-    int rc = xs_scn_open(id, sets, n, s, &err);
-    if (!rc)
-        rc = xs_wl_build(s, wl, &err);
+    int rc = tu_build_err(id, sets, n, s, wl, &err);
     if (rc)
         fprintf(stderr, "\n%s\n", err.msg);
     return rc;

@@ -39,6 +39,9 @@ xs_device tu_device(const char *id);
 
 /* Load scenario id (or path) with its --set overrides and build its op
  * list; on failure print the error and return its code. */
+/* tu_build without the message on stderr: the caller reads err. */
+int tu_build_err(const char *id, const char *const *sets, int n, xs_scenario *s, xs_workload *wl,
+                 xs_error *err);
 int tu_build(const char *id, const char *const *sets, int n, xs_scenario *s, xs_workload *wl);
 /* The op named name in layer (-1: outside the layers), the first in list
  * order, or NULL. */

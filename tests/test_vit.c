@@ -22,22 +22,12 @@
 
 static int build(const char *const *sets, int n, xs_scenario *s, xs_workload *wl, xs_error *err)
 {
-    char path[512];
-    int rc = xs_resolve("scenarios", SCN, path, sizeof path, err);
-    if (!rc)
-        rc = xs_scn_load(path, sets, n, s, err);
-    if (!rc)
-        rc = xs_wl_build(s, wl, err);
-    return rc;
+    return tu_build_err(SCN, sets, n, s, wl, err);
 }
 
 static void build_ok(const char *const *sets, int n, xs_scenario *s, xs_workload *wl)
 {
-    xs_error err;
-    int rc = build(sets, n, s, wl, &err);
-    if (rc)
-        fprintf(stderr, "\n%s\n", err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, XS_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_build(SCN, sets, n, s, wl), XS_OK);
 }
 
 /* ViT-B/16 at 224 with its 1000-label ImageNet classifier: 86,567,656
