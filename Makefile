@@ -103,7 +103,7 @@ build/xpusim.pc: include/xpusim.h Makefile
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' \
 	  'datadir=$${prefix}/share/xpusim' '' 'Name: xpusim' \
 	  'Description: predicts the time, energy and cost of Transformer fine-tuning, kernel by kernel' \
-	  'Version: $(SO_VERSION)' 'Requires.private: libcjson gsl' \
+	  'Version: $(SO_VERSION)' 'Requires.private: libcjson' \
 	  'Libs: -L$${libdir} -lxpusim' 'Libs.private: -lm -fopenmp -pthread -ldl' \
 	  'Cflags: -I$${includedir}' > $@
 build/xpusim.1: xpusim tools/man.sh
