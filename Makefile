@@ -25,7 +25,7 @@ CLI_SRC  := $(wildcard sim/cli/*.c)
 TEST_SRC := $(filter-out tests/fake_gpu.c,$(wildcard tests/*.c))
 HEADERS  := $(wildcard sim/*.h sim/cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h) kernels/cuda/xs_cuda.h \
             include/xpusim.h
-INC      := -Isim -Ikernels/cpu -Icalibrate -Isim/cli -Ibuild -Ikernels/cuda
+INC      := -Isim -Ikernels/cpu -Icalibrate -Isim/cli -Ibuild -Ikernels/cuda -Iinclude
 SIM_INC  := -Isim
 
 .DEFAULT_GOAL := all
