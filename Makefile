@@ -97,18 +97,26 @@ LIBDIR := $(DESTDIR)$(PREFIX)/lib
 INCDIR := $(DESTDIR)$(PREFIX)/include
 DATADIR := $(DESTDIR)$(PREFIX)/share/xpusim
 MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
-# The static library needs what sim/ links against; pkg-config --static adds it.
-build/xpusim.pc: include/xpusim.h Makefile
-	@mkdir -p build
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' \
-	  'datadir=$${prefix}/share/xpusim' '' 'Name: xpusim' \
-	  'Description: predicts the time, energy and cost of Transformer fine-tuning, kernel by kernel' \
-	  'Version: $(SO_VERSION)' 'Requires.private: libcjson' \
-	  'Libs: -L$${libdir} -lxpusim' 'Libs.private: -lm -fopenmp -pthread -ldl' \
-	  'Cflags: -I$${includedir}' > $@
+# xpusim.pc names PREFIX, so it is written at install time, never cached.
+# The static library needs what sim/ links against: pkg-config --static.
+define pc_text
+prefix=$(PREFIX)
+libdir=$${prefix}/lib
+includedir=$${prefix}/include
+datadir=$${prefix}/share/xpusim
+
+Name: xpusim
+Description: predicts the time, energy and cost of Transformer fine-tuning, kernel by kernel
+Version: $(SO_VERSION)
+Requires.private: libcjson
+Libs: -L$${libdir} -lxpusim
+Libs.private: -lm -fopenmp -pthread -ldl
+Cflags: -I$${includedir}
+endef
+export pc_text
 build/xpusim.1: xpusim tools/man.sh
 	tools/man.sh ./xpusim $(SO_VERSION) > $@.tmp && mv $@.tmp $@
-install: xpusim lib build/xpusim.pc build/xpusim.1
+install: xpusim lib build/xpusim.1
 	install -d $(BINDIR) $(LIBDIR)/pkgconfig $(INCDIR) $(MANDIR) $(DATADIR)
 	install -m 755 xpusim $(BINDIR)/xpusim
 	install -m 755 $(REL)/$(SO_REAL) $(LIBDIR)/$(SO_REAL)
@@ -116,7 +124,7 @@ install: xpusim lib build/xpusim.pc build/xpusim.1
 	ln -sf $(SO_NAME) $(LIBDIR)/libxpusim.so
 	install -m 644 $(REL)/libxpusim.a $(LIBDIR)/libxpusim.a
 	install -m 644 include/xpusim.h $(INCDIR)/xpusim.h
-	install -m 644 build/xpusim.pc $(LIBDIR)/pkgconfig/xpusim.pc
+	printf "%s\n" "$$pc_text" > $(LIBDIR)/pkgconfig/xpusim.pc
 	install -m 644 build/xpusim.1 $(MANDIR)/xpusim.1
 	rm -rf $(DATADIR)/devices $(DATADIR)/scenarios $(DATADIR)/data
 	cp -R devices scenarios $(DATADIR)/
@@ -398,7 +406,8 @@ measured-refresh:
 # toolkit is installed (this machine has one at /usr/local/cuda) and are
 # skipped, with a line saying so, where it is not.
 DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3 \
-            clang libclang-rt-14-dev valgrind
+            clang libclang-rt-14-dev valgrind pkg-config man-db groff-base python3-pip \
+            python3-setuptools python3-wheel
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

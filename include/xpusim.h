@@ -19,6 +19,12 @@
  * Link with `pkg-config --cflags --libs xpusim`. This is the only header
  * installed; the library's internal headers are not part of its interface.
  *
+ * Data: the devices/ and scenarios/ ids are looked up in $XPUSIM_DATA, else
+ * at or above the executable's folder, else in PREFIX/share/xpusim beside
+ * the PREFIX/lib/libxpusim.so that was loaded. A program linked with the
+ * static library is its own code: unless it is installed in PREFIX/bin,
+ * set XPUSIM_DATA (`pkg-config --variable=datadir xpusim` names it).
+ *
  * Ownership, as cJSON's header states it: a pointer a function returns
  * through an out-argument or as its value belongs to the caller, who frees
  * it with the function named beside it (xs_device_free, xs_scenario_free,

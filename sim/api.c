@@ -398,7 +398,7 @@ static xs_run_row *public_rows(const xs_sweep_grid *g, const xs_device *devs,
         for (size_t a = 0; a < g->naxes; a++)
             t += sprintf(t, "%s%s=%s", a ? " " : "", g->axes[a].key,
                          xs_sweep_value(g, r->point, a, buf, sizeof buf));
-        t++;
+        *t++ = '\0'; /* no axis: no sprintf wrote one */
         if (r->reason) {
             o->reason = t;
             t += sprintf(t, "%s", r->reason) + 1;

@@ -257,6 +257,13 @@ static void compare_should_rank_as_the_command_does(void)
     cJSON_Delete(doc);
     tu_run_free(&r);
     xs_free(rows);
+    /* no grid: one row a device, the point "" */
+    o.nvary = 0;
+    CU_ASSERT_EQUAL_FATAL(xs_compare("bert-base-squad", sets, 1, &o, &rows, &n, &st), XS_STATUS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 4);
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT_STRING_EQUAL(rows[i].point, "");
+    xs_free(rows);
     /* a budget nothing meets: one error saying what the runs would take */
     o.budget_usd = 1e-6;
     CU_ASSERT_EQUAL(xs_compare("bert-base-squad", sets, 1, &o, &rows, &n, &st), XS_STATUS_ARG);
