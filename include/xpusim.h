@@ -194,7 +194,8 @@ typedef struct {
     int pareto;            /* xs_compare only: 1 = Pareto-optimal on (run time, cost) */
 } xs_run_row;
 
-/* The devices and the grid of a sweep or comparison. */
+/* The devices and the grid of a sweep or comparison; NULL: all zero (for
+ * xs_compare: every accelerator, the scenario as given, time=1,cost=1). */
 typedef struct {
     const xs_device_h *const *devices; /* ndevices handles; NULL (0) in xs_compare:
                                           every shipped accelerator */

@@ -178,19 +178,21 @@ int xs_list(const char *folder, char ***ids, size_t *n, xs_status *st)
     return ok(st);
 }
 
-/* The prediction `xpusim predict` makes: with its band. */
-static int predict(const xs_device_h *dev, const xs_scenario_h *scn, xs_job *j, xs_status *st)
+/* The prediction `xpusim predict` makes (xs_job_predict's): with its
+ * band; the handles are only read. */
+static int predict(const xs_device_h *dev, const xs_scenario_h *scn, xs_prediction *p,
+                   xs_status *st)
 {
+    memset(p, 0, sizeof *p);
     if (!dev || !scn)
         return fail(st, XS_EARG, "no device or scenario handle (NULL)");
-    /* the job's scenario and workload are read only: the handle's own */
-    xs_job_init(j);
-    j->dev = dev->dev;
-    j->s = scn->job.s;
-    j->wl = scn->job.wl;
     xs_error err;
-    int rc = xs_job_predict(j, 1, &err);
-    return rc ? out(st, &err) : XS_OK;
+    if (xs_predict(&dev->dev, &scn->job.s, &scn->job.wl, p, &err) ||
+        xs_predict_band(&dev->dev, &scn->job.s, &scn->job.wl, p, &err)) {
+        xs_prediction_free(p);
+        return out(st, &err);
+    }
+    return XS_OK;
 }
 
 static void copy_name(char *dst, size_t size, const char *src)
@@ -207,11 +209,11 @@ int xs_predict_run(const xs_device_h *dev, const xs_scenario_h *scn, xs_summary 
         *nops = 0;
     if (ops && !nops)
         return fail(st, XS_EARG, "xs_predict_run: ops given without nops");
-    xs_job j;
-    int rc = predict(dev, scn, &j, st);
+    xs_prediction pred;
+    int rc = predict(dev, scn, &pred, st);
     if (rc)
         return rc;
-    const xs_prediction *p = &j.p;
+    const xs_prediction *p = &pred;
     const xs_workload *wl = &scn->job.wl;
     if (sum)
         *sum = (xs_summary){
@@ -238,7 +240,7 @@ int xs_predict_run(const xs_device_h *dev, const xs_scenario_h *scn, xs_summary 
     if (ops) {
         xs_op_row *rows = calloc(wl->n ? wl->n : 1, sizeof *rows);
         if (!rows) {
-            xs_prediction_free(&j.p);
+            xs_prediction_free(&pred);
             return fail(st, XS_ENOMEM, "out of memory");
         }
         for (size_t i = 0; i < wl->n; i++) {
@@ -267,7 +269,7 @@ int xs_predict_run(const xs_device_h *dev, const xs_scenario_h *scn, xs_summary 
         *ops = rows;
         *nops = wl->n;
     }
-    xs_prediction_free(&j.p);
+    xs_prediction_free(&pred);
     return ok(st);
 }
 
@@ -292,12 +294,12 @@ static char *take(xs_strbuf *sb, xs_status *st)
 
 char *xs_predict_json(const xs_device_h *dev, const xs_scenario_h *scn, xs_status *st)
 {
-    xs_job j;
-    if (predict(dev, scn, &j, st))
+    xs_prediction p;
+    if (predict(dev, scn, &p, st))
         return NULL;
     xs_strbuf sb = {0};
-    xs_report_predict(&sb, XS_FMT_JSON, &dev->dev, &scn->job.s, &scn->job.wl, &j.p);
-    xs_prediction_free(&j.p);
+    xs_report_predict(&sb, XS_FMT_JSON, &dev->dev, &scn->job.s, &scn->job.wl, &p);
+    xs_prediction_free(&p);
     return take(&sb, st);
 }
 
@@ -431,8 +433,8 @@ static int grid_eval(const char *scenario, const char *const *sets, int nsets,
 {
     memset(r, 0, sizeof *r);
     xs_sweep_init(&r->g);
-    if (!scenario || !o)
-        return fail(st, XS_EARG, "no scenario or options (NULL)");
+    if (!scenario)
+        return fail(st, XS_EARG, "no scenario id or path (NULL)");
     if (nsets < 0 || (nsets > 0 && !sets) || o->nvary < 0 || (o->nvary > 0 && !o->vary))
         return fail(st, XS_EARG, "nsets and nvary must be >= 0, with their arrays given");
     xs_error err;
@@ -475,6 +477,8 @@ int xs_sweep(const char *scenario, const char *const *sets, int nsets, const xs_
         return fail(st, XS_EARG, "xs_sweep: rows and nrows must not be NULL");
     *rows = NULL;
     *nrows = 0;
+    const xs_grid_opts none = {0};
+    opts = opts ? opts : &none;
     grid_run r;
     int rc = grid_eval(scenario, sets, nsets, opts, 0, &r, st);
     if (rc == XS_OK) {
@@ -493,9 +497,11 @@ int xs_compare(const char *scenario, const char *const *sets, int nsets,
         return fail(st, XS_EARG, "xs_compare: rows and nrows must not be NULL");
     *rows = NULL;
     *nrows = 0;
+    const xs_grid_opts none = {0};
+    opts = opts ? opts : &none;
     xs_error err;
     xs_weights w = XS_WEIGHTS_DEFAULT;
-    if (opts && opts->weights && xs_weights_parse(opts->weights, &w, &err))
+    if (opts->weights && xs_weights_parse(opts->weights, &w, &err))
         return out(st, &err);
     grid_run r;
     int rc = grid_eval(scenario, sets, nsets, opts, 1, &r, st);

@@ -264,6 +264,13 @@ static void compare_should_rank_as_the_command_does(void)
     for (size_t i = 0; i < n; i++)
         CU_ASSERT_STRING_EQUAL(rows[i].point, "");
     xs_free(rows);
+    /* no options: every shipped accelerator, the host CPUs left out */
+    CU_ASSERT_EQUAL_FATAL(xs_compare("bert-base-squad", NULL, 0, NULL, &rows, &n, &st),
+                          XS_STATUS_OK);
+    CU_ASSERT(n >= 10);
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT(strncmp(rows[i].device, "xeon", 4) != 0);
+    xs_free(rows);
     /* a budget nothing meets: one error saying what the runs would take */
     o.budget_usd = 1e-6;
     CU_ASSERT_EQUAL(xs_compare("bert-base-squad", sets, 1, &o, &rows, &n, &st), XS_STATUS_ARG);
