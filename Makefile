@@ -23,8 +23,9 @@ SIM_SRC  := $(wildcard sim/*.c)
 CAL_SRC  := $(wildcard kernels/cpu/*.c) $(filter-out calibrate/bench.c,$(wildcard calibrate/*.c))
 CLI_SRC  := $(wildcard sim/cli/*.c)
 TEST_SRC := $(filter-out tests/fake_gpu.c,$(wildcard tests/*.c))
-HEADERS  := $(wildcard sim/*.h sim/cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h) kernels/cuda/xs_cuda.h
-INC      := -Isim -Ikernels/cpu -Icalibrate -Isim/cli -Ibuild -Ikernels/cuda
+HEADERS  := $(wildcard sim/*.h sim/cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h) kernels/cuda/xs_cuda.h \
+            include/xpusim.h
+INC      := -Isim -Ikernels/cpu -Icalibrate -Isim/cli -Ibuild -Ikernels/cuda -Iinclude
 SIM_INC  := -Isim
 
 .DEFAULT_GOAL := all
@@ -42,9 +43,10 @@ FORCE:
 
 .PHONY: validate-kept validate-heldout validate-tracecal
 .PHONY: cuda test-cuda bench-cuda gpu-bundle gpu-campaign test-campaign
+.PHONY: lib install uninstall test-install test-api-header
 .PHONY: FORCE all asan test test-rel test-asan test-py test-plots test-valgrind golden plots validate bench clean deps same-outputs measured-refresh
 
-all: xpusim cuda
+all: xpusim lib cuda
 
 # --- release -----------------------------------------------------------------
 $(SIM_SRC:%.c=$(REL)/%.o) $(SIM_SRC:%.c=$(ASN)/%.o): INC := $(SIM_INC)
@@ -62,6 +64,76 @@ xpusim: $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a | $(FAKE_GPU)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcunit
+
+# --- the shared library (include/xpusim.h) ------------------------------------
+# libxpusim.so.MAJOR.MINOR.PATCH, soname libxpusim.so.MAJOR: the version of
+# include/xpusim.h, whose header comment says what bumps which. sim/ again
+# as position-independent objects; the version script exports the public
+# API alone (xs_* of xpusim.h), every internal name stays local, so a
+# program can neither call nor interpose on them. -z defs: complete.
+SO_VERSION := $(shell sed -n 's/^\#define XS_LIB_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' include/xpusim.h | paste -sd.)
+SO_MAJOR   := $(firstword $(subst ., ,$(SO_VERSION)))
+SO_REAL    := libxpusim.so.$(SO_VERSION)
+SO_NAME    := libxpusim.so.$(SO_MAJOR)
+PIC_SIM_OBJ := $(SIM_SRC:%.c=$(REL)/pic/%.o)
+$(PIC_SIM_OBJ): $(REL)/pic/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC $(SIM_INC) -c $< -o $@
+$(REL)/$(SO_REAL): $(PIC_SIM_OBJ) sim/xpusim.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=sim/xpusim.map \
+	  -Wl,-z,defs $(PIC_SIM_OBJ) -o $@ $(LDLIBS)
+$(REL)/$(SO_NAME) $(REL)/libxpusim.so: $(REL)/$(SO_REAL)
+	ln -sf $(SO_REAL) $@
+lib: $(REL)/libxpusim.a $(REL)/$(SO_NAME) $(REL)/libxpusim.so
+
+# --- install ------------------------------------------------------------------
+# make install PREFIX=/opt/xpusim [DESTDIR=/stage]. The installed binary and
+# library find their data in PREFIX/share/xpusim from where they are loaded
+# (sim/paths.c), so no PREFIX is compiled in and one build installs anywhere.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+LIBDIR := $(DESTDIR)$(PREFIX)/lib
+INCDIR := $(DESTDIR)$(PREFIX)/include
+DATADIR := $(DESTDIR)$(PREFIX)/share/xpusim
+MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
+# xpusim.pc names PREFIX, so it is written at install time, never cached.
+# The static library needs what sim/ links against: pkg-config --static.
+define pc_text
+prefix=$(PREFIX)
+libdir=$${prefix}/lib
+includedir=$${prefix}/include
+datadir=$${prefix}/share/xpusim
+
+Name: xpusim
+Description: predicts the time, energy and cost of Transformer fine-tuning, kernel by kernel
+Version: $(SO_VERSION)
+Requires.private: libcjson
+Libs: -L$${libdir} -lxpusim
+Libs.private: -lm -fopenmp -pthread -ldl
+Cflags: -I$${includedir}
+endef
+export pc_text
+build/xpusim.1: xpusim tools/man.sh
+	tools/man.sh ./xpusim $(SO_VERSION) > $@.tmp && mv $@.tmp $@
+install: xpusim lib build/xpusim.1
+	install -d $(BINDIR) $(LIBDIR)/pkgconfig $(INCDIR) $(MANDIR) $(DATADIR)
+	install -m 755 xpusim $(BINDIR)/xpusim
+	install -m 755 $(REL)/$(SO_REAL) $(LIBDIR)/$(SO_REAL)
+	ln -sf $(SO_REAL) $(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(LIBDIR)/libxpusim.so
+	install -m 644 $(REL)/libxpusim.a $(LIBDIR)/libxpusim.a
+	install -m 644 include/xpusim.h $(INCDIR)/xpusim.h
+	printf "%s\n" "$$pc_text" > $(LIBDIR)/pkgconfig/xpusim.pc
+	install -m 644 build/xpusim.1 $(MANDIR)/xpusim.1
+	rm -rf $(DATADIR)/devices $(DATADIR)/scenarios $(DATADIR)/data
+	cp -R devices scenarios $(DATADIR)/
+	install -d $(DATADIR)/data
+	cp -R data/measured data/published $(DATADIR)/data/
+uninstall:
+	rm -f $(BINDIR)/xpusim $(LIBDIR)/$(SO_REAL) $(LIBDIR)/$(SO_NAME) $(LIBDIR)/libxpusim.so \
+	  $(LIBDIR)/libxpusim.a $(INCDIR)/xpusim.h $(LIBDIR)/pkgconfig/xpusim.pc $(MANDIR)/xpusim.1
+	rm -rf $(DATADIR)
 
 # A GPU and NVML stand-in for the cuda backend's tests (tests/fake_gpu.c):
 # one shared object both XS_CUDA_LIB and XS_NVML_LIB point at. Built
@@ -221,7 +293,7 @@ bench: $(REL)/xpusim_bench
 
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
-test: test-rel test-asan test-py test-plots test-cuda test-campaign
+test: test-rel test-asan test-py test-plots test-install test-cuda test-campaign
 
 test-rel: xpusim $(REL)/xpusim_tests
 	XPUSIM_BIN=./xpusim $(REL)/xpusim_tests
@@ -234,6 +306,18 @@ test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 # and traces it writes must be ones xpusim reads.
 test-py: xpusim
 	XPUSIM_BIN=./xpusim python3 -m unittest discover -s calibrate/gpu -p 'test_*.py'
+
+# The public header alone compiles as C11 (pedantic) and C++11; the library
+# exports xpusim.h's functions and nothing else.
+test-api-header: lib
+	tests/api_check.sh header $(REL)/$(SO_REAL)
+
+# The installed tree: make install into a temporary prefix, the example
+# built there with pkg-config (shared and static) and run, the Python
+# package pip-installed (offline) against it and its unit tests run, then
+# make uninstall leaving nothing behind.
+test-install: test-api-header
+	tests/api_check.sh install
 
 # The figures' inputs: every column plots/*.gp reads by name is in what
 # xpusim writes, and gnuplot draws each figure from a small input (~1 s).
@@ -322,7 +406,8 @@ measured-refresh:
 # toolkit is installed (this machine has one at /usr/local/cuda) and are
 # skipped, with a line saying so, where it is not.
 DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3 \
-            clang libclang-rt-14-dev valgrind
+            clang libclang-rt-14-dev valgrind pkg-config man-db groff-base python3-pip \
+            python3-setuptools python3-wheel
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -1,7 +1,9 @@
 /* paths.c — see paths.h. */
+#define _GNU_SOURCE /* dladdr */
 #include "paths.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +63,26 @@ int xs_data_root(char *dst, size_t size, xs_error *err)
         if (strcmp(parent, dir) == 0)
             break;
         snprintf(dir, sizeof dir, "%s", parent);
+    }
+    /* Installed (make install): the data lie in PREFIX/share/xpusim, and
+     * this code in PREFIX/lib/libxpusim.so or PREFIX/bin/xpusim. Found from
+     * where this code was loaded, not from a PREFIX compiled in, so that an
+     * installed tree still works when moved or staged (DESTDIR), and a
+     * program or Python module loading the library finds it without
+     * XPUSIM_DATA whatever the executable is. */
+    Dl_info self;
+    if (dladdr((void *)xs_data_root, &self) && self.dli_fname && strchr(self.dli_fname, '/')) {
+        char real[PATH_MAX], here[PATH_MAX], up[PATH_MAX];
+        if (realpath(self.dli_fname, real)) {
+            xs_dirname(real, here, sizeof here);
+            xs_dirname(here, up, sizeof up);
+            char share[PATH_MAX + 32];
+            snprintf(share, sizeof share, "%s/share/xpusim/devices", up);
+            if (is_dir(share)) {
+                snprintf(dst, size, "%s/share/xpusim", up);
+                return XS_OK;
+            }
+        }
     }
     return xs_error_set(err, XS_EIO,
                         "cannot find the devices/ folder next to the executable; set "

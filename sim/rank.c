@@ -134,3 +134,46 @@ int xs_rank_within(const xs_rank_item *it, double budget_usd, double deadline_h)
     return (budget_usd <= 0 || it->cost_usd <= budget_usd) &&
            (deadline_h <= 0 || it->run_time_s <= deadline_h * 3600);
 }
+
+/* The keys are copied beside the index: qsort has no context argument,
+ * and the index last makes the order total, so the same whatever qsort
+ * does. */
+typedef struct {
+    int group;
+    double score, cost, time;
+    size_t i;
+} sort_key;
+
+static int by_rank(const void *a, const void *b)
+{
+    const sort_key *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group - y->group;
+    if (x->group == 0) {
+        if (x->score != y->score)
+            return x->score > y->score ? -1 : 1;
+        if (x->cost != y->cost)
+            return x->cost < y->cost ? -1 : 1;
+        if (x->time != y->time)
+            return x->time < y->time ? -1 : 1;
+    }
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+int xs_rank_order(size_t *order, size_t n, const xs_rank_item *items,
+                  const unsigned char *predicted)
+{
+    sort_key *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = order[j];
+        v[j] = (sort_key){items[i].candidate ? 0 : predicted[i] ? 1 : 2, items[i].score,
+                          items[i].cost_usd, items[i].run_time_s, i};
+    }
+    qsort(v, n, sizeof *v, by_rank);
+    for (size_t j = 0; j < n; j++)
+        order[j] = v[j].i;
+    free(v);
+    return 0;
+}

@@ -53,4 +53,11 @@ int xs_rank_pareto(xs_rank_item *items, size_t n, xs_error *err);
  * <= 0: no limit). */
 int xs_rank_within(const xs_rank_item *it, double budget_usd, double deadline_h);
 
+/* Put order (n indices into items) in the order compare lists the runs:
+ * the candidates by score (ties: cheaper, then faster, then index), then
+ * the runs predicted but not candidates (predicted[i] != 0), then those
+ * that could not run, each group by index. 0, or -1 out of memory. */
+int xs_rank_order(size_t *order, size_t n, const xs_rank_item *items,
+                  const unsigned char *predicted);
+
 #endif

@@ -88,5 +88,6 @@ int tu_add_host_suite(void);
 int tu_add_sweep_suite(void);
 int tu_add_cuda_backend_suite(void);
 int tu_add_fp8_suite(void);
+int tu_add_api_suite(void);
 
 #endif

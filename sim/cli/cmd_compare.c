@@ -92,49 +92,6 @@ static int by_cost(const void *a, const void *b)
     return (cx > cy) - (cx < cy);
 }
 
-/* Ranked first by score (ties: cheaper, then faster, then grid order), then
- * the runs that do not fit, then those that cannot run, in grid order. The
- * keys are copied beside the index: qsort has no context argument, and the
- * index last makes the order total, so the same whatever qsort does. */
-typedef struct {
-    int group;
-    double score, cost, time;
-    size_t i;
-} sort_key;
-
-static int by_rank(const void *a, const void *b)
-{
-    const sort_key *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group - y->group;
-    if (x->group == 0) {
-        if (x->score != y->score)
-            return x->score > y->score ? -1 : 1;
-        if (x->cost != y->cost)
-            return x->cost < y->cost ? -1 : 1;
-        if (x->time != y->time)
-            return x->time < y->time ? -1 : 1;
-    }
-    return (x->i > y->i) - (x->i < y->i);
-}
-
-static int sort_rows(size_t *order, size_t n, const xs_sweep_row *rows, const xs_rank_item *k)
-{
-    sort_key *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v)
-        return -1;
-    for (size_t j = 0; j < n; j++) {
-        size_t i = order[j];
-        v[j] = (sort_key){k[i].candidate ? 0 : rows[i].predicted ? 1 : 2, k[i].score,
-                          k[i].cost_usd, k[i].run_time_s, i};
-    }
-    qsort(v, n, sizeof *v, by_rank);
-    for (size_t j = 0; j < n; j++)
-        order[j] = v[j].i;
-    free(v);
-    return 0;
-}
-
 /* The one line when the filters leave nothing: what the nearest runs take. */
 static int nothing_within(const cli_options *o, const xs_rank_item *k, size_t n)
 {
@@ -220,8 +177,12 @@ static int decide(const cli_options *o, const xs_job *j, const xs_device *devs, 
         if (xs_rank_pareto(ranks, nrows, &err))
             rc = cli_fail_err(&err);
     }
-    if (rc == 0 && sort_rows(order, shown, rows, ranks))
+    unsigned char *ran = rc == 0 ? malloc(nrows ? nrows : 1) : NULL;
+    for (size_t i = 0; ran && i < nrows; i++)
+        ran[i] = (unsigned char)rows[i].predicted;
+    if (rc == 0 && (!ran || xs_rank_order(order, shown, ranks, ran)))
         rc = cli_fail(EXIT_DATA, "out of memory");
+    free(ran);
     if (rc == 0) {
         xs_decision d = {&j->s, &j->wl, {&g, devs, 1, 1}, rows, ranks, order, shown, w,
                          o->budget_usd, o->deadline_h, dropped};
