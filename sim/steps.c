@@ -127,10 +127,14 @@ static int choose(const xs_steps_spec *sp, const xs_job *cur, int kind, char *se
          * runs and waits for */
         if (dev->peak_tflops[XS_BF16] > 0) {
             snprintf(set, n, "train.precision=amp_bf16");
-            snprintf(why, wn, "%s has bf16 tensor cores: bf16 needs no loss scaling", dev->id);
+            snprintf(why, wn, "%s runs bf16 on its matrix engine (datasheet peak %g TFLOP/s): "
+                              "bf16 needs no loss scaling",
+                     dev->id, dev->peak_tflops[XS_BF16]);
         } else if (dev->peak_tflops[XS_FP16] > 0) {
             snprintf(set, n, "train.precision=amp_fp16");
-            snprintf(why, wn, "%s has fp16 but no bf16 tensor cores", dev->id);
+            snprintf(why, wn, "%s runs fp16 (datasheet peak %g TFLOP/s) but not bf16 on its "
+                              "matrix engine",
+                     dev->id, dev->peak_tflops[XS_FP16]);
         } else
             snprintf(why, wn, "%s has no fp16 or bf16 matrix engine (datasheet peak 0)",
                      dev->id);
