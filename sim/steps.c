@@ -121,15 +121,17 @@ static int choose(const xs_steps_spec *sp, const xs_job *cur, int kind, char *se
     set[0] = why[0] = '\0';
     switch (kind) {
     case XS_STEP_AMP:
-        /* bf16 first: the same matrix-engine peak as fp16 on every device
-         * that has both (the devices files, from the datasheets), and no loss
-         * scaling, whose scale, unscale and overflow check the fp16 step
-         * runs and waits for */
+        /* bf16 first: the same matrix-engine peak as fp16 on every GPU in
+         * devices/ that has both (from the datasheets), and under autocast
+         * no GradScaler, whose scale, unscale and inf check an fp16 step
+         * runs (wl_optimizer.c); apex O2 scales either way */
         if (dev->peak_tflops[XS_BF16] > 0) {
             snprintf(set, n, "train.precision=amp_bf16");
-            snprintf(why, wn, "%s runs bf16 on its matrix engine (datasheet peak %g TFLOP/s): "
-                              "bf16 needs no loss scaling",
-                     dev->id, dev->peak_tflops[XS_BF16]);
+            snprintf(why, wn, "%s runs bf16 on its matrix engine (datasheet peak %g TFLOP/s)%s",
+                     dev->id, dev->peak_tflops[XS_BF16],
+                     s->train.amp_mode == XS_AMP_AUTOCAST
+                         ? ": bf16 needs no GradScaler (its scale, unscale and inf check)"
+                         : "; apex O2 scales the loss in bf16 as in fp16");
         } else if (dev->peak_tflops[XS_FP16] > 0) {
             snprintf(set, n, "train.precision=amp_fp16");
             snprintf(why, wn, "%s runs fp16 (datasheet peak %g TFLOP/s) but not bf16 on its "
@@ -178,6 +180,12 @@ static int choose(const xs_steps_spec *sp, const xs_job *cur, int kind, char *se
                 if (b == 0)
                     snprintf(why, wn, "not even train.batch=1 fits %s (%.2f GB of %.2f GB)",
                              dev->id, at.total / XS_GIB, at.capacity / XS_GIB);
+                else if (b < have)
+                    snprintf(why, wn,
+                             "train.batch=%lld does not fit %s (%.2f GB of %.2f GB): the "
+                             "largest micro-batch that fits is %lld, smaller",
+                             (long long)have, dev->id, cur->p.mem.total / XS_GIB,
+                             cur->p.mem.capacity / XS_GIB, (long long)b);
                 else
                     snprintf(why, wn,
                              "train.batch=%lld is already the largest that fits %s (%lld "
