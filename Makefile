@@ -344,8 +344,8 @@ golden: xpusim
 	./xpusim workload -s tests/data/scenarios/tiny.json --format csv -o tests/data/golden/tiny-ops.csv
 
 # Plots (PNG + SVG in plots/out): the default scenario across the GPUs
-# (compare's default devices, no --all), and a GEMM sweep showing tile and
-# wave quantization.
+# (compare's default devices, no --all), a GEMM sweep showing tile and
+# wave quantization, and `xpusim plot`'s four figures (the README's).
 PLOT_SCENARIO ?= bert-large-squad
 SWEEP_DEVICE ?= a100-sxm4-80gb
 SWEEP_M ?= 4096
@@ -357,7 +357,11 @@ plots: xpusim
 	gnuplot -e "in='plots/out/compare-$(PLOT_SCENARIO).csv'; out='plots/out/compare-$(PLOT_SCENARIO)'; title='$(PLOT_SCENARIO): predicted throughput and run cost by device'" plots/compare.gp
 	./xpusim gemm -d $(SWEEP_DEVICE) --m $(SWEEP_M) --k $(SWEEP_K) --dtype fp16 --sweep n=1:$(SWEEP_N) -o plots/out/gemm-sweep-$(SWEEP_DEVICE).csv
 	gnuplot -e "in='plots/out/gemm-sweep-$(SWEEP_DEVICE).csv'; out='plots/out/gemm-sweep-$(SWEEP_DEVICE)'; title='$(SWEEP_DEVICE): fp16 GEMM m=$(SWEEP_M) k=$(SWEEP_K), n = 1..$(SWEEP_N)'" plots/gemm-sweep.gp
-	@echo "plots: plots/out/compare-$(PLOT_SCENARIO) and gemm-sweep-$(SWEEP_DEVICE) (.png and .svg)"
+	./xpusim plot time-by-kind -s $(PLOT_SCENARIO) -o plots/out
+	./xpusim plot cost-time -s $(PLOT_SCENARIO) -o plots/out
+	./xpusim plot roofline -d $(SWEEP_DEVICE) -s $(PLOT_SCENARIO) -o plots/out
+	./xpusim plot waterfall -d $(SWEEP_DEVICE) -s $(PLOT_SCENARIO) -o plots/out
+	@echo "plots: plots/out/compare-$(PLOT_SCENARIO), gemm-sweep-$(SWEEP_DEVICE), time-by-kind, cost-time, roofline, waterfall (.png and .svg)"
 
 # Run the published development sets through `xpusim validate` (the dev sets
 # in the measured-run format live in data/measured; MEASURED= to use others),

@@ -98,8 +98,81 @@ check_header plots/validate.gp "$tmp/validate.csv" "xpusim validate --format csv
 check_rows "$tmp/validate.csv" status ok predicted error_pct
 [ $have_gnuplot = 1 ] && draw plots/validate.gp "$tmp/validate.csv" "$tmp/validate" '' -bias
 
+# xpusim plot KIND: it writes DIR/KIND.csv, draws DIR/KIND.png and .svg
+# itself, and fails in one line (exit 3) where gnuplot is not on PATH
+# plot_kind KIND ARGS...: the figures are there and non-empty, and every
+# column plots/KIND.gp reads is in the CSVs it wrote
+plot_kind() {
+    local kind=$1 header n
+    shift
+    rm -rf "$tmp/plot"
+    if ! "$XPUSIM" plot "$kind" "$@" -o "$tmp/plot" >"$tmp/plot.out" 2>&1 ||
+       grep -v '^plot: ' "$tmp/plot.out" | grep -q .; then
+        fail "xpusim plot $kind $*: $(head -c 600 "$tmp/plot.out")"
+        return
+    fi
+    for f in png svg csv; do
+        [ -s "$tmp/plot/$kind.$f" ] || fail "xpusim plot $kind did not write $kind.$f"
+    done
+    header=","
+    for f in "$tmp/plot/"*.csv; do header="$header$(head -n 1 "$f" | tr -d '\r'),"; done
+    for n in $(names "plots/$kind.gp"); do
+        case "$header" in
+            *",$n,"*) ;;
+            *) fail "plots/$kind.gp reads column '$n', not in what xpusim plot $kind wrote" ;;
+        esac
+    done
+}
+# rows CSV N: CSV has N data rows
+rows() {
+    local got
+    got=$(($(wc -l <"$1") - 1))
+    [ "$got" = "$2" ] || fail "$1: $got rows, expected $2"
+}
+
+if [ $have_gnuplot = 1 ]; then
+    # t4 and v100-sxm2-16gb: the step does not fit (no cost, a reason); the
+    # CPU cannot run flash attention (left out, a line on stderr)
+    devs=h100-sxm5-80gb,a100-sxm4-80gb,a10,t4,v100-sxm2-16gb
+    plot_kind time-by-kind -s bert-large-squad -d $devs
+    rows "$tmp/plot/time-by-kind.csv" 5
+    head -n 1 "$tmp/plot/time-by-kind.csv" | grep -q '^device,step_time_ms,fits,gemm,.*,host_wait$' ||
+        fail "time-by-kind.csv: header is not device,step_time_ms,fits,<kinds>,host_wait"
+    # the stack is the step: the kinds and the host wait add up to step_time_ms
+    python3 - "$tmp/plot/time-by-kind.csv" <<'EOF2' || fails=$((fails + 1))
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    parts = sum(float(v) for k, v in r.items() if k not in ('device', 'step_time_ms', 'fits'))
+    if abs(parts - float(r['step_time_ms'])) > 1e-4 * float(r['step_time_ms']):
+        print(f"plots_check: FAIL: time-by-kind {r['device']}: kinds sum to {parts} ms, step {r['step_time_ms']} ms")
+        sys.exit(1)
+EOF2
+    plot_kind cost-time -s bert-large-squad -d $devs
+    rows "$tmp/plot/cost-time.csv" 5
+    check_rows "$tmp/plot/cost-time.csv" reason '' run_time_h cost_usd pareto
+    grep -q '^t4,,,,,,"does not fit' "$tmp/plot/cost-time.csv" || fail "cost-time.csv: t4 has no 'does not fit' reason"
+    plot_kind roofline -s bert-base-squad -d a100-sxm4-80gb
+    rows "$tmp/plot/roofline-device.csv" 1
+    [ "$(wc -l <"$tmp/plot/roofline.csv")" -gt 20 ] || fail "roofline.csv: fewer than 20 ops"
+    plot_kind waterfall -s bert-base-squad -d t4
+    rows "$tmp/plot/waterfall.csv" 6
+    check_rows "$tmp/plot/waterfall.csv" applied 1 samples_per_s cost_usd speedup_vs_start
+    plot_kind waterfall -s tinyllama-1.1b-finetune -d a10 --order amp,fused_kernels,flash
+    rows "$tmp/plot/waterfall.csv" 4
+    check_rows "$tmp/plot/waterfall.csv" applied 1 samples_per_s cost_usd speedup_vs_start
+    grep -q '^2,fused_kernels,0,' "$tmp/plot/waterfall.csv" || fail "waterfall.csv: fused_kernels on llama not skipped"
+fi
+# without gnuplot: one error line, exit 3, no file
+rm -rf "$tmp/plot"
+PATH=/nonexistent "$XPUSIM" plot waterfall -o "$tmp/plot" >"$tmp/plot.out" 2>&1
+rc=$?
+[ $rc = 3 ] || fail "xpusim plot without gnuplot on PATH: exit $rc, expected 3"
+[ "$(wc -l <"$tmp/plot.out")" = 1 ] && grep -q 'gnuplot is not on PATH' "$tmp/plot.out" ||
+    fail "xpusim plot without gnuplot: not one line naming gnuplot: $(head -c 300 "$tmp/plot.out")"
+[ ! -e "$tmp/plot" ] || fail "xpusim plot without gnuplot made its folder"
+
 if [ $fails -gt 0 ]; then
     echo "plots_check: $fails failure(s)"
     exit 1
 fi
-echo "plots_check: ok (compare, gemm-sweep, validate inputs and figures)"
+echo "plots_check: ok (compare, gemm-sweep, validate inputs and figures; xpusim plot time-by-kind, cost-time, roofline, waterfall)"

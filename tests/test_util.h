@@ -86,6 +86,7 @@ int tu_add_multi_tensor_suite(void);
 int tu_add_half_convert_suite(void);
 int tu_add_host_suite(void);
 int tu_add_sweep_suite(void);
+int tu_add_steps_suite(void);
 int tu_add_cuda_backend_suite(void);
 int tu_add_fp8_suite(void);
 int tu_add_api_suite(void);

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "report.h"
 #include "schema.h"
+#include "steps.h"
 #include "strbuf.h"
 
 #define XPUSIM_VERSION "0.1.0"
@@ -113,5 +114,14 @@ int cli_validate(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_devices(int argc, char **argv);
 int cli_scenarios(int argc, char **argv);
+int cli_steps(int argc, char **argv);
+int cli_plot(int argc, char **argv);
+
+/* The optimisation waterfall of scenario on device (ids or paths; NULL:
+ * the defaults) with the user's overrides, --order (NULL: the default
+ * order) and --batch (0: the largest that fits): 0, or an exit code after
+ * one error line. (cmd_steps.c; `xpusim plot waterfall` draws it.) */
+int cli_steps_eval(const char *device, const char *scenario, const char *const *sets, int nsets,
+                   const char *order, int64_t batch, xs_steps *out);
 
 #endif

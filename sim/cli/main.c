@@ -16,6 +16,10 @@ static const struct {
     {"predict", cli_predict, "per-op breakdown of one training step and totals for the run"},
     {"compare", cli_compare, "one scenario on many devices: throughput, run hours, kWh, $"},
     {"sweep", cli_sweep, "a grid of scenario variants x devices, on all cores, as CSV or JSON"},
+    {"steps", cli_steps, "the optimisation waterfall: AMP, fused optimizer, fused kernels,\n"
+                         "              flash attention, a larger batch, one after another"},
+    {"plot", cli_plot, "figures (PNG + SVG, gnuplot): time by op kind, cost vs time,\n"
+                       "              roofline, waterfall"},
     {"fit", cli_fit, "the largest micro-batch that fits a device, and the fastest\n"
                      "              micro-batch x grad_accum for a global batch"},
     {"gemm", cli_gemm, "one GEMM: time, TFLOP/s, chosen tile, waves, bound"},
