@@ -180,6 +180,8 @@ static void predict_answer(xs_strbuf *sb, const xs_device *dev, const xs_scenari
                  "%.0f W avg   %.1f J\n",
                  p->step_time_s, p->samples_per_s, p->tokens_per_s, 100 * p->mfu,
                  p->avg_power_w, p->step_energy_j);
+    if (s->devices > 1)
+        xs_report_cluster_lines(sb, s, wl, p);
     if (p->step_time_high_s > 0)
         xs_sb_printf(sb, "band      %.1f to %.1f samples/s, $%.2f to $%.2f a run (the device's "
                          "sustained-clock and efficiency ranges)\n",
@@ -415,6 +417,8 @@ static void predict_json(xs_strbuf *sb, const xs_device *dev, const xs_scenario 
     cJSON_AddItemToObject(root, "step", step_json(wl, p));
     cJSON_AddItemToObject(root, "run", run_json(wl, p));
     cJSON_AddItemToObject(root, "memory", xs_memory_json(&p->mem));
+    if (s->devices > 1)
+        cJSON_AddItemToObject(root, "data_parallel", xs_report_cluster_json(s, wl, p));
     xs_report_json(sb, root);
 }
 

@@ -80,6 +80,11 @@ void xs_report_validate_trace(xs_strbuf *sb, xs_format fmt, const xs_trace *t,
  * fragmentation_gb, workspace_gb, total_gb, capacity_gb, fits, peak_op,
  * peak_phase}. */
 void xs_report_memory_lines(xs_strbuf *sb, const xs_memory *m);
+/* report_cluster.c: for cluster.devices > 1 */
+void xs_report_cluster_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workload *wl,
+                             const xs_prediction *p);
+cJSON *xs_report_cluster_json(const xs_scenario *s, const xs_workload *wl,
+                              const xs_prediction *p);
 cJSON *xs_memory_json(const xs_memory *m);
 
 /* `xpusim fit`: the largest micro-batch and the splits of a global batch. */

@@ -142,6 +142,12 @@ void xs_wb_cls_head(xs_wb *c, int decoder);
 /* wl_llama.c */
 void xs_wb_rmsnorm(xs_wb *c, const char *name, double rows);
 
+/* wl_ddp.c: data parallel, after the backward's replay (the gradient
+ * buckets and their collectives) and after the optimizer (ZeRO's shards
+ * and weight all-gather); nothing for one device */
+int xs_wb_data_parallel(xs_wb *c);
+int xs_wb_data_parallel_step(xs_wb *c);
+
 /* wl_optimizer.c */
 void xs_wb_grad_norm(xs_wb *c, const char *name, int64_t count);
 void xs_wb_scale_loss(xs_wb *c);
