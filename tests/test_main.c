@@ -20,7 +20,8 @@ int main(void)
                              tu_add_cli_suite, tu_add_bounds_suite, tu_add_fileio_suite,
                              tu_add_power_suite, tu_add_memory_suite,
                              tu_add_host_suite, tu_add_cuda_backend_suite, tu_add_lora_suite,
-                             tu_add_llama_suite, tu_add_distilbert_suite};
+                             tu_add_llama_suite, tu_add_distilbert_suite,
+                             tu_add_comm_suite, tu_add_ddp_suite};
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
         if (suites[i]() != 0) {
             fprintf(stderr, "cannot register suite %zu\n", i);
