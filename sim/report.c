@@ -638,6 +638,8 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                      "(`xpusim devices`); 'memory GB' is the step's peak / the memory the device "
                      "offers, '!' where the peak exceeds it (those rows last, not priced; "
                      "`xpusim fit` finds a micro-batch that fits)\n");
+    if (s->devices > 1)
+        xs_report_instance_lines(sb, s, rows, n);
     if (unavailable)
         xs_sb_printf(sb, "\ncannot run this scenario:\n");
     for (size_t i = 0; i < n; i++)

@@ -47,6 +47,10 @@ typedef struct {
 } xs_compare_row;
 void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                        const xs_workload *wl, const xs_compare_row *rows, size_t n);
+/* report_cluster.c: for cluster.devices > 1, the instances each priced
+ * device's job fills and what a partly used one bills */
+void xs_report_instance_lines(xs_strbuf *sb, const xs_scenario *s, const xs_compare_row *rows,
+                              size_t n);
 
 /* One GEMM: time, throughput, chosen kernel and its quantization. */
 void xs_report_gemm(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_gemm_shape *g,
@@ -85,6 +89,9 @@ void xs_report_cluster_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workl
                              const xs_prediction *p);
 cJSON *xs_report_cluster_json(const xs_scenario *s, const xs_workload *wl,
                               const xs_prediction *p);
+/* The GPUs of the instance dev's price is a per-GPU share of (1: none),
+ * and compare's note on the instances a multi-device job fills. */
+int xs_instance_gpus(const xs_device *dev);
 cJSON *xs_memory_json(const xs_memory *m);
 
 /* `xpusim fit`: the largest micro-batch and the splits of a global batch. */

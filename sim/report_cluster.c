@@ -4,6 +4,10 @@
  * the memory one device holds against a single-device run. */
 #include "report.h"
 
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "comm.h"
 #include "memory.h"
 
@@ -77,4 +81,52 @@ cJSON *xs_report_cluster_json(const xs_scenario *s, const xs_workload *wl,
     cJSON_AddNumberToObject(o, "memory_gb_per_device", p->mem.total / XS_GIB);
     cJSON_AddNumberToObject(o, "memory_gb_one_device", p->single_mem_total / XS_GIB);
     return o;
+}
+
+/* The GPUs of the instance a device's price is a share of, read from its
+ * price.provider as the device files write it ("8x H100 SXM instance, per
+ * GPU", "p5e.48xlarge ... (8 GPUs, per GPU)"); 1 when the price is for one
+ * GPU or the text names no shape. */
+int xs_instance_gpus(const xs_device *dev)
+{
+    const char *p = dev->price_provider;
+    if (!strstr(p, "per GPU"))
+        return 1;
+    for (const char *c = p; *c; c++) {
+        /* a count that starts a word ("8x ", "(8 GPUs"), not an
+         * instance type's size ("p5e.48xlarge") */
+        if (!isdigit((unsigned char)*c) || (c > p && (isalnum((unsigned char)c[-1]) || c[-1] == '.')))
+            continue;
+        char *end;
+        long n = strtol(c, &end, 10);
+        if (n > 1 && n <= 64 && (strncmp(end, "x ", 2) == 0 || strncmp(end, " GPUs", 5) == 0))
+            return (int)n;
+    }
+    return 1;
+}
+
+void xs_report_instance_lines(xs_strbuf *sb, const xs_scenario *s, const xs_compare_row *rows,
+                              size_t n)
+{
+    int header = 0;
+    for (size_t i = 0; i < n; i++) {
+        const xs_device *d = rows[i].dev;
+        int g = xs_instance_gpus(d);
+        if (!rows[i].p || !rows[i].p->mem.fits || g <= 1) /* unpriced, or a single-GPU price */
+            continue;
+        int64_t inst = (s->devices + g - 1) / g;
+        if (!header++)
+            xs_sb_printf(sb, "\ninstance shapes ('run $' is the job's: devices x the per-GPU "
+                             "price; these prices are shares of multi-GPU instances):\n");
+        xs_sb_printf(sb, "  %-16s %lld device%s on %lld %d-GPU instance%s", d->id,
+                     (long long)s->devices, s->devices > 1 ? "s" : "", (long long)inst, g,
+                     inst > 1 ? "s" : "");
+        if (s->devices % g)
+            xs_sb_printf(sb, ": billed for %lld GPUs, $%.2f the run unless the provider rents "
+                             "fewer\n",
+                         (long long)(inst * g),
+                         rows[i].p->run_cost_usd * (double)(inst * g) / (double)s->devices);
+        else
+            xs_sb_printf(sb, ": whole instances\n");
+    }
 }

@@ -4,6 +4,7 @@
  * large ones when the network is the bottleneck, the ring inside a node),
  * and the topology read from a device and a scenario, refusals included. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
@@ -11,6 +12,8 @@
 #include "comm.h"
 #include "scenario.h"
 #include "test_util.h"
+#include "fileio.h"
+#include "validate.h"
 
 static xs_topo node(int n, int per_node, double intra, double net)
 {
@@ -159,6 +162,37 @@ static void scenario_should_refuse_an_impossible_cluster(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cluster.interconnect"));
 }
 
+/* data/published/nccl-allreduce.csv: every row predicted, each citing a
+ * public source. The rows on NVLink and PCIe within 10% (the first two are
+ * where LINK_EFF comes from; the PCIe one is not); the network row within
+ * 25% (NET_EFF is the source's average over sizes, the row its peak); the
+ * H100 NVLS row is known to be missed (NVLS is not modelled): above 30%,
+ * so that modelling it shows here. */
+static void published_allreduce_rows_should_be_predicted(void)
+{
+    const char *files[] = {"data/published/nccl-allreduce.csv"};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 5);
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT(rows[i].ok);
+    char *text = NULL;
+    CU_ASSERT_EQUAL_FATAL(xs_read_file(files[0], &text, NULL, &err), XS_OK);
+    size_t lines = 0, cited = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        if (lines++ > 0) /* the header */
+            cited += strstr(l, "github.com/NVIDIA/nccl") != NULL;
+    CU_ASSERT_EQUAL(cited, 5);
+    free(text);
+    for (size_t i = 0; i < 3; i++)
+        CU_ASSERT(fabs(rows[i].error_pct) < 10);
+    CU_ASSERT(fabs(rows[3].error_pct) < 25);
+    CU_ASSERT(rows[4].error_pct > 30);
+    free(rows);
+}
+
 int tu_add_comm_suite(void)
 {
     CU_pSuite s = CU_add_suite("comm", NULL, NULL);
@@ -169,5 +203,6 @@ int tu_add_comm_suite(void)
     CU_ADD_TEST(s, collectives_should_grow_with_bytes);
     CU_ADD_TEST(s, topology_should_follow_the_board_and_refuse_what_it_lacks);
     CU_ADD_TEST(s, scenario_should_refuse_an_impossible_cluster);
+    CU_ADD_TEST(s, published_allreduce_rows_should_be_predicted);
     return 0;
 }

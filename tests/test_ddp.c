@@ -5,12 +5,14 @@
  * alone, never slower than both in series), ZeRO's memory per device, and
  * one device left exactly as it was. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
 
 #include "memory.h"
 #include "predict.h"
+#include "report.h"
 #include "scenario.h"
 #include "test_util.h"
 #include "workload.h"
@@ -213,6 +215,57 @@ static void zero_should_divide_state_per_device(void)
     CU_ASSERT(m[2].total < m[1].total && m[1].total < m[0].total);
 }
 
+/* The per-GPU prices that are shares of an instance say its shape in
+ * their provider text; compare marks what a partly used one bills. */
+static void instance_shapes_should_come_from_the_price(void)
+{
+    struct {
+        const char *id;
+        int gpus;
+    } want[] = {{"h100-sxm5-80gb", 8}, {"h200-sxm-141gb", 8}, {"v100-sxm2-32gb", 8},
+                {"a10", 1},            {"a100-pcie-80gb", 1}, {"l4", 1}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        xs_device d = tu_device(want[k].id);
+        CU_ASSERT_EQUAL(xs_instance_gpus(&d), want[k].gpus);
+    }
+    tu_result r = tu_run("compare -d h100-sxm5-80gb,a10 -s bert-base-squad --set cluster.devices=2");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "h100-sxm5-80gb   2 devices on 1 8-GPU instance: billed "
+                                         "for 8 GPUs"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "a10              2 devices"));
+    tu_run_free(&r);
+}
+
+/* predict shows the data-parallel answer in the table and in JSON, and
+ * only for several devices. */
+static void predict_should_report_scaling_and_exposed_communication(void)
+{
+    tu_result r = tu_run("predict -d a100-sxm4-80gb -s bert-base-squad --set cluster.devices=8");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\ncluster   8 devices = 1 node x 8, nvlink 300 GB/s"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "scaling efficiency"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "exposed"));
+    tu_run_free(&r);
+    r = tu_run("predict -d a100-sxm4-80gb -s bert-base-squad --set cluster.devices=8 --format json");
+    CU_ASSERT_EQUAL(r.status, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    cJSON *dp = cJSON_GetObjectItem(j, "data_parallel");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dp);
+    double eff = cJSON_GetObjectItem(dp, "scaling_efficiency")->valuedouble;
+    double job = cJSON_GetObjectItem(dp, "samples_per_s_job")->valuedouble;
+    double per = cJSON_GetObjectItem(dp, "samples_per_s_per_device")->valuedouble;
+    double one = cJSON_GetObjectItem(dp, "samples_per_s_one_device")->valuedouble;
+    CU_ASSERT(eff > 0.5 && eff <= 1);
+    CU_ASSERT_DOUBLE_EQUAL(job, 8 * per, 1e-9 * job);
+    CU_ASSERT_DOUBLE_EQUAL(eff, per / one, 1e-9);
+    cJSON_Delete(j);
+    tu_run_free(&r);
+    r = tu_run("predict -d a100-sxm4-80gb -s bert-base-squad --format json");
+    CU_ASSERT_PTR_NULL(strstr(r.out, "data_parallel"));
+    tu_run_free(&r);
+}
+
 int tu_add_ddp_suite(void)
 {
     CU_pSuite s = CU_add_suite("ddp", NULL, NULL);
@@ -223,5 +276,7 @@ int tu_add_ddp_suite(void)
     CU_ADD_TEST(s, overlap_should_never_beat_compute_or_communication_alone);
     CU_ADD_TEST(s, slower_links_should_expose_more);
     CU_ADD_TEST(s, zero_should_divide_state_per_device);
+    CU_ADD_TEST(s, instance_shapes_should_come_from_the_price);
+    CU_ADD_TEST(s, predict_should_report_scaling_and_exposed_communication);
     return 0;
 }
