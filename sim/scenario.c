@@ -1044,8 +1044,8 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
                             path, word);
     rc = xs_lora_check(s, path, err);
     if (!rc)
-        rc = check_cluster(s, path, err);
-    return rc ? rc : xs_scn_bounds_check(s, path, err);
+        rc = xs_scn_bounds_check(s, path, err);
+    return rc ? rc : check_cluster(s, path, err);
 }
 
 static int check_id(const xs_scenario *s, const char *path, xs_error *err)
