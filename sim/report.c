@@ -135,6 +135,13 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
                      s->power_limit_w);
 }
 
+/* A collective runs on NCCL's stream, bound by its links: no kernel bound
+ * of the compute stream's applies. */
+static const char *op_bound(const xs_op *op, const xs_estimate *e)
+{
+    return op->kind == XS_OP_COMM ? "link" : xs_bound_name(e->bound);
+}
+
 /* What was predicted: device, scenario, and where the matmuls ran. */
 static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
                            const xs_workload *wl, const xs_prediction *p)
@@ -217,7 +224,7 @@ static void predict_table(xs_strbuf *sb, const xs_device *dev, const xs_scenario
                      xs_phase_name(op->phase), op->name, xs_op_kind_name(op->kind),
                      (long long)rows[r].calls, shape, rows[r].flops / 1e9, rows[r].bytes / 1e6,
                      rows[r].time_s * 1e3, 100 * rows[r].time_s / p->step_time_s,
-                     xs_bound_name(p->est[rows[r].first_index].bound));
+                     op_bound(op, &p->est[rows[r].first_index]));
     }
     free(rows);
     xs_sb_printf(sb, "\nby phase  ");
@@ -264,7 +271,7 @@ static cJSON *op_json(const xs_op *op, const xs_estimate *e)
         cJSON_AddNumberToObject(o, "compute_s", e->compute_s * c);
         cJSON_AddNumberToObject(o, "memory_s", e->memory_s * c);
         cJSON_AddNumberToObject(o, "overhead_s", e->overhead_s * c);
-        cJSON_AddStringToObject(o, "bound", xs_bound_name(e->bound));
+        cJSON_AddStringToObject(o, "bound", op_bound(op, e));
         cJSON_AddNumberToObject(o, "power_w", e->power_w);
         cJSON_AddNumberToObject(o, "energy_j", e->energy_j * c);
     }
@@ -440,7 +447,7 @@ static void csv_row(xs_strbuf *sb, const xs_op *op, const xs_estimate *e)
     if (e)
         xs_sb_printf(sb, ",%s,%.9g,%.9g,%.9g,%.9g,%s,%.6g,%.9g", xs_dtype_name(e->engine),
                      e->time_s * c, e->compute_s * c, e->memory_s * c, e->overhead_s * c,
-                     xs_bound_name(e->bound), e->power_w, e->energy_j * c);
+                     op_bound(op, e), e->power_w, e->energy_j * c);
     xs_sb_printf(sb, "\n");
 }
 
