@@ -355,6 +355,8 @@ static void kernel_candidates(const xs_scenario *s, list *l)
 static void vocab_candidates(const xs_scenario *s, list *l)
 {
     int64_t V = s->model.vocab;
+    if (s->model.family == XS_FAMILY_VIT) /* no token table to pad */
+        return;
     for (int64_t mult = 64; mult <= 128; mult *= 2) {
         int64_t v = round_to(V, mult, 1);
         cand *c = slot(l, G_VOCAB, XS_ADVICE_FINETUNE);

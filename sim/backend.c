@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-static const xs_backend *const CLASSES[] = {&xs_gpu_backend, &xs_cpu_backend};
+static const xs_backend *const CLASSES[] = {&xs_gpu_backend, &xs_cpu_backend,
+                                              &xs_tpu_backend};
 #define NCLASSES ((int)(sizeof CLASSES / sizeof CLASSES[0]))
 
 const xs_backend *xs_backend_at(int i)

@@ -1,4 +1,4 @@
-/* backend.h — a device class (gpu, cpu; tpu next) is whole behind one
+/* backend.h — a device class (gpu, cpu, tpu) is whole behind one
  * const table: the schema of its device files and the checks between their
  * fields, the description of its matrix engine for the class-neutral GEMM
  * model, its op estimate, its slow/fast corners, its architecture name, and
@@ -15,10 +15,11 @@
 #include "gemm.h"
 #include "op.h"
 #include "schema.h"
+#include "workload.h"
 
 /* The names of the classes, in the order of backend.c's table (a device's
  * cls indexes it); the "class" field of a device file is one of them. */
-#define XS_CLASS_CHOICES "gpu|cpu"
+#define XS_CLASS_CHOICES "gpu|cpu|tpu"
 
 typedef struct {
     const char *name; /* the device files' "class" */
@@ -43,16 +44,30 @@ typedef struct {
     /* 1 when the host only queues kernels and the device runs them later
      * (an accelerator); 0 when the host runs them itself */
     int async;
+    /* what reports call the matrix engine ("MXUs"); NULL: "tensor cores" */
+    const char *matrix_unit;
     /* Non-NULL when the class's clock follows the board's power limit
      * (power.h): its estimates run at the device's clock_scale and its
      * energy scales with it; returns the highest scale the chip reaches
      * (its peak clock over its sustained one). NULL: a power limit is
      * refused for its devices. */
     double (*top_clock_scale)(const xs_device *dev);
+    /* Non-NULL for a class whose compiler builds the whole step into one
+     * program (XLA on TPUs): run by xs_predict after every op's estimate,
+     * it rewrites the estimates for what the compiler does across ops (an
+     * op fused into its producer loses its own memory pass), writes one
+     * line about it to note, and returns the step's time outside the ops
+     * (infeed), which replaces the host timeline of eager frameworks. */
+    double (*whole_step)(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
+                         xs_estimate *est, char *note, size_t cap);
+    /* Non-NULL where the format a matmul runs in is not xs_gemm_rate's
+     * answer (a TPU's MXU runs fp16 and fp32 matmuls as bf16 passes). */
+    void (*matmul_format)(const xs_device *dev, xs_dtype asked, xs_dtype *engine, int *tensor);
 } xs_backend;
 
 extern const xs_backend xs_gpu_backend;
 extern const xs_backend xs_cpu_backend;
+extern const xs_backend xs_tpu_backend;
 
 /* The class of dev (always one of the table: loading checked it). */
 const xs_backend *xs_backend_of(const xs_device *dev);

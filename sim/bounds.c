@@ -58,7 +58,7 @@ int xs_scn_bounds_check(const xs_scenario *s, const char *where, xs_error *err)
                     {"data.samples", s->samples},     {"data.epochs", s->epochs},
                     {"model.layers", m->layers},      {"model.hidden", m->hidden},
                     {"model.heads", m->heads},        {"model.ffn", m->ffn},
-                    {"model.vocab", m->vocab}};
+                    {"model.vocab", m->vocab},        {"model.labels", m->labels}};
     for (size_t i = 0; i < sizeof positive / sizeof positive[0]; i++)
         if (positive[i].v < 1)
             return xs_error_set(err, XS_ERANGE, "%s: %s must be at least 1, got %lld", where,
@@ -83,6 +83,31 @@ int xs_scn_bounds_check(const xs_scenario *s, const char *where, xs_error *err)
                          "attention-score elements", scores, 4, err);
     if (!rc)
         rc = check_params(s, where, err);
+    if (!rc && m->family == XS_FAMILY_VIT) {
+        const int64_t pixels[] = {t->batch, m->channels, m->image_size, m->image_size};
+        const int64_t patch_w[] = {m->hidden, m->channels, m->patch_size, m->patch_size};
+        rc = check_count(where, "train.batch x model.channels x model.image_size^2",
+                         "pixels in a micro-batch", pixels, 4, err);
+        if (!rc)
+            rc = check_count(where, "model.hidden x model.channels x model.patch_size^2",
+                             "patch-embedding weights", patch_w, 4, err);
+    }
+    if (!rc && m->family == XS_FAMILY_T5) { /* the decoder's tensors, over the target */
+        const int64_t tq = t->target_seq > 0 ? t->target_seq : 1;
+        const int64_t cross[] = {t->batch, m->heads, tq, t->seq};
+        const int64_t tlogits[] = {t->batch, tq, m->vocab};
+        const int64_t dec[] = {m->decoder_layers > 0 ? m->decoder_layers : m->layers,
+                               2 * m->hidden, 4 * m->hidden + m->ffn};
+        rc = check_count(where, "train.batch x model.heads x train.target_seq x train.seq",
+                         "cross-attention score elements", cross, 4, err);
+        if (!rc)
+            rc = check_count(where, "train.batch x train.target_seq x model.vocab",
+                             "elements in the logits", tlogits, 3, err);
+        if (!rc)
+            rc = check_count(where,
+                             "model.decoder_layers x 2 model.hidden x (4 model.hidden + model.ffn)",
+                             "decoder parameters", dec, 3, err);
+    }
     if (!rc)
         rc = check_count(where, "train.batch x train.seq x train.grad_accum x cluster.devices",
                          "tokens a step", tokens, 4, err);

@@ -17,6 +17,7 @@
 #include "gemm.h"
 #include "gpu_params.h"
 #include "op.h"
+#include "tpu_params.h"
 
 typedef struct {
     char id[64];
@@ -68,6 +69,7 @@ typedef struct {
     union {
         xs_gpu_params gpu;
         xs_cpu_params cpu;
+        xs_tpu_params tpu;
     };
 } xs_device;
 

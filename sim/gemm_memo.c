@@ -95,6 +95,11 @@ static unsigned shape_hash(const xs_gemm_shape *g)
 int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_result *r,
                   xs_error *err)
 {
+    if (!e->matrix || !e->vector || !e->unaligned) /* not a tile/wave engine (a TPU's MXUs) */
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "device %s: the tile/wave GEMM model covers GPUs and CPUs; a TPU's "
+                            "matmuls go through its MXU model (xpusim predict)",
+                            e->device_id ? e->device_id : "?");
     memo_engine *m = engine_slot(e);
     m->stamp = ++memo_clock;
     unsigned h = shape_hash(g);

@@ -85,8 +85,9 @@ static void gpu_engine(const xs_device *dev, xs_gemm_engine *e)
 
 static int gemm_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
 {
+    int ob = op->hints.out_bytes > 0 ? op->hints.out_bytes : xs_dtype_bytes(op->dtype);
     xs_gemm_shape g = {op->m, op->n, op->k, op->batch > 0 ? op->batch : 1, op->ta, op->tb,
-                       op->dtype, xs_dtype_bytes(op->dtype)};
+                       op->dtype, ob};
     xs_gemm_engine e;
     gpu_engine(dev, &e);
     xs_gemm_result r;

@@ -14,9 +14,15 @@
  * (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING,
  * huggingface/peft@00073fe85ca790515f0b70caa69bea4c477d9db7
  * src/peft/utils/constants.py): bert ["query", "value"], gpt2 ["c_attn"],
- * llama ["q_proj", "v_proj"]; distilbert has none there, and PEFT then
- * refuses a config without target_modules, so xpusim asks for them. */
+ * llama ["q_proj", "v_proj"], vit ["query", "value"] (the same table; team
+ * code index, find_string "\"vit\": [\"query\", \"value\"]"), t5 ["q", "v"];
+ * distilbert has none there, and PEFT then refuses a config without
+ * target_modules, so xpusim asks for them. ViT's patch embedding is an
+ * nn.Conv2d, which all-linear leaves out and which no target here names
+ * (LoRA on convolutions is not modelled). */
 #include "lora.h"
+
+#include "backend.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -69,6 +75,40 @@ static const struct {
     {XS_LORA_DISTILBERT, "head.pre_classifier", "pre_classifier"},
     {XS_LORA_DISTILBERT, "head.classifier", "classifier"},
     {XS_LORA_DISTILBERT, "head.qa", "qa_outputs"},
+    /* ViTForImageClassification (modeling_vit.py: ViTSelfAttention's query,
+     * key, value under ViTAttention.attention, ViTSelfOutput.dense,
+     * ViTIntermediate.dense, ViTOutput.dense; the classifier) */
+    {XS_LORA_VIT, "attn.q", "vit.encoder.layer.%d.attention.attention.query"},
+    {XS_LORA_VIT, "attn.k", "vit.encoder.layer.%d.attention.attention.key"},
+    {XS_LORA_VIT, "attn.v", "vit.encoder.layer.%d.attention.attention.value"},
+    {XS_LORA_VIT, "attn.out", "vit.encoder.layer.%d.attention.output.dense"},
+    {XS_LORA_VIT, "ffn.up", "vit.encoder.layer.%d.intermediate.dense"},
+    {XS_LORA_VIT, "ffn.down", "vit.encoder.layer.%d.output.dense"},
+    {XS_LORA_VIT, "head.classifier", "classifier"},
+    /* T5ForConditionalGeneration (modeling_t5.py): block.N.layer is
+     * [SelfAttention, (EncDecAttention,) FF]; the builder names each linear
+     * with its stack */
+    {XS_LORA_T5, "enc.attn.q", "encoder.block.%d.layer.0.SelfAttention.q"},
+    {XS_LORA_T5, "enc.attn.k", "encoder.block.%d.layer.0.SelfAttention.k"},
+    {XS_LORA_T5, "enc.attn.v", "encoder.block.%d.layer.0.SelfAttention.v"},
+    {XS_LORA_T5, "enc.attn.o", "encoder.block.%d.layer.0.SelfAttention.o"},
+    {XS_LORA_T5, "enc.ffn.wi", "encoder.block.%d.layer.1.DenseReluDense.wi"},
+    {XS_LORA_T5, "enc.ffn.wi_0", "encoder.block.%d.layer.1.DenseReluDense.wi_0"},
+    {XS_LORA_T5, "enc.ffn.wi_1", "encoder.block.%d.layer.1.DenseReluDense.wi_1"},
+    {XS_LORA_T5, "enc.ffn.wo", "encoder.block.%d.layer.1.DenseReluDense.wo"},
+    {XS_LORA_T5, "dec.attn.q", "decoder.block.%d.layer.0.SelfAttention.q"},
+    {XS_LORA_T5, "dec.attn.k", "decoder.block.%d.layer.0.SelfAttention.k"},
+    {XS_LORA_T5, "dec.attn.v", "decoder.block.%d.layer.0.SelfAttention.v"},
+    {XS_LORA_T5, "dec.attn.o", "decoder.block.%d.layer.0.SelfAttention.o"},
+    {XS_LORA_T5, "dec.xattn.q", "decoder.block.%d.layer.1.EncDecAttention.q"},
+    {XS_LORA_T5, "dec.xattn.k", "decoder.block.%d.layer.1.EncDecAttention.k"},
+    {XS_LORA_T5, "dec.xattn.v", "decoder.block.%d.layer.1.EncDecAttention.v"},
+    {XS_LORA_T5, "dec.xattn.o", "decoder.block.%d.layer.1.EncDecAttention.o"},
+    {XS_LORA_T5, "dec.ffn.wi", "decoder.block.%d.layer.2.DenseReluDense.wi"},
+    {XS_LORA_T5, "dec.ffn.wi_0", "decoder.block.%d.layer.2.DenseReluDense.wi_0"},
+    {XS_LORA_T5, "dec.ffn.wi_1", "decoder.block.%d.layer.2.DenseReluDense.wi_1"},
+    {XS_LORA_T5, "dec.ffn.wo", "decoder.block.%d.layer.2.DenseReluDense.wo"},
+    {XS_LORA_T5, "head.lm", "lm_head"},
 };
 #define N_MODULES (sizeof MODULES / sizeof MODULES[0])
 
@@ -77,16 +117,22 @@ static const char *const DEFAULT_TARGETS[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_GPT2] = "c_attn",
     [XS_LORA_LLAMA] = "q_proj,v_proj",
     [XS_LORA_DISTILBERT] = NULL,
+    [XS_LORA_VIT] = "query,value",
+    [XS_LORA_T5] = "q,v",
 };
 
 static const char *const FAMILY_NAMES[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_BERT] = "BERT", [XS_LORA_GPT2] = "GPT-2", [XS_LORA_LLAMA] = "Llama-family",
-    [XS_LORA_DISTILBERT] = "DistilBERT"};
+    [XS_LORA_DISTILBERT] = "DistilBERT",
+    [XS_LORA_VIT] = "ViT",
+    [XS_LORA_T5] = "T5"};
 static const char *const FAMILY_EXAMPLES[XS_LORA_FAMILY_COUNT] = {
     [XS_LORA_BERT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear",
     [XS_LORA_GPT2] = "c_attn, c_proj, c_fc, all-linear",
     [XS_LORA_LLAMA] = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear",
-    [XS_LORA_DISTILBERT] = "q_lin, k_lin, v_lin, out_lin, lin1, lin2, all-linear"};
+    [XS_LORA_DISTILBERT] = "q_lin, k_lin, v_lin, out_lin, lin1, lin2, all-linear",
+    [XS_LORA_VIT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear",
+    [XS_LORA_T5] = "q, k, v, o, wi (gated: wi_0, wi_1), wo, EncDecAttention.v, all-linear"};
 
 #define ALL_LINEAR "all-linear"
 
@@ -96,6 +142,10 @@ int xs_lora_family(const xs_scenario *s)
         return XS_LORA_LLAMA;
     if (s->model.family == XS_FAMILY_DISTILBERT)
         return XS_LORA_DISTILBERT;
+    if (s->model.family == XS_FAMILY_VIT)
+        return XS_LORA_VIT;
+    if (s->model.family == XS_FAMILY_T5)
+        return XS_LORA_T5;
     return s->model.arch == XS_DECODER ? XS_LORA_GPT2 : XS_LORA_BERT;
 }
 
@@ -179,6 +229,9 @@ int xs_lora_targeted(const xs_scenario *s, const char *linear, int layer)
 static int has_linear(const xs_scenario *s, const char *linear)
 {
     int head = s->model.head, decoder = s->model.arch == XS_DECODER;
+    size_t len = strlen(linear);
+    if (s->model.family == XS_FAMILY_T5 && len > 4 && strstr(linear, ".ffn.wi"))
+        return s->model.gated_ffn == (linear[len - 2] == '_'); /* wi_0, wi_1 or wi */
     if (strncmp(linear, "head.", 5) != 0)
         return 1;
     if (strcmp(linear, "head.lm") == 0)
@@ -206,7 +259,10 @@ static int target_found(const xs_scenario *s, const char *target, size_t tlen, i
         if (MODULES[i].family != family || !has_linear(s, MODULES[i].linear))
             continue;
         int in_layer = strstr(MODULES[i].path, "%d") != NULL;
-        int64_t layers = in_layer ? s->model.layers : 1;
+        int64_t layers = !in_layer ? 1
+                         : strncmp(MODULES[i].path, "decoder.", 8) == 0
+                             ? xs_model_decoder_layers(&s->model)
+                             : s->model.layers;
         for (int64_t l = 0; l < layers; l++) {
             char path[128];
             xs_lora_module(family, MODULES[i].linear, in_layer ? (int)l : -1, path, sizeof path);
@@ -235,13 +291,26 @@ int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err)
                                 "%s: train.lora.dropout %g needs train.lora.rank > 0 (it drops "
                                 "out the adapters' input)",
                                 where, t->lora_dropout);
+        /* a quantized base is frozen: transformers' Trainer refuses a
+         * quantized model without adapters ("You cannot perform fine-tuning
+         * on purely quantized models", trainer.py; team code index,
+         * find_string id 41367973904) */
         if (t->quant != XS_QUANT_NONE)
             return xs_error_set(err, XS_EFIELD,
-                                "%s: train.quant nf4 needs train.lora.rank > 0 (QLoRA: only "
-                                "adapters train on a quantized base)",
-                                where);
+                                "%s: train.quant %s needs train.lora.rank > 0 (only adapters "
+                                "train on a quantized base: transformers' Trainer refuses a "
+                                "purely quantized model)",
+                                where, t->quant == XS_QUANT_NF4 ? "nf4" : "int8");
         return XS_OK;
     }
+    /* Linear8bitLt hands its output back in its input's format and computes
+     * the input gradient in it (MatMul8bitLt: ctx.dtype_A); modelled for a
+     * model loaded in bf16, not for autocast's fp32 islands around it */
+    if (t->quant == XS_QUANT_INT8 && t->precision != XS_P_BF16)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.quant int8 is modelled with train.precision bf16 (the "
+                            "model loaded in bfloat16), got %s",
+                            where, xs_precision_name(t->precision));
     if (t->kernels == XS_K_FUSED)
         return xs_error_set(err, XS_EUNSUPPORTED,
                             "%s: train.lora.rank > 0 needs train.kernels eager (LightSeq's fused "
@@ -295,5 +364,32 @@ double xs_quant_bytes(int quant, double k_in, double n_out)
     double n = k_in * n_out;
     if (quant == XS_QUANT_NF4)
         return n * (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
+    /* LLM.int8 (Dettmers et al. 2022, arXiv 2208.07339, section 3.2):
+     * bitsandbytes' Int8Params holds CB, the int8 weight [n_out x k_in], and
+     * SCB, one fp32 absmax per output row (bitsandbytes/autograd/
+     * _functions.py, MatMul8bitLt: state.CB, state.SCB =
+     * F.int8_vectorwise_quant(B); team code index, find_string id
+     * 8479261646) */
+    if (quant == XS_QUANT_INT8)
+        return n + 4.0 * n_out;
     return NAN;
+}
+
+int xs_quant_device_check(const xs_device *dev, const xs_scenario *s, xs_error *err)
+{
+    /* bitsandbytes' quantized layers are CUDA kernels: XLA has no NF4 or
+     * LLM.int8 layer, and the host CPU runs no CUDA */
+    const char *cls = xs_backend_of(dev)->name;
+    if (s->train.quant != XS_QUANT_NONE && strcmp(cls, "gpu") != 0)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "scenario %s: train.quant %s is bitsandbytes' CUDA layers, modelled "
+                            "on GPUs only; device %s is of class %s",
+                            s->id, s->train.quant == XS_QUANT_NF4 ? "nf4" : "int8", dev->id, cls);
+    if (s->train.quant != XS_QUANT_INT8 || dev->peak_tflops[XS_INT8] > 0)
+        return XS_OK;
+    return xs_error_set(err, XS_EUNSUPPORTED,
+                        "scenario %s: train.quant int8 is modelled on int8 tensor cores "
+                        "(bitsandbytes' cuBLASLt int8 GEMM); device %s has no "
+                        "compute.peak_int8_tops",
+                        s->id, dev->id);
 }

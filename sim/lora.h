@@ -5,17 +5,20 @@
 #ifndef XS_LORA_H
 #define XS_LORA_H
 
+#include "device.h"
 #include "error.h"
 #include "scenario.h"
 
 /* Model families whose module names the table knows: model.family picks
- * Llama or DistilBERT, else the arch picks BERT (encoder) or GPT-2
+ * Llama, DistilBERT or T5, else the arch picks BERT (encoder) or GPT-2
  * (decoder). */
 typedef enum {
     XS_LORA_BERT,
     XS_LORA_GPT2,
     XS_LORA_LLAMA,
     XS_LORA_DISTILBERT,
+    XS_LORA_VIT,
+    XS_LORA_T5,
     XS_LORA_FAMILY_COUNT
 } xs_lora_family_id;
 
@@ -44,5 +47,9 @@ int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err);
 /* Bytes a base weight of k_in x n_out parameters takes in storage format
  * quant (xs_quant), quantization constants included. */
 double xs_quant_bytes(int quant, double k_in, double n_out);
+
+/* Refuse train.quant int8 on a device without int8 tensor cores (no
+ * compute.peak_int8_tops: the V100s and the CPU). */
+int xs_quant_device_check(const xs_device *dev, const xs_scenario *s, xs_error *err);
 
 #endif

@@ -20,7 +20,9 @@ static elem_bytes bytes_of(const xs_train *t)
     int mixed = t->precision == XS_P_AMP_FP16 || t->precision == XS_P_AMP_BF16;
     if (mixed && t->amp_mode == XS_AMP_O2) /* half model, fp32 master copy and gradients */
         return (elem_bytes){2, 4, 2, 4, 4};
-    if (t->precision == XS_P_BF16) /* pure bf16: states in the parameters' format */
+    /* pure bf16 (and Transformer Engine's fp8, whose model is bf16): states
+     * in the parameters' format */
+    if (t->precision == XS_P_BF16 || t->precision == XS_P_FP8)
         return (elem_bytes){2, 0, 2, 0, 2};
     return (elem_bytes){4, 0, 4, 0, 4}; /* fp32, tf32, autocast (fp32 parameters) */
 }

@@ -70,6 +70,9 @@ typedef struct {
                             launched as one small block that walks its
                             input); 0 for kernels that spread their work
                             over the whole device */
+    int out_bytes; /* bytes of a GEMM's output element where they are not its
+                      inputs' (fp8 GEMMs write bf16, int8 ones int32); 0:
+                      the input format's */
 } xs_op_hints;
 
 /* What an op holds in device memory, for the memory model (memory.h): the

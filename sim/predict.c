@@ -11,9 +11,11 @@
 #include "backend.h"
 #include "cost.h"
 #include "energy.h"
+#include "fp8.h"
 #include "gemm.h"
 #include "power.h"
 #include "host.h"
+#include "lora.h"
 
 /* Host and device run asynchronously: the host spends the host model's
  * time for each op queueing its kernels (who issues them sets the price a
@@ -157,14 +159,21 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
                       xs_prediction *p, xs_error *err)
 {
     memset(p, 0, sizeof *p);
-    int rc0 = xs_topo_of(dev, s, &p->topo, err);
+    int rc0 = xs_fp8_device_check(dev, s, err);
+    if (!rc0)
+        rc0 = xs_quant_device_check(dev, s, err);
+    if (!rc0)
+        rc0 = xs_topo_of(dev, s, &p->topo, err);
     if (rc0)
         return rc0;
     const xs_backend *be = xs_backend_of(dev);
     xs_gemm_engine eng;
     be->gemm_engine(dev, &eng);
     int tensor;
-    xs_gemm_rate(&eng, wl->matmul_dtype, &p->matmul_engine, &tensor);
+    if (be->matmul_format)
+        be->matmul_format(dev, wl->matmul_dtype, &p->matmul_engine, &tensor);
+    else
+        xs_gemm_rate(&eng, wl->matmul_dtype, &p->matmul_engine, &tensor);
     p->matmul_asked = wl->matmul_dtype;
     p->matmul_tensor = tensor;
     p->matmul_clock_mhz = eng.clock_mhz;
@@ -182,11 +191,29 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
         }
         int rc = be->estimate(dev, op, e, err);
         if (!rc)
-            rc = check_estimate(dev, s, op, e, err);
+            rc = check_estimate(dev, s, &wl->ops[i], &p->est[i], err);
         if (rc) {
             xs_prediction_free(p);
             return rc;
         }
+    }
+    /* a compiled step: what the compiler does across ops, and its infeed */
+    double outside_s = 0;
+    if (be->whole_step) {
+        outside_s = be->whole_step(dev, s, wl, p->est, p->note, sizeof p->note);
+        for (size_t i = 0; i < wl->n; i++) {
+            int rc = check_estimate(dev, s, &wl->ops[i], &p->est[i], err);
+            if (rc) {
+                xs_prediction_free(p);
+                return rc;
+            }
+        }
+    }
+    for (size_t i = 0; i < wl->n; i++) {
+        const xs_op *op = &wl->ops[i];
+        xs_estimate *e = &p->est[i];
+        if (op->kind == XS_OP_COMM) /* NCCL's stream: data_parallel() */
+            continue;
         xs_energy_fill(dev, e);
         double n = (double)op->count;
         p->step_time_s += e->time_s * n;
@@ -203,7 +230,11 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     p->device_time_s = p->step_time_s;
     /* each device's loop fetches its own micro-batches */
     double load_s = s->loader_us * 1e-6 * (double)(s->train.batch * s->train.grad_accum);
-    if (be->async) {
+    if (be->whole_step) {
+        /* one program a step: no per-op issue; the input pipeline runs
+         * ahead on host threads and shows only where it is slower */
+        p->host_wait_s = outside_s + fmax(0, load_s - p->device_time_s);
+    } else if (be->async) {
         xs_scn_host(s, &p->host);
         double t = timeline(wl, p->est, &p->host, load_s, s->train.loss_sync);
         for (size_t i = 0; i < wl->n; i++)

@@ -62,6 +62,9 @@ typedef struct {
     double comm_s, exposed_tail_s, serial_s, contention_s;
     int comm_algo;
     double single_samples_per_s, scaling_efficiency, single_mem_total;
+    /* what the device class says about the step as a whole (a compiled
+     * step's fusions and padding); empty for most classes */
+    char note[320];
 } xs_prediction;
 
 /* Predict wl (built from s) on dev. A power limit s sets

@@ -4,6 +4,7 @@
  * all layers into one row (calls = layers x micro-batches) so a 24-layer
  * model reads in one screen; JSON and CSV keep every op. */
 #include "report.h"
+#include "backend.h"
 
 #include "host.h"
 
@@ -87,7 +88,27 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
 {
     const xs_model *m = &s->model;
     const xs_train *t = &s->train;
-    if (m->family == XS_FAMILY_LLAMA) { /* the classic line stays as it was */
+    if (m->family == XS_FAMILY_VIT) {
+        xs_sb_printf(sb,
+                     "model     vit encoder, %lld layers, hidden %lld, %lld heads, ffn %lld, "
+                     "image %lld x %lld x %lld, patch %lld: seq %lld = %lld patches + class "
+                     "token, cls head over %lld labels: %.1f M parameters\n",
+                     (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+                     (long long)m->ffn, (long long)m->channels, (long long)m->image_size,
+                     (long long)m->image_size, (long long)m->patch_size,
+                     (long long)xs_model_vit_seq(m), (long long)xs_model_vit_seq(m) - 1,
+                     (long long)m->labels, wl->params / 1e6);
+    } else if (m->family == XS_FAMILY_T5) {
+        xs_sb_printf(sb,
+                     "model     t5 encoder-decoder, %lld + %lld layers, hidden %lld, %lld heads, "
+                     "%s%s ffn %lld, vocab %lld, %lld position buckets, %s lm head: %.1f M "
+                     "parameters\n",
+                     (long long)m->layers, (long long)xs_model_decoder_layers(m),
+                     (long long)m->hidden, (long long)m->heads, m->gated_ffn ? "gated " : "",
+                     act_name(m->activation), (long long)m->ffn, (long long)m->vocab,
+                     (long long)m->relative_buckets, m->tied ? "tied" : "untied",
+                     wl->params / 1e6);
+    } else if (m->family == XS_FAMILY_LLAMA) { /* the classic line stays as it was */
         xs_sb_printf(sb,
                      "model     llama decoder, %lld layers, hidden %lld, %lld heads (%lld kv), "
                      "gated silu ffn %lld, vocab %lld, %s %s head: %.1f M parameters\n",
@@ -110,6 +131,11 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
     }
     int fused;
     int opt = xs_train_optimizer(t, &fused);
+    if (m->family == XS_FAMILY_T5)
+        xs_sb_printf(sb,
+                     "seq2seq   source (encoder) seq %lld, target (decoder) seq %lld; tokens/s "
+                     "counts source tokens\n",
+                     (long long)t->seq, (long long)t->target_seq);
     xs_sb_printf(sb,
                  "train     batch %lld x seq %lld, %s, %s (%s), %s kernels, %s attention, "
                  "grad_accum %lld, %lld device%s\n",
@@ -142,6 +168,13 @@ static const char *op_bound(const xs_op *op, const xs_estimate *e)
     return op->kind == XS_OP_COMM ? "link" : xs_bound_name(e->bound);
 }
 
+/* What the device's matrix engine is called: its class's word for it. */
+static const char *matrix_unit(const xs_device *dev)
+{
+    const char *u = xs_backend_of(dev)->matrix_unit;
+    return u ? u : "tensor cores";
+}
+
 /* What was predicted: device, scenario, and where the matmuls ran. */
 static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenario *s,
                            const xs_workload *wl, const xs_prediction *p)
@@ -150,14 +183,17 @@ static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenari
     scenario_lines(sb, s, wl);
     xs_sb_printf(sb, "matmuls   asked in %s, run in %s on %s at %.0f MHz sustained%s\n",
                  xs_dtype_name(p->matmul_asked), xs_dtype_name(p->matmul_engine),
-                 p->matmul_tensor ? "tensor cores" : "fp32 vector units", p->matmul_clock_mhz,
-                 p->matmul_engine != p->matmul_asked
-                     ? " (the device has no tensor-core path for it)"
-                     : "");
+                 p->matmul_tensor ? matrix_unit(dev) : "fp32 vector units", p->matmul_clock_mhz,
+                 p->matmul_engine == p->matmul_asked ? ""
+                 : xs_backend_of(dev)->matrix_unit
+                     ? " (the MXUs multiply in bf16 and sum in fp32)"
+                     : " (the device has no tensor-core path for it)");
     if (s->power_limit_w > 0)
         xs_sb_printf(sb, "clock     %.1f%% of the clock at the default %g W limit, under the %g W "
                          "limit\n",
                      100 * p->clock_scale, dev->tdp_w, p->power_limit_w);
+    if (p->note[0])
+        xs_sb_printf(sb, "compiled  %s\n", p->note);
     const xs_host *h = &p->host;
     if (p->host_issue_s <= 0)
         return; /* the host is the device: nothing is issued ahead */
@@ -287,7 +323,9 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     cJSON_AddStringToObject(o, "id", s->id);
     cJSON_AddStringToObject(o, "description", s->description);
     cJSON *mo = cJSON_AddObjectToObject(o, "model");
-    cJSON_AddStringToObject(mo, "arch", m->arch == XS_DECODER ? "decoder" : "encoder");
+    cJSON_AddStringToObject(mo, "arch", m->arch == XS_ENCODER_DECODER ? "encoder_decoder"
+                                        : m->arch == XS_DECODER        ? "decoder"
+                                                                       : "encoder");
     cJSON_AddNumberToObject(mo, "layers", (double)m->layers);
     cJSON_AddNumberToObject(mo, "hidden", (double)m->hidden);
     cJSON_AddNumberToObject(mo, "heads", (double)m->heads);
@@ -310,9 +348,28 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
         cJSON_AddBoolToObject(mo, "mlp_bias", m->mlp_bias);
         cJSON_AddNumberToObject(mo, "sliding_window", (double)m->sliding_window);
     }
+    if (m->family == XS_FAMILY_VIT) {
+        cJSON_AddStringToObject(mo, "family", "vit");
+        cJSON_AddNumberToObject(mo, "image_size", (double)m->image_size);
+        cJSON_AddNumberToObject(mo, "patch_size", (double)m->patch_size);
+        cJSON_AddNumberToObject(mo, "channels", (double)m->channels);
+        cJSON_AddBoolToObject(mo, "qkv_bias", m->qkv_bias);
+        cJSON_AddNumberToObject(mo, "labels", (double)m->labels);
+    }
+    if (m->family == XS_FAMILY_T5) {
+        cJSON_AddStringToObject(mo, "family", "t5");
+        cJSON_AddNumberToObject(mo, "decoder_layers", (double)xs_model_decoder_layers(m));
+        cJSON_AddNumberToObject(mo, "relative_buckets", (double)m->relative_buckets);
+        cJSON_AddBoolToObject(mo, "gated_ffn", m->gated_ffn);
+        cJSON_AddBoolToObject(mo, "tied", m->tied);
+    }
     cJSON *to = cJSON_AddObjectToObject(o, "train");
     cJSON_AddNumberToObject(to, "batch", (double)t->batch);
     cJSON_AddNumberToObject(to, "seq", (double)t->seq);
+    if (m->family == XS_FAMILY_T5) { /* seq is the source; tokens_per_s counts it */
+        cJSON_AddNumberToObject(to, "target_seq", (double)t->target_seq);
+        cJSON_AddStringToObject(to, "tokens_counted", "source");
+    }
     cJSON_AddStringToObject(to, "precision", xs_precision_name(t->precision));
     int fused;
     cJSON_AddStringToObject(to, "optimizer", xs_optimizer_name(xs_train_optimizer(t, &fused)));
@@ -426,6 +483,8 @@ static void predict_json(xs_strbuf *sb, const xs_device *dev, const xs_scenario 
     cJSON_AddItemToObject(root, "memory", xs_memory_json(&p->mem));
     if (s->devices > 1)
         cJSON_AddItemToObject(root, "data_parallel", xs_report_cluster_json(s, wl, p));
+    if (p->note[0])
+        cJSON_AddStringToObject(root, "compiled", p->note);
     xs_report_json(sb, root);
 }
 
@@ -652,4 +711,142 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
     for (size_t i = 0; i < n; i++)
         if (!rows[i].p)
             xs_sb_printf(sb, "  %-16s %s\n", rows[i].dev->id, rows[i].unavailable);
+}
+
+/* "train.batch=32 " for the rows of a grid; "" without one. */
+static void point_text(const xs_decision *d, size_t point, char *dst, size_t size)
+{
+    size_t used = 0;
+    dst[0] = '\0';
+    for (size_t a = 0; a < d->view.grid->naxes && used < size; a++) {
+        char buf[XS_SWEEP_VALUE_MAX + 1];
+        used += (size_t)snprintf(dst + used, size - used, "%s=%s ", d->view.grid->axes[a].key,
+                                 xs_sweep_value(d->view.grid, point, a, buf, sizeof buf));
+    }
+}
+
+static void decision_json(xs_strbuf *sb, const xs_decision *d)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddItemToObject(root, "scenario", scenario_json(d->s, d->wl));
+    cJSON *varied = cJSON_AddArrayToObject(root, "varied");
+    for (size_t a = 0; a < d->view.grid->naxes; a++)
+        cJSON_AddItemToArray(varied, cJSON_CreateString(d->view.grid->axes[a].key));
+    cJSON *w = cJSON_AddObjectToObject(root, "weights");
+    cJSON_AddNumberToObject(w, "time", d->w.time);
+    cJSON_AddNumberToObject(w, "energy", d->w.energy);
+    cJSON_AddNumberToObject(w, "cost", d->w.cost);
+    cJSON_AddNumberToObject(w, "util", d->w.util);
+    cJSON *f = cJSON_AddObjectToObject(root, "filters");
+    if (d->budget_usd > 0)
+        cJSON_AddNumberToObject(f, "budget_usd", d->budget_usd);
+    if (d->deadline_h > 0)
+        cJSON_AddNumberToObject(f, "deadline_h", d->deadline_h);
+    cJSON_AddNumberToObject(f, "dropped", (double)d->dropped);
+    cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+    for (size_t i = 0; i < d->n; i++) {
+        size_t k = d->order[i];
+        cJSON_AddItemToArray(rows, xs_grid_row_json(&d->view, &d->rows[k], &d->ranks[k]));
+    }
+    xs_report_json(sb, root);
+}
+
+void xs_report_decision(xs_strbuf *sb, xs_format fmt, const xs_decision *d)
+{
+    if (fmt == XS_FMT_JSON) {
+        decision_json(sb, d);
+        return;
+    }
+    if (fmt == XS_FMT_CSV) {
+        xs_report_grid_head(sb, fmt, &d->view, d->s->id);
+        xs_report_grid_rows(sb, fmt, &d->view, d->rows, d->ranks, d->order, d->n, 0);
+        return;
+    }
+    const xs_sweep_grid *g = d->view.grid;
+    xs_sb_printf(sb, "xpusim compare: %s, %lld steps of %lld samples\n", d->s->id,
+                 (long long)d->wl->steps, (long long)d->wl->samples_per_step);
+    scenario_lines(sb, d->s, d->wl);
+    if (g->naxes) {
+        xs_sb_printf(sb, "varied    ");
+        for (size_t a = 0; a < g->naxes; a++)
+            xs_sb_printf(sb, "%s%s (%zu values)", a ? ", " : "", g->axes[a].key, g->axes[a].n);
+        xs_sb_printf(sb, ": %zu points; the lines above are the scenario as given\n", g->points);
+    }
+    int width[XS_SWEEP_MAX_AXES];
+    for (size_t a = 0; a < g->naxes; a++) {
+        width[a] = (int)strlen(g->axes[a].key);
+        for (size_t i = 0; i < d->n; i++) {
+            char buf[XS_SWEEP_VALUE_MAX + 1];
+            int len = (int)strlen(xs_sweep_value(g, d->rows[d->order[i]].point, a, buf,
+                                                 sizeof buf));
+            width[a] = len > width[a] ? len : width[a];
+        }
+        width[a] = width[a] > 40 ? 40 : width[a];
+    }
+    xs_sb_printf(sb, "\n");
+    for (size_t a = 0; a < g->naxes; a++)
+        xs_sb_printf(sb, "%-*s ", width[a], g->axes[a].key);
+    xs_sb_printf(sb, "%-16s %-6s %10s %11s %6s %6s %12s %8s %9s %9s %11s %6s %1s %8s  %s\n",
+                 "device", "matmul", "step s", "samples/s", "MFU", "W", "memory GB", "run h",
+                 "run kWh", "run $", "$ band", "score", "P", "$/h", "price from");
+    size_t unavailable = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        const xs_sweep_row *r = &d->rows[d->order[i]];
+        const xs_rank_item *rk = &d->ranks[d->order[i]];
+        const xs_device *dev = &d->view.devs[r->dev];
+        if (!r->predicted) {
+            unavailable++;
+            continue;
+        }
+        for (size_t a = 0; a < g->naxes; a++) {
+            char buf[XS_SWEEP_VALUE_MAX + 1];
+            xs_sb_printf(sb, "%-*.*s ", width[a], width[a],
+                         xs_sweep_value(g, r->point, a, buf, sizeof buf));
+        }
+        char mem[32];
+        snprintf(mem, sizeof mem, "%.1f/%.1f%s", r->memory_gb, r->capacity_gb,
+                 r->fits ? "" : "!");
+        xs_sb_printf(sb, "%-16s %-6s %10.4f %11.1f %5.1f%% %6.0f %12s ", dev->id,
+                     xs_dtype_name(r->matmul_engine), r->step_time_s, r->samples_per_s,
+                     100 * r->mfu, r->avg_power_w, mem);
+        if (!r->fits) {
+            xs_sb_printf(sb, "does NOT fit: needs %.1f GB more\n", r->memory_gb - r->capacity_gb);
+            continue;
+        }
+        char band[48] = "-";
+        if (d->view.band)
+            snprintf(band, sizeof band, "%.2f-%.2f", r->run_cost_low_usd, r->run_cost_high_usd);
+        xs_sb_printf(sb, "%8.2f %9.3f %9.2f %11s %6.3f %1s %8.3f  %s, %s\n", r->run_time_s / 3600,
+                     r->run_energy_kwh, r->run_cost_usd, band, rk->score, rk->pareto ? "*" : "",
+                     dev->price_usd_per_hour, dev->price_provider, dev->price_as_of);
+    }
+    xs_sb_printf(sb, "\nranked by score: the weighted mean (weights time %g, energy %g, cost %g, "
+                     "util %g) of each metric against the best row shown: best/value for run "
+                     "time, kWh and $, value/best for MFU, so 1 is the best on every weighted "
+                     "metric; '*' in P: Pareto-optimal on (run time, run $), no other row is as "
+                     "fast and as cheap and better on one; '$ band' is the run's cost on the "
+                     "device's slow and fast corners; 'memory GB' is the step's peak / the "
+                     "memory the device offers, '!' where it does not fit (those rows last, not "
+                     "ranked)\n",
+                 d->w.time, d->w.energy, d->w.cost, d->w.util);
+    if (d->dropped) {
+        char limits[96] = "";
+        if (d->budget_usd > 0)
+            snprintf(limits, sizeof limits, "$%g", d->budget_usd);
+        if (d->deadline_h > 0)
+            snprintf(limits + strlen(limits), sizeof limits - strlen(limits), "%s%g h",
+                     limits[0] ? " or " : "", d->deadline_h);
+        xs_sb_printf(sb, "%zu run%s over %s left out (--budget-usd, --deadline-h)\n", d->dropped,
+                     d->dropped == 1 ? "" : "s", limits);
+    }
+    if (unavailable)
+        xs_sb_printf(sb, "\ncannot run this scenario:\n");
+    for (size_t i = 0; i < d->n; i++) {
+        const xs_sweep_row *r = &d->rows[d->order[i]];
+        if (r->predicted)
+            continue;
+        char pt[512];
+        point_text(d, r->point, pt, sizeof pt);
+        xs_sb_printf(sb, "  %s%-16s %s\n", pt, d->view.devs[r->dev].id, r->reason);
+    }
 }

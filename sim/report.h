@@ -15,8 +15,10 @@
 #include "device.h"
 #include "gemm.h"
 #include "predict.h"
+#include "rank.h"
 #include "scenario.h"
 #include "strbuf.h"
+#include "sweep.h"
 #include "trace.h"
 #include "validate.h"
 #include "workload.h"
@@ -51,6 +53,46 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
  * device's job fills and what a partly used one bills */
 void xs_report_instance_lines(xs_strbuf *sb, const xs_scenario *s, const xs_compare_row *rows,
                               size_t n);
+
+/* The rows of a grid of runs (report_grid.c): `xpusim sweep`, and compare
+ * asked to rank. One row a (grid point, device): the varied keys' values,
+ * the device, the step and the run (run figures only for a run that fits),
+ * the band when band, score and pareto when rank, and the reason a run
+ * cannot start. CSV, or JSON {"scenario", "varied", "rows": [...]}, written
+ * as a head, rows in pieces and a tail. */
+typedef struct {
+    const xs_sweep_grid *grid;
+    const xs_device *devs; /* indexed by row.dev */
+    int band;              /* the band columns */
+    int rank;              /* the score and pareto columns */
+} xs_grid_view;
+void xs_report_grid_head(xs_strbuf *sb, xs_format fmt, const xs_grid_view *v,
+                         const char *scenario_id);
+/* rows[order[i]] (order NULL: rows[i]) for i < n, with ranks[the same]
+ * when v->rank; before: rows this report already holds (JSON commas). */
+void xs_report_grid_rows(xs_strbuf *sb, xs_format fmt, const xs_grid_view *v,
+                         const xs_sweep_row *rows, const xs_rank_item *ranks,
+                         const size_t *order, size_t n, size_t before);
+void xs_report_grid_tail(xs_strbuf *sb, xs_format fmt);
+/* One row as a JSON object (caller frees); rk NULL: no score. */
+cJSON *xs_grid_row_json(const xs_grid_view *v, const xs_sweep_row *r, const xs_rank_item *rk);
+
+/* compare as a decision tool: the rows of a grid x devices, the runs that
+ * can start ranked by score (best first; ties by cost, then time, then
+ * grid order), then those that do not fit and those that cannot run. */
+typedef struct {
+    const xs_scenario *s;   /* the scenario as given (the varied keys aside) */
+    const xs_workload *wl;
+    xs_grid_view view;
+    const xs_sweep_row *rows;
+    const xs_rank_item *ranks; /* parallel to rows */
+    const size_t *order;       /* the rows shown, in order */
+    size_t n;
+    xs_weights w;
+    double budget_usd, deadline_h; /* 0: none */
+    size_t dropped;                /* runs over one of them, not shown */
+} xs_decision;
+void xs_report_decision(xs_strbuf *sb, xs_format fmt, const xs_decision *d);
 
 /* One GEMM: time, throughput, chosen kernel and its quantization. */
 void xs_report_gemm(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const xs_gemm_shape *g,

@@ -40,8 +40,9 @@ void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size
     if (hdr)
         xs_sb_printf(sb, "%s", hdr);
     else
-        xs_sb_printf(sb, "%-16s %-36s %-11s %6s %6s %7s %7s %6s %7s %5s %7s\n", "id", "name",
-                     "arch", "fp32", "tf32", "fp16", "bf16", "GB", "GB/s", "W", "$/h");
+        xs_sb_printf(sb, "%-16s %-36s %-5s %-11s %6s %6s %7s %7s %6s %7s %5s %7s\n", "id",
+                     "name", "class", "arch", "fp32", "tf32", "fp16", "bf16", "GB", "GB/s", "W",
+                     "$/h");
     for (size_t i = 0; i < n; i++) {
         const xs_device *d = &devs[i];
         const double *pk = d->peak_tflops;
@@ -51,12 +52,14 @@ void xs_report_devices(xs_strbuf *sb, xs_format fmt, const xs_device *devs, size
                          pk[XS_FP16], pk[XS_BF16], d->mem_capacity_gb, d->mem_bw_gbs,
                          d->tdp_w, d->price_usd_per_hour, d->price_as_of);
         else
-            xs_sb_printf(sb, "%-16s %-36.36s %-11.11s %6.1f %6.1f %7.1f %7.1f %6.0f %7.0f %5.0f %7.3f\n",
-                         d->id, d->name, d->arch, pk[XS_FP32], pk[XS_TF32],
+            xs_sb_printf(sb,
+                         "%-16s %-36.36s %-5.5s %-11.11s %6.1f %6.1f %7.1f %7.1f %6.0f %7.0f %5.0f "
+                         "%7.3f\n",
+                         d->id, d->name, xs_backend_of(d)->name, d->arch, pk[XS_FP32], pk[XS_TF32],
                          pk[XS_FP16], pk[XS_BF16], d->mem_capacity_gb, d->mem_bw_gbs,
                          d->tdp_w, d->price_usd_per_hour);
     }
     if (!hdr)
-        xs_sb_printf(sb, "dense peaks in TFLOP/s (0 = no tensor-core path); prices per "
-                         "device-hour, dated in each file\n");
+        xs_sb_printf(sb, "dense peaks in TFLOP/s (0 = no tensor-core path; fp32 of a tpu: "
+                         "its vector unit); prices per device-hour, dated in each file\n");
 }

@@ -12,6 +12,7 @@
 
 #include "bounds.h"
 #include "fileio.h"
+#include "fp8.h"
 #include "lora.h"
 #include "paths.h"
 #include "suggest.h"
@@ -38,7 +39,7 @@ static const xs_field SCENARIO_FIELDS[] = {
     {"source", XS_F_STR, 0, 0, 0, 0, NULL, XS_NOSTORE, 4096, "where the figures come from", NULL},
     {"model.hf_config", XS_F_STR, 0, 0, 0, 0, NULL, offsetof(xs_scenario, model.hf_config), 256,
      "Hugging Face config.json, relative to the scenario; keys beside it override it", NULL},
-    ENUM("model.arch", XS_MODEL_ARCH_CHOICES, model.arch, "encoder (BERT) or decoder (GPT-2)"),
+    ENUM("model.arch", XS_MODEL_ARCH_CHOICES, model.arch, "encoder (BERT), decoder (GPT-2) or encoder_decoder (T5: model.family t5)"),
     INT("model.layers", 1, 1, 4096, model.layers, "Transformer layers"),
     INT("model.hidden", 1, 1, 131072, model.hidden, "hidden size h"),
     INT("model.heads", 1, 1, 4096, model.heads, "attention heads a (h/a = head size)"),
@@ -56,11 +57,17 @@ static const xs_field SCENARIO_FIELDS[] = {
              "the layer: classic (BERT encoder or GPT-2 decoder, as model.arch says; the "
              "default), llama (transformers' LlamaDecoderLayer, also Mistral's and Qwen2's: "
              "RMSNorm, rotary positions, grouped-query attention, gated SiLU MLP; needs "
-             "model.arch decoder and model.activation silu) or distilbert (transformers' "
+             "model.arch decoder and model.activation silu), distilbert (transformers' "
              "DistilBERT: BERT's post-LN encoder layer with no token types and no dropout "
              "after the attention's output projection; cls head pre_classifier, ReLU, "
              "dropout, classifier; span head dropout, qa_outputs; needs model.arch encoder "
-             "and model.type_vocab 0)"),
+             "and model.type_vocab 0), vit (transformers' "
+             "ViTForImageClassification: patch embedding, class token, pre-LN encoder layers, "
+             "a classifier on the class token; needs model.arch encoder, model.head cls and "
+             "model.image_size / model.patch_size) or t5 (transformers' "
+             "T5ForConditionalGeneration: encoder and decoder stacks, T5LayerNorm, relative "
+             "position bias, cross-attention; needs model.arch encoder_decoder and model.head "
+             "lm)"),
     INT_DEF("model.kv_heads", 0, 4096, model.kv_heads, "0",
             "llama family: key/value heads (grouped-query attention; config "
             "num_key_value_heads); 0 (the default): model.heads"),
@@ -79,12 +86,39 @@ static const xs_field SCENARIO_FIELDS[] = {
             "llama family: a query attends to at most this many tokens (Mistral's "
             "sliding_window); 0 (the default): all. Only a window of at least train.seq is "
             "modelled (it changes no work there)"),
+    INT_DEF("model.decoder_layers", 0, 4096, model.decoder_layers, "0",
+            "t5 family: decoder layers (config num_decoder_layers); 0 (the default): "
+            "model.layers, as T5Config does"),
+    INT_DEF("model.relative_buckets", 0, 65536, model.relative_buckets, "0",
+            "t5 family: relative position buckets, the rows of each stack's position-bias "
+            "table (config relative_attention_num_buckets; a T5 config.json that omits it means "
+            "32, T5Config's default); must be 0 for the other families"),
+    {"model.gated_ffn", XS_F_BOOL, 0, 0, 0, 0, NULL, offsetof(xs_scenario, model.gated_ffn), 0,
+     "t5 family: the FFN is gated, act(wi_0 x) * wi_1 x (config feed_forward_proj "
+     "\"gated-gelu\", T5 v1.1 and Flan-T5); default false: wi, act, wo (\"relu\", the "
+     "original T5)",
+     "false"},
     {"model.head_dropout", XS_F_NUM, 0, 0, 0.99, 0, NULL, offsetof(xs_scenario, model.head_dropout),
      0,
      "distilbert family: dropout probability in the task head (config seq_classif_dropout "
      "for model.head cls, after the pre_classifier's ReLU; qa_dropout for span, on the "
      "encoder's output); default 0; only the distilbert family has this key",
      "0"},
+    INT_DEF("model.labels", 2, 1000000, model.labels, "2",
+            "cls head: the classes its classifier scores, the cross-entropy's width (config "
+            "num_labels, or the length of id2label; default 2, PretrainedConfig's; 1, a "
+            "regression, is not modelled)"),
+    INT_DEF("model.image_size", 0, 16384, model.image_size, "0",
+            "vit family: side of the square input image in pixels (config image_size); the "
+            "sequence is (image_size / patch_size)^2 patches + 1 class token, so train.seq "
+            "follows from it and may not be set to anything else"),
+    INT_DEF("model.patch_size", 0, 16384, model.patch_size, "0",
+            "vit family: side of the square patch in pixels (config patch_size): the patch "
+            "embedding is a convolution with kernel = stride = patch_size, a GEMM over patches"),
+    INT_DEF("model.channels", 1, 64, model.channels, "3",
+            "vit family: channels of the input image (config num_channels; default 3)"),
+    {"model.qkv_bias", XS_F_BOOL, 0, 0, 0, 0, NULL, offsetof(xs_scenario, model.qkv_bias), 0,
+     "vit family: query, key and value carry biases (config qkv_bias; default true)", "true"},
     {"model.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0, "free text for people, any keys",
      NULL},
     /* train, data and cluster: every key but data.samples has a default,
@@ -104,10 +138,18 @@ static const xs_field SCENARIO_FIELDS[] = {
     {"train.seq", XS_F_INT, 0, 1, 1048576, 0, NULL, offsetof(xs_scenario, train.seq), 0,
      "sequence length (default by model.head, as the Hugging Face example scripts pad or cut "
      "every sample, capped at model.max_positions: lm 1024, run_clm.py's block_size; span 384, "
-     "run_qa.py's max_seq_length; cls 128, run_glue.py's max_seq_length)",
+     "run_qa.py's max_seq_length; cls 128, run_glue.py's max_seq_length; model.family vit: "
+     "the patches and the class token, (model.image_size / model.patch_size)^2 + 1, and "
+     "nothing else)",
      NULL},
+    INT("train.target_seq", 0, 0, 1048576, train.target_seq,
+        "t5 family: target (decoder) tokens a sample, the labels the decoder is taught to "
+        "produce; train.seq is the source (encoder) length. Absent: 128 for t5 "
+        "(run_summarization.py's max_target_length); other families leave it out"),
     ENUM_DEF("train.precision", XS_PRECISION_CHOICES, train.precision, "fp32",
-             "fp32, tf32 matmuls, AMP fp16/bf16 (fp32 master weights) or pure bf16 (default "
+             "fp32, tf32 matmuls, AMP fp16/bf16 (fp32 master weights), pure bf16, or fp8 "
+             "(Transformer Engine's default DelayedScaling recipe on Ada and Hopper: pure bf16 "
+             "but the layers' linears run as te.Linear, fp8 GEMMs with bf16 outputs) (default "
              "fp32: the Trainer trains in fp32 unless given --fp16 or --bf16, and PyTorch >= "
              "1.12 leaves TF32 matmuls off; AMP is one --set away and then runs as "
              "train.amp_mode autocast)"),
@@ -207,10 +249,13 @@ static const xs_field SCENARIO_FIELDS[] = {
      "comma-separated Hugging Face module names the adapters go on, matched as PEFT does (a "
      "module whose path is the name or ends with '.' + it): BERT query, key, value, dense "
      "(attention output, FFN up and down, pooler), output.dense (both outputs), "
-     "intermediate.dense; GPT-2 c_attn, c_proj (attention and MLP out), c_fc; or all-linear "
-     "(every linear but the task head); DistilBERT q_lin, k_lin, v_lin, out_lin, lin1, lin2. "
-     "Absent: PEFT's default for the model type (bert query,value; gpt2 c_attn; PEFT has "
-     "none for distilbert, so there it is required)",
+     "intermediate.dense; GPT-2 c_attn, c_proj (attention and MLP out), c_fc; ViT the same "
+     "names as BERT (no pooler; its patch embedding is a convolution, not adapted); "
+     "DistilBERT q_lin, k_lin, v_lin, out_lin, lin1, lin2; T5 q, k, v, o, wi (wi_0, "
+     "wi_1), wo, or a longer suffix (SelfAttention.q, EncDecAttention.v); or all-linear "
+     "(every linear but the task head). Absent: PEFT's default for the model type (bert "
+     "query,value; gpt2 c_attn; vit query,value; t5 q,v; PEFT has none for distilbert, "
+     "so there it is required)",
      NULL},
     {"train.lora.dropout", XS_F_NUM, 0, 0, 0.99, 0, NULL, offsetof(xs_scenario, train.lora_dropout),
      0, "dropout on each adapter's input (PEFT lora_dropout; default 0: nn.Identity, no kernel)",
@@ -223,9 +268,12 @@ static const xs_field SCENARIO_FIELDS[] = {
      NULL},
     ENUM_DEF("train.quant", XS_QUANT_CHOICES, train.quant, "none",
              "storage of the frozen base weights of the layers under LoRA: none (the model's "
-             "format) or nf4 (QLoRA, bitsandbytes Linear4bit: 4-bit NormalFloat, blockwise "
+             "format), nf4 (QLoRA, bitsandbytes Linear4bit: 4-bit NormalFloat, blockwise "
              "absmax with double quantization, dequantized to the matmul format for every "
-             "forward and every input-gradient matmul)"),
+             "forward and every input-gradient matmul) or int8 (load_in_8bit, bitsandbytes "
+             "Linear8bitLt, threshold 6: int8 rows with one fp32 absmax each; each forward "
+             "quantizes its input row-wise and runs an int8 GEMM plus a 16-bit one over the "
+             "outlier columns; the input gradient dequantizes the weight to 16 bits)"),
     ENUM_DEF("train.checkpointing", XS_CKPT_CHOICES, train.checkpointing, "none",
              "activation checkpointing: none (the default: the Trainer's gradient_checkpointing "
              "false) or layer (gradient_checkpointing_enable: each Transformer layer runs its "
@@ -326,15 +374,28 @@ const xs_field *xs_scn_fields(size_t *n)
     return SCENARIO_FIELDS;
 }
 
+int64_t xs_model_vit_seq(const xs_model *m)
+{
+    if (m->image_size < 1 || m->patch_size < 1)
+        return 0;
+    int64_t side = m->image_size / m->patch_size;
+    return side * side + 1;
+}
+
 int64_t xs_model_kv_heads(const xs_model *m)
 {
     return m->kv_heads > 0 ? m->kv_heads : m->heads;
 }
 
+int64_t xs_model_decoder_layers(const xs_model *m)
+{
+    return m->decoder_layers > 0 ? m->decoder_layers : m->layers;
+}
+
 const char *xs_precision_name(int p)
 {
-    static const char *names[] = {"fp32", "tf32", "amp_fp16", "amp_bf16", "bf16"};
-    return p >= 0 && p < 5 ? names[p] : "?";
+    static const char *names[] = {"fp32", "tf32", "amp_fp16", "amp_bf16", "bf16", "fp8"};
+    return p >= 0 && p < 6 ? names[p] : "?";
 }
 
 int xs_train_optimizer(const xs_train *t, int *fused)
@@ -538,20 +599,85 @@ static const hf_map HF_LLAMA[] = {
     {"mlp_bias", "mlp_bias", 0},
 };
 
+/* ViTConfig (transformers' models/vit/configuration_vit.py,
+ * huggingface/transformers@04ae75715f2cca2d87bbaf07c1d8e9fb2ab20bfd): every
+ * key has a default (hf_default). num_labels and id2label are read by
+ * vit_import. */
+static const hf_map HF_VIT[] = {
+    {"layers", "num_hidden_layers", 0},   {"hidden", "hidden_size", 0},
+    {"heads", "num_attention_heads", 0},  {"ffn", "intermediate_size", 0},
+    {"activation", "hidden_act", 0},      {"dropout", "hidden_dropout_prob", 0},
+    {"attn_dropout", "attention_probs_dropout_prob", 0},
+    {"image_size", "image_size", 0},      {"patch_size", "patch_size", 0},
+    {"channels", "num_channels", 0},      {"qkv_bias", "qkv_bias", 0},
+};
+
+/* T5Config (huggingface/transformers@2678947a26f82a3cfed465026a0f5a7798ba84b2:
+ * src/transformers/models/t5/configuration_t5.py: its __init__ defaults).
+ * n_positions is no T5Config parameter and the model does not use it
+ * (relative positions); the original checkpoints' configs carry 512, kept
+ * as model.max_positions for the record (absent: 512).
+ * relative_attention_max_distance, layer_norm_epsilon and
+ * initializer_factor change values, not work, and are not read. */
+static const hf_map HF_T5[] = {
+    {"layers", "num_layers", 1},
+    {"hidden", "d_model", 1},
+    {"heads", "num_heads", 1},
+    {"ffn", "d_ff", 1},
+    {"vocab", "vocab_size", 1},
+    {"max_positions", "n_positions", 0},
+    {"decoder_layers", "num_decoder_layers", 0},
+    {"relative_buckets", "relative_attention_num_buckets", 0},
+    {"dropout", "dropout_rate", 0},
+    {"attn_dropout", "dropout_rate", 0}, /* T5Attention drops its probabilities at dropout_rate */
+    {"tied", "tie_word_embeddings", 0},
+};
+
 /* The model_types import_hf reads, the family each builds. */
 static const struct {
     const char *type;
-    int gpt2, llama;
+    int gpt2, llama, vit, t5;
 } HF_TYPES[] = {
-    {"bert", 0, 0}, {"roberta", 0, 0}, {"gpt2", 1, 0},
-    {"llama", 0, 1}, {"mistral", 0, 1}, {"qwen2", 0, 1},
+    {"bert", 0, 0, 0, 0},  {"roberta", 0, 0, 0, 0}, {"gpt2", 1, 0, 0, 0},
+    {"llama", 0, 1, 0, 0}, {"mistral", 0, 1, 0, 0}, {"qwen2", 0, 1, 0, 0},
+    {"vit", 0, 0, 1, 0},   {"t5", 0, 0, 0, 1},
 };
-#define HF_TYPE_LIST "bert|roberta|gpt2|llama|mistral|qwen2|distilbert"
+#define HF_TYPE_LIST "bert|roberta|gpt2|llama|mistral|qwen2|distilbert|vit|t5"
 
 /* Defaults of the transformers library for keys a config.json may omit, so
  * that an imported config means what it means to transformers. */
-static cJSON *hf_default(const char *canon, const cJSON *hf, int gpt2, int llama)
+static cJSON *hf_default(const char *canon, const cJSON *hf, int gpt2, int llama, int vit,
+                         int t5)
 {
+    if (vit) { /* ViTConfig.__init__'s defaults */
+        static const struct {
+            const char *canon;
+            double v;
+        } num[] = {{"layers", 12},        {"hidden", 768},      {"heads", 12},
+                   {"ffn", 3072},         {"dropout", 0},       {"attn_dropout", 0},
+                   {"image_size", 224},   {"patch_size", 16},   {"channels", 3}};
+        for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
+            if (strcmp(canon, num[i].canon) == 0)
+                return cJSON_CreateNumber(num[i].v);
+        if (strcmp(canon, "activation") == 0)
+            return cJSON_CreateString("gelu");
+        if (strcmp(canon, "qkv_bias") == 0)
+            return cJSON_CreateTrue();
+        return NULL;
+    }
+    if (t5) { /* T5Config.__init__'s defaults */
+        if (strcmp(canon, "max_positions") == 0) /* the original configs' n_positions */
+            return cJSON_CreateNumber(512);
+        if (strcmp(canon, "decoder_layers") == 0) /* None: num_layers */
+            return cJSON_CreateNumber(0);
+        if (strcmp(canon, "relative_buckets") == 0)
+            return cJSON_CreateNumber(32);
+        if (strcmp(canon, "dropout") == 0 || strcmp(canon, "attn_dropout") == 0)
+            return cJSON_CreateNumber(0.1);
+        if (strcmp(canon, "tied") == 0) /* PretrainedConfig's tie_word_embeddings */
+            return cJSON_CreateTrue();
+        return NULL;
+    }
     if (llama) { /* LlamaConfig.__init__'s defaults (Qwen2's and Mistral's agree) */
         if (strcmp(canon, "kv_heads") == 0) /* None: num_attention_heads */
             return cJSON_CreateNumber(0);
@@ -681,6 +807,87 @@ static int llama_import(cJSON *model, const cJSON *hf, const char *type, const c
     return XS_OK;
 }
 
+/* T5's keys that are not plain copies, and those that would change the op
+ * list in ways not modelled, refused by name. Read against transformers'
+ * configuration_t5.py and modeling_t5.py
+ * (huggingface/transformers@6b8b757dfcb582379a64f013cdce46c43629f2b0):
+ * feed_forward_proj is "[gated-]act"; "gated-gelu" means gelu_new (newer
+ * configuration_t5.py, "for backwards compatibility"; team code index,
+ * find_string id 3755908106); the
+ * attention projects d_model onto num_heads x d_kv (inner_dim), which is
+ * modelled only where it equals d_model (t5-small to t5-large, v1.1 base
+ * and large; not t5-3b or t5-11b). */
+static int t5_import(cJSON *model, const cJSON *hf, const char *path, xs_error *err)
+{
+    const cJSON *v;
+    double heads = 0, d_model = 0, d_kv = 64; /* T5Config's d_kv default */
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(hf, "num_heads")))
+        heads = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(hf, "d_model")))
+        d_model = v->valuedouble;
+    v = cJSON_GetObjectItemCaseSensitive(hf, "d_kv");
+    if (v && !cJSON_IsNull(v)) {
+        if (!cJSON_IsNumber(v))
+            return xs_error_set(err, XS_EFIELD, "%s: field 'd_kv' must be a positive integer",
+                                path);
+        d_kv = v->valuedouble;
+    }
+    if (heads > 0 && d_model > 0 && d_kv * heads != d_model)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'd_kv' x num_heads (%g x %g) must equal d_model (%g) "
+                            "(an attention width of its own is not modelled)",
+                            path, d_kv, heads, d_model);
+    const char *proj = "relu";
+    v = cJSON_GetObjectItemCaseSensitive(hf, "feed_forward_proj");
+    if (v && !cJSON_IsNull(v)) {
+        if (!cJSON_IsString(v))
+            return xs_error_set(err, XS_EFIELD, "%s: field 'feed_forward_proj' must be a string",
+                                path);
+        proj = v->valuestring;
+    }
+    const char *act = strcmp(proj, "relu") == 0         ? "relu"
+                      : strcmp(proj, "gelu") == 0       ? "gelu"
+                      : strcmp(proj, "gated-gelu") == 0 ? "gelu_new"
+                                                        : NULL;
+    if (!act)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'feed_forward_proj' must be \"relu\", \"gelu\" or "
+                            "\"gated-gelu\" (the FFNs modelled), got \"%s\"",
+                            path, proj);
+    int gated = strncmp(proj, "gated-", 6) == 0;
+    /* configs saved by newer transformers also hold what T5Config derives */
+    v = cJSON_GetObjectItemCaseSensitive(hf, "dense_act_fn");
+    if (v && !cJSON_IsNull(v) && !(cJSON_IsString(v) && strcmp(v->valuestring, act) == 0))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'dense_act_fn' must be \"%s\", what feed_forward_proj "
+                            "\"%s\" implies (another activation is not modelled)",
+                            path, act, proj);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "is_gated_act");
+    if (v && !cJSON_IsNull(v) && !(cJSON_IsBool(v) && cJSON_IsTrue(v) == gated))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'is_gated_act' must be %s, what feed_forward_proj \"%s\" "
+                            "implies",
+                            path, gated ? "true" : "false", proj);
+    if ((v = cJSON_GetObjectItemCaseSensitive(hf, "quantization_config")) && !cJSON_IsNull(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'quantization_config' is not modelled (it changes the op "
+                            "list); remove it to model the plain t5 layers",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "is_encoder_decoder");
+    if (v && !cJSON_IsNull(v) && !cJSON_IsTrue(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'is_encoder_decoder' must be true (T5ForConditionalGeneration; "
+                            "an encoder alone is not modelled)",
+                            path);
+    if (put_default(model, "family", cJSON_CreateString("t5")) ||
+        put_default(model, "arch", cJSON_CreateString("encoder_decoder")) ||
+        put_default(model, "type_vocab", cJSON_CreateNumber(0)) ||
+        put_default(model, "activation", cJSON_CreateString(act)) ||
+        put_default(model, "gated_ffn", cJSON_CreateBool(gated)))
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    return XS_OK;
+}
+
 /* DistilBertConfig (transformers' models/distilbert/configuration_distilbert.py,
  * huggingface/transformers@e04dc16368f2d155dab81a0914c2277c5bf02a26): its
  * own key names, and its defaults for the optional ones. */
@@ -762,6 +969,90 @@ static int distilbert_import(cJSON *model, const cJSON *hf, const char *path, xs
     return XS_OK;
 }
 
+/* A ViTConfig size: an integer, or transformers' [height, width] pair
+ * when both are equal (non-square images and patches are not modelled). */
+static int vit_size(cJSON *model, const cJSON *hf, const char *key, const char *canon,
+                    const char *path, xs_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, key);
+    if (!v || cJSON_IsNull(v) || cJSON_IsNumber(v))
+        return XS_OK; /* the map copies it; the schema checks it */
+    const cJSON *a = cJSON_GetArrayItem(v, 0), *b = cJSON_GetArrayItem(v, 1);
+    if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 && cJSON_IsNumber(a) &&
+        cJSON_IsNumber(b) && a->valuedouble == b->valuedouble) {
+        if (put_default(model, canon, cJSON_CreateNumber(a->valuedouble)))
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        return XS_OK;
+    }
+    return xs_error_set(err, XS_EUNSUPPORTED,
+                        "%s: field '%s' must be an integer or an [n, n] pair (non-square "
+                        "images and patches are not modelled)",
+                        path, key);
+}
+
+/* ViTForImageClassification as transformers' modeling_vit.py builds it
+ * (huggingface/transformers@005db8208dee358fe8fe63ae3cc49dd054aad48d):
+ * what the scenario needs besides the plain copies, and the keys that
+ * would change the op list in ways not modelled, refused by name.
+ * layer_norm_eps and initializer_range change values, not work;
+ * encoder_stride sizes only ViTForMaskedImageModeling's decoder, and
+ * pooler_output_size / pooler_act only ViTPooler, which the classification
+ * model does not build (add_pooling_layer=False): all accepted unread. The
+ * classifier's width is num_labels, which PretrainedConfig derives from
+ * id2label when the file lists labels. */
+static int vit_import(cJSON *model, const cJSON *hf, const char *path, xs_error *err)
+{
+    const cJSON *v;
+    int rc = vit_size(model, hf, "image_size", "image_size", path, err);
+    if (!rc)
+        rc = vit_size(model, hf, "patch_size", "patch_size", path, err);
+    if (rc)
+        return rc;
+    if ((v = cJSON_GetObjectItemCaseSensitive(hf, "quantization_config")) && !cJSON_IsNull(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'quantization_config' is not modelled (it changes the op "
+                            "list); remove it to model the plain vit layer",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "problem_type");
+    if (v && !cJSON_IsNull(v) &&
+        !(cJSON_IsString(v) && strcmp(v->valuestring, "single_label_classification") == 0))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'problem_type' must be \"single_label_classification\" "
+                            "or null (cross-entropy; regression and multi-label losses are "
+                            "not modelled)",
+                            path);
+    double labels = 0;
+    const cJSON *id2label = cJSON_GetObjectItemCaseSensitive(hf, "id2label");
+    const cJSON *num = cJSON_GetObjectItemCaseSensitive(hf, "num_labels");
+    if (id2label && !cJSON_IsNull(id2label)) {
+        if (!cJSON_IsObject(id2label))
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field 'id2label' must be an object of labels", path);
+        labels = cJSON_GetArraySize(id2label);
+    }
+    if (num && !cJSON_IsNull(num)) {
+        if (!cJSON_IsNumber(num))
+            return xs_error_set(err, XS_EFIELD, "%s: field 'num_labels' must be an integer",
+                                path);
+        if (labels > 0 && num->valuedouble != labels)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field 'num_labels' (%g) must equal the %g labels of "
+                                "'id2label'",
+                                path, num->valuedouble, labels);
+        labels = num->valuedouble;
+    }
+    if (labels == 1)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: one label is a regression (MSELoss), not modelled; the "
+                            "classifier needs 2 or more labels",
+                            path);
+    if (put_default(model, "family", cJSON_CreateString("vit")) ||
+        put_default(model, "head", cJSON_CreateString("cls")) ||
+        (labels > 0 && put_default(model, "labels", cJSON_CreateNumber(labels))))
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    return XS_OK;
+}
+
 static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
 {
     const cJSON *ref = cJSON_GetObjectItemCaseSensitive(model, "hf_config");
@@ -800,24 +1091,29 @@ static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
         return rc;
     }
     int gpt2 = HF_TYPES[known].gpt2, llama = HF_TYPES[known].llama;
-    if (llama && (rc = llama_import(model, hf, t, path, err)) != XS_OK) {
+    int vit = HF_TYPES[known].vit, t5 = HF_TYPES[known].t5;
+    if ((llama && (rc = llama_import(model, hf, t, path, err)) != XS_OK) ||
+        (vit && (rc = vit_import(model, hf, path, err)) != XS_OK) ||
+        (t5 && (rc = t5_import(model, hf, path, err)) != XS_OK)) {
         cJSON_Delete(hf);
         return rc;
     }
-    const hf_map *map = llama ? HF_LLAMA : gpt2 ? HF_GPT2 : HF_BERT;
-    size_t n = llama  ? sizeof HF_LLAMA / sizeof *map
-               : gpt2 ? sizeof HF_GPT2 / sizeof *map
-                      : sizeof HF_BERT / sizeof *map;
+    const hf_map *map = vit ? HF_VIT : t5 ? HF_T5 : llama ? HF_LLAMA : gpt2 ? HF_GPT2 : HF_BERT;
+    size_t n = vit    ? sizeof HF_VIT / sizeof *map
+               : t5    ? sizeof HF_T5 / sizeof *map
+               : llama ? sizeof HF_LLAMA / sizeof *map
+               : gpt2  ? sizeof HF_GPT2 / sizeof *map
+                       : sizeof HF_BERT / sizeof *map;
     if (!cJSON_GetObjectItemCaseSensitive(model, "arch"))
         cJSON_AddStringToObject(model, "arch", gpt2 || llama ? "decoder" : "encoder");
-    if ((gpt2 || llama) && !cJSON_GetObjectItemCaseSensitive(model, "type_vocab"))
+    if ((gpt2 || llama || vit) && !cJSON_GetObjectItemCaseSensitive(model, "type_vocab"))
         cJSON_AddNumberToObject(model, "type_vocab", 0);
     for (size_t i = 0; i < n && rc == XS_OK; i++) {
         if (cJSON_GetObjectItemCaseSensitive(model, map[i].canon))
             continue; /* a key beside hf_config (or a --set) wins */
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, map[i].hf);
         cJSON *copy = v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1)
-                                             : hf_default(map[i].canon, hf, gpt2, llama);
+                                             : hf_default(map[i].canon, hf, gpt2, llama, vit, t5);
         if (!copy) {
             rc = xs_error_set(err, XS_EFIELD, "%s: missing required field '%s' (model.%s)",
                               path, map[i].hf, map[i].canon);
@@ -839,6 +1135,33 @@ static const cJSON *valid_value(const cJSON *root, const char *path)
     return f && v && xs_schema_check(f, v, "", &ignored) == XS_OK ? v : NULL;
 }
 
+/* The vit family's sequence is its patches and the class token: train.seq
+ * and model.max_positions (ViTEmbeddings' position table, num_patches + 1
+ * rows) follow from model.image_size and model.patch_size when absent
+ * (check_family refuses other values), and model.vocab, which no table of
+ * a ViT has, is 1 when absent. */
+static int vit_complete(cJSON *root, xs_error *err)
+{
+    const cJSON *family = valid_value(root, "model.family");
+    const cJSON *image = valid_value(root, "model.image_size");
+    const cJSON *patch = valid_value(root, "model.patch_size");
+    if (!family || strcmp(family->valuestring, "vit") != 0 || !image || !patch ||
+        patch->valuedouble < 1)
+        return XS_OK;
+    double side = floor(image->valuedouble / patch->valuedouble), seq = side * side + 1;
+    static const char *const keys[] = {"train.seq", "model.max_positions", "model.vocab"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (xs_json_path(root, keys[i]))
+            continue;
+        cJSON *v = cJSON_CreateNumber(i < 2 ? seq : 1);
+        if (!v || set_path(root, keys[i], v)) {
+            cJSON_Delete(v);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
+    }
+    return XS_OK;
+}
+
 /* The defaults that depend on other keys (scenario.h), put into the
  * document before it is checked, so that --set and an imported
  * config.json count:
@@ -856,15 +1179,36 @@ int xs_scn_complete(cJSON *root, xs_error *err)
     const cJSON *train = cJSON_GetObjectItemCaseSensitive(root, "train");
     if (train && !cJSON_IsObject(train))
         return XS_OK;
+    int rc = vit_complete(root, err);
+    if (rc)
+        return rc;
     const cJSON *head = valid_value(root, "model.head");
     const cJSON *maxpos = valid_value(root, "model.max_positions");
+    const cJSON *family = valid_value(root, "model.family");
+    int t5 = family && strcmp(family->valuestring, "t5") == 0;
     cJSON *add_seq = NULL, *add_impl = NULL;
-    if (!xs_json_path(root, "train.seq") && head && maxpos) {
+    if (!xs_json_path(root, "train.seq") && t5) {
+        /* run_summarization.py's max_source_length 1024 (relative positions:
+         * n_positions does not cap it) */
+        if (!(add_seq = cJSON_CreateNumber(1024)))
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+    } else if (!xs_json_path(root, "train.seq") && head && maxpos) {
         static const double by_head[] = {384, 1024, 128}; /* XS_HEAD_CHOICES order */
         double seq = by_head[xs_choice_index(XS_HEAD_CHOICES, head->valuestring)];
         add_seq = cJSON_CreateNumber(seq < maxpos->valuedouble ? seq : maxpos->valuedouble);
         if (!add_seq)
             return xs_error_set(err, XS_ENOMEM, "out of memory");
+    }
+    /* run_summarization.py's max_target_length 128
+     * (huggingface/transformers@2520420bd460a1bf5518b21bfe7f4b5ecd981a81:
+     * examples/pytorch/summarization/run_summarization.py, DataTrainingArguments) */
+    if (!xs_json_path(root, "train.target_seq") && t5) {
+        cJSON *tq = cJSON_CreateNumber(128);
+        if (!tq || set_path(root, "train.target_seq", tq)) {
+            cJSON_Delete(tq);
+            cJSON_Delete(add_seq);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
     }
     const cJSON *opt = valid_value(root, "train.optimizer");
     const char *o = opt ? opt->valuestring : find_field("train.optimizer")->def;
@@ -906,14 +1250,146 @@ int xs_scn_complete(cJSON *root, xs_error *err)
     return failed ? xs_error_set(err, XS_ENOMEM, "out of memory") : XS_OK;
 }
 
+/* The llama-only fields left at their defaults, or NULL. */
+static const char *llama_field(const xs_model *m)
+{
+    return !m->tied                     ? "model.tied false"
+           : m->attention_bias != 0     ? "model.attention_bias"
+           : m->mlp_bias                ? "model.mlp_bias"
+           : m->sliding_window != 0     ? "model.sliding_window"
+           : m->kv_heads != 0 && m->kv_heads != m->heads ? "model.kv_heads"
+           : m->activation == XS_ACT_SILU ? "model.activation silu"
+                                          : NULL;
+}
+
+/* What the vit builder needs: ViTForImageClassification is an encoder
+ * with a classifier on the class token, its sequence the patches and that
+ * token, its position table exactly that long (interpolate_pos_encoding,
+ * for other image sizes, is not modelled) and no token table. */
+static int check_vit(const xs_scenario *s, const char *path, xs_error *err)
+{
+    const xs_model *m = &s->model;
+    const char *other = llama_field(m);
+    if (other)
+        return xs_error_set(err, XS_EFIELD, "%s: %s needs model.family llama", path, other);
+    if (m->arch != XS_ENCODER || m->head != XS_HEAD_CLS)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.family vit needs model.arch encoder and model.head cls "
+                            "(ViTForImageClassification)",
+                            path);
+    if (m->image_size < 1 || m->patch_size < 1 || m->image_size % m->patch_size != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.family vit needs model.image_size a positive multiple "
+                            "of model.patch_size (got %lld and %lld)",
+                            path, (long long)m->image_size, (long long)m->patch_size);
+    int64_t seq = xs_model_vit_seq(m);
+    if (s->train.seq != seq)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: train.seq must be %lld for model.family vit ((%lld / %lld)^2 "
+                            "patches + the class token), got %lld; leave it out",
+                            path, (long long)seq, (long long)m->image_size,
+                            (long long)m->patch_size, (long long)s->train.seq);
+    if (m->max_positions != seq)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.max_positions must be %lld for model.family vit (its "
+                            "position table has a row a patch and one for the class token), "
+                            "got %lld; leave it out",
+                            path, (long long)seq, (long long)m->max_positions);
+    if (m->vocab != 1 || m->type_vocab != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.vocab and model.type_vocab are not read by model.family "
+                            "vit (it has no token tables); leave them out",
+                            path);
+    if (s->train.kernels == XS_K_FUSED)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.kernels fused is modelled for the classic family only "
+                            "(LightSeq's kernels); use eager for model.family vit",
+                            path);
+    return XS_OK;
+}
+
 /* What the model.family builders need of the other model fields, and the
  * llama-only fields left at their defaults for the classic family. */
+/* T5ForConditionalGeneration as modelled (wl_t5.c): what it refuses, each
+ * with the reason, in one line. */
+static int check_t5(const xs_scenario *s, const char *path, xs_error *err)
+{
+    const xs_model *m = &s->model;
+    const xs_train *t = &s->train;
+    if (m->arch != XS_ENCODER_DECODER)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.family t5 needs model.arch encoder_decoder", path);
+    if (m->head != XS_HEAD_LM)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: model.family t5 needs model.head lm (T5ForConditionalGeneration; "
+                            "its classification and QA heads are not modelled)",
+                            path);
+    if (m->activation == XS_ACT_SILU || (m->gated_ffn && m->activation != XS_ACT_GELU_NEW))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: model.family t5 models the FFNs relu, gelu, gelu_new and gated "
+                            "gelu_new (\"gated-gelu\"); model.activation does not fit model.gated_ffn",
+                            path);
+    const char *other = m->kv_heads != 0 && m->kv_heads != m->heads ? "model.kv_heads"
+                        : m->attention_bias != 0                    ? "model.attention_bias"
+                        : m->mlp_bias                               ? "model.mlp_bias"
+                        : m->sliding_window != 0                    ? "model.sliding_window"
+                        : m->type_vocab != 0                        ? "model.type_vocab"
+                                                                    : NULL;
+    if (other)
+        return xs_error_set(err, XS_EFIELD, "%s: %s must be left out for model.family t5", path,
+                            other);
+    if (m->relative_buckets < 1)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.relative_buckets must be at least 1 for model.family t5 "
+                            "(relative_attention_num_buckets; T5Config's default is 32)",
+                            path);
+    if (t->target_seq < 1)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: train.target_seq must be at least 1 for model.family t5", path);
+    /* each with why it is not modelled */
+    const char *refused =
+        t->kernels == XS_K_FUSED
+            ? "train.kernels fused (LightSeq's kernels are BERT's and GPT-2's; use eager)"
+        : t->attention == XS_ATT_FLASH
+            ? "train.attention flash (T5PreTrainedModel declares no SDPA or flash-attention "
+              "support: the relative position bias is added to materialized scores; use "
+              "unfused)"
+        : t->ffn_bias == XS_FFN_BIAS_SEPARATE
+            ? "train.ffn_bias separate (T5's linears have no bias)"
+        : t->quant != XS_QUANT_NONE
+            ? "train.quant nf4 (QLoRA on T5; LoRA alone is modelled)"
+        : t->checkpointing != XS_CKPT_NONE
+            ? "train.checkpointing layer (T5's checkpointed layers pass the position bias "
+              "and the encoder output along; not modelled)"
+        : t->precision == XS_P_BF16
+            ? "train.precision bf16 (T5 keeps wo in fp32, _keep_in_fp32_modules, so a bf16 "
+              "model mixes formats; use amp_bf16)"
+        : (t->precision == XS_P_AMP_FP16 || t->precision == XS_P_AMP_BF16) &&
+                  t->amp_mode == XS_AMP_O2
+            ? "train.amp_mode o2 (a half model runs T5Block's fp16 clamps; use autocast)"
+            : NULL;
+    if (refused)
+        return xs_error_set(err, XS_EUNSUPPORTED, "%s: model.family t5 does not model %s", path,
+                            refused);
+    return XS_OK;
+}
+
 static int check_family(const xs_scenario *s, const char *path, xs_error *err)
 {
     const xs_model *m = &s->model;
     if (m->family != XS_FAMILY_DISTILBERT && m->head_dropout > 0)
         return xs_error_set(err, XS_EFIELD, "%s: model.head_dropout needs model.family distilbert",
                             path);
+    if (m->family == XS_FAMILY_T5)
+        return check_t5(s, path, err);
+    const char *t5_only = m->arch == XS_ENCODER_DECODER ? "model.arch encoder_decoder"
+                          : m->decoder_layers != 0     ? "model.decoder_layers"
+                          : m->relative_buckets != 0   ? "model.relative_buckets"
+                          : m->gated_ffn               ? "model.gated_ffn"
+                          : s->train.target_seq != 0   ? "train.target_seq"
+                                                       : NULL;
+    if (t5_only)
+        return xs_error_set(err, XS_EFIELD, "%s: %s needs model.family t5", path, t5_only);
     if (m->family == XS_FAMILY_DISTILBERT) {
         const char *bad = m->arch != XS_ENCODER     ? "needs model.arch encoder"
                           : m->type_vocab != 0      ? "needs model.type_vocab 0 (DistilBERT has "
@@ -927,6 +1403,23 @@ static int check_family(const xs_scenario *s, const char *path, xs_error *err)
             return xs_error_set(err, XS_EUNSUPPORTED, "%s: model.family distilbert %s", path,
                                 bad);
     }
+    if (m->family != XS_FAMILY_VIT) {
+        const char *vit_only = m->image_size != 0  ? "model.image_size"
+                               : m->patch_size != 0 ? "model.patch_size"
+                               : m->channels != 3   ? "model.channels"
+                               : !m->qkv_bias       ? "model.qkv_bias false"
+                                                    : NULL;
+        if (vit_only)
+            return xs_error_set(err, XS_EFIELD, "%s: %s needs model.family vit", path,
+                                vit_only);
+    }
+    if (m->family == XS_FAMILY_VIT)
+        return check_vit(s, path, err);
+    if (m->labels != 2 && m->head != XS_HEAD_CLS)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.labels (%lld) needs model.head cls (the other heads "
+                            "score no classes)",
+                            path, (long long)m->labels);
     if (m->family != XS_FAMILY_LLAMA) {
         if (m->kv_heads != 0 && m->kv_heads != m->heads)
             return xs_error_set(err, XS_EFIELD,
@@ -1012,7 +1505,10 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
         return xs_error_set(err, XS_EFIELD,
                             "%s: model.hidden (%lld) must be divisible by model.heads (%lld)",
                             path, (long long)m->hidden, (long long)m->heads);
-    if (s->train.seq > m->max_positions)
+    /* T5's positions are relative buckets: no table bounds the length;
+     * check_vit checks ViT's */
+    if (m->family != XS_FAMILY_T5 && m->family != XS_FAMILY_VIT &&
+        s->train.seq > m->max_positions)
         return xs_error_set(err, XS_ERANGE,
                             "%s: train.seq (%lld) must not exceed model.max_positions (%lld)",
                             path, (long long)s->train.seq, (long long)m->max_positions);
@@ -1043,6 +1539,8 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
                             "tensor ops (for_loop or auto), it has no fused or foreach form",
                             path, word);
     rc = xs_lora_check(s, path, err);
+    if (!rc)
+        rc = xs_fp8_check(s, path, err);
     if (!rc)
         rc = xs_scn_bounds_check(s, path, err);
     return rc ? rc : check_cluster(s, path, err);
@@ -1136,4 +1634,14 @@ int xs_scn_open(const char *id_or_path, const char *const *overrides, int n, xs_
     char path[PATH_MAX];
     int rc = xs_resolve("scenarios", id_or_path, path, sizeof path, err);
     return rc ? rc : xs_scn_load(path, overrides, n, scn, err);
+}
+
+int xs_scn_check_set(const char *kv, xs_error *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    int rc = apply_override(root, kv, err);
+    cJSON_Delete(root);
+    return rc;
 }

@@ -11,8 +11,9 @@
 #include "host.h"
 #include "schema.h"
 
-#define XS_MODEL_ARCH_CHOICES "encoder|decoder"
-typedef enum { XS_ENCODER, XS_DECODER } xs_model_arch;
+/* encoder_decoder: T5's two stacks (model.family t5) */
+#define XS_MODEL_ARCH_CHOICES "encoder|decoder|encoder_decoder"
+typedef enum { XS_ENCODER, XS_DECODER, XS_ENCODER_DECODER } xs_model_arch;
 #define XS_HEAD_CHOICES "span|lm|cls"
 typedef enum { XS_HEAD_SPAN, XS_HEAD_LM, XS_HEAD_CLS } xs_head;
 #define XS_ACT_CHOICES "gelu|gelu_new|relu|silu"
@@ -21,19 +22,40 @@ typedef enum { XS_ACT_GELU, XS_ACT_GELU_NEW, XS_ACT_RELU, XS_ACT_SILU } xs_act;
  * GPT-2's pre-LN block, as model.arch says: LayerNorm, learned positions,
  * one FFN activation), llama (transformers' LlamaDecoderLayer, which
  * Mistral and Qwen2 share: RMSNorm, rotary positions, grouped-query
- * attention, a gated SiLU MLP, no dropout but the attention's) or
+ * attention, a gated SiLU MLP, no dropout but the attention's),
  * distilbert (transformers' DistilBERT TransformerBlock: BERT's post-LN
  * encoder without token types, without the dropout after the attention's
- * output projection, with its own task heads) */
-#define XS_FAMILY_CHOICES "classic|llama|distilbert"
-typedef enum { XS_FAMILY_CLASSIC, XS_FAMILY_LLAMA, XS_FAMILY_DISTILBERT } xs_family;
+ * output projection, with its own task heads), vit (transformers'
+ * ViTForImageClassification: a patch embedding of the image, a class token,
+ * pre-LN encoder layers, a classifier on the class token) or t5 (transformers'
+ * T5ForConditionalGeneration: an encoder stack and a decoder stack with
+ * cross-attention, T5LayerNorm, relative position bias, an FFN with ReLU or
+ * gated GELU) */
+#define XS_FAMILY_CHOICES "classic|llama|distilbert|vit|t5"
+typedef enum {
+    XS_FAMILY_CLASSIC,
+    XS_FAMILY_LLAMA,
+    XS_FAMILY_DISTILBERT,
+    XS_FAMILY_VIT,
+    XS_FAMILY_T5
+} xs_family;
 /* which attention projections carry a bias in the llama family: none
  * (Llama, Mistral), qkv (Qwen2: q, k and v but not o) or all (Llama's
  * attention_bias true) */
 #define XS_ATTN_BIAS_CHOICES "none|qkv|all"
 typedef enum { XS_ATTN_BIAS_NONE, XS_ATTN_BIAS_QKV, XS_ATTN_BIAS_ALL } xs_attn_bias;
-#define XS_PRECISION_CHOICES "fp32|tf32|amp_fp16|amp_bf16|bf16"
-typedef enum { XS_P_FP32, XS_P_TF32, XS_P_AMP_FP16, XS_P_AMP_BF16, XS_P_BF16 } xs_precision;
+/* fp8: Transformer Engine's recipe (fp8.h): the model, its gradients and the
+ * optimizer state in bf16 as in pure bf16, the layers' linears as te.Linear
+ * running fp8 GEMMs */
+#define XS_PRECISION_CHOICES "fp32|tf32|amp_fp16|amp_bf16|bf16|fp8"
+typedef enum {
+    XS_P_FP32,
+    XS_P_TF32,
+    XS_P_AMP_FP16,
+    XS_P_AMP_BF16,
+    XS_P_BF16,
+    XS_P_FP8
+} xs_precision;
 #define XS_OPTIMIZER_CHOICES "sgd|adam|adamw|adan|bertadam"
 /* bertadam: NVIDIA's BERT recipes' Python Adam (DeepLearningExamples
  * optimization.py): a global gradient norm read back to the host, then a
@@ -77,10 +99,12 @@ typedef enum {
     XS_OPT_IMPL_FOREACH,
     XS_OPT_IMPL_FOR_LOOP
 } xs_opt_impl;
-/* bitsandbytes storage of the frozen base weights under LoRA (QLoRA): none,
- * or 4-bit NormalFloat with double-quantized blockwise constants */
-#define XS_QUANT_CHOICES "none|nf4"
-typedef enum { XS_QUANT_NONE, XS_QUANT_NF4 } xs_quant;
+/* bitsandbytes storage of the frozen base weights under LoRA: none, 4-bit
+ * NormalFloat with double-quantized blockwise constants (QLoRA), or
+ * LLM.int8 (Linear8bitLt: int8 rows, one fp32 absmax a row, outlier
+ * columns of the input in 16 bits) */
+#define XS_QUANT_CHOICES "none|nf4|int8"
+typedef enum { XS_QUANT_NONE, XS_QUANT_NF4, XS_QUANT_INT8 } xs_quant;
 /* activation checkpointing: none, or torch.utils.checkpoint around each
  * Transformer layer (transformers' gradient_checkpointing_enable) */
 #define XS_CKPT_CHOICES "none|layer"
@@ -108,10 +132,20 @@ typedef struct {
     int mlp_bias;           /* the gated MLP's projections carry biases */
     int64_t sliding_window; /* tokens a query attends to at most; 0: all */
     double head_dropout;    /* dropout in the task head (distilbert family) */
+    int64_t labels;         /* classes the cls head scores */
+    /* vit family: the square input image's side and the square patch's, in
+     * pixels, the image's channels, and whether q, k and v carry biases */
+    int64_t image_size, patch_size, channels;
+    int qkv_bias;
+    /* t5 family: decoder layers (0: model.layers), relative position
+     * buckets, and whether the FFN is gated (wi_0, wi_1, wo) */
+    int64_t decoder_layers, relative_buckets;
+    int gated_ffn;
 } xs_model;
 
 typedef struct {
     int64_t batch, seq, grad_accum;
+    int64_t target_seq; /* t5 family: decoder (target) tokens a sample; 0 otherwise */
     int precision, optimizer, fused_optimizer, kernels, attention;
     int amp_mode;  /* xs_amp_mode: how amp_fp16/amp_bf16 is implemented */
     int grad_clip; /* clip the global gradient norm every step */
@@ -172,6 +206,11 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
 int xs_scn_open(const char *id_or_path, const char *const *overrides, int n, xs_scenario *scn,
                 xs_error *err);
 
+/* Check one override "key=value" on its own, as xs_scn_load would (a known
+ * key, a value its field accepts), with the same error; relations between
+ * fields are checked only when a whole scenario loads. */
+int xs_scn_check_set(const char *kv, xs_error *err);
+
 /* Put into root (a scenario document, --set overrides and hf_config
  * applied) the defaults that depend on other keys: train.seq by
  * model.head, train.optimizer_impl foreach for a default AdamW. A key
@@ -190,8 +229,15 @@ int xs_scn_template(const char *id, cJSON **out, xs_error *err);
 /* The schema table, for `--help` and documentation. */
 const xs_field *xs_scn_fields(size_t *n);
 
+/* The vit family's sequence: one token a patch, (image_size /
+ * patch_size)^2, and the class token; 0 when the sizes are not set. */
+int64_t xs_model_vit_seq(const xs_model *m);
+
 /* Key/value heads of m: model.kv_heads, or model.heads when 0. */
 int64_t xs_model_kv_heads(const xs_model *m);
+
+/* Decoder layers of a t5 model: model.decoder_layers, or model.layers when 0. */
+int64_t xs_model_decoder_layers(const xs_model *m);
 
 /* Names for reports. */
 const char *xs_precision_name(int p);

@@ -129,6 +129,8 @@ void xs_wb_layers(xs_wb *c, int64_t n, void (*layer)(xs_wb *));
 void xs_wb_forward_classic(xs_wb *c);
 void xs_wb_forward_llama(xs_wb *c);
 void xs_wb_forward_distilbert(xs_wb *c);
+void xs_wb_forward_vit(xs_wb *c);
+void xs_wb_forward_t5(xs_wb *c);
 
 /* wl_classic.c */
 
@@ -147,6 +149,19 @@ void xs_wb_rmsnorm(xs_wb *c, const char *name, double rows);
  * and weight all-gather); nothing for one device */
 int xs_wb_data_parallel(xs_wb *c);
 int xs_wb_data_parallel_step(xs_wb *c);
+
+/* wl_fp8.c: te.Linear under train.precision fp8, the recipe's amax and
+ * scale updates (once a forward, once a backward) */
+int xs_wb_fp8_linear_here(const xs_wb *c);
+void xs_wb_fp8_linear(xs_wb *c, const char *name, double rows, double K, double N, int bias);
+void xs_wb_fp8_amax_update(xs_wb *c, int phase);
+
+/* wl_int8.c: bitsandbytes' Linear8bitLt (train.quant int8): the forward
+ * from the input to the output, and the input gradient's dequantized
+ * weight */
+void xs_wb_int8_forward(xs_wb *c, const char *name, double rows, double K, double N, int bias,
+                        int dx);
+void xs_wb_int8_backward(xs_wb *c, const char *name, double K, double N);
 
 /* wl_optimizer.c */
 void xs_wb_grad_norm(xs_wb *c, const char *name, int64_t count);

@@ -128,12 +128,12 @@ static void embeddings(xs_wb *c)
 }
 
 /* hidden_state[:, 0] (taken as a copy, as the BERT head is), pre_classifier,
- * nn.ReLU (keeps its output), dropout, classifier, then the 2-label loss
- * as BERT's. Under LoRA both linears are PEFT's modules_to_save
+ * nn.ReLU (keeps its output), dropout, classifier into model.labels
+ * classes, then the loss as BERT's. Under LoRA both linears are PEFT's modules_to_save
  * (lora.c): trained whole with train.lora.train_head. */
 static void cls_head(xs_wb *c)
 {
-    double b = c->b, h = c->h;
+    double b = c->b, h = c->h, L = (double)c->s->model.labels;
     c->frozen = c->lora && !c->s->train.lora_train_head;
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_COPY, b * h, 2.0 * c->I, 0, 1, "head.first_token");
     xs_wb_linear(c, "head.pre_classifier", b, h, h, 1, 1);
@@ -142,10 +142,10 @@ static void cls_head(xs_wb *c)
     xs_wb_bwd_group(c);
     xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, b * h, 3.0 * c->H, 1, 1, "head.relu.bwd");
     xs_wb_dropout(c, "head.dropout", b * h, c->H, c->s->model.head_dropout);
-    xs_wb_linear(c, "head.classifier", b, h, 2, 1, 0);
-    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_LOSS, b * 2, 2.0 * c->H + 12, 5, 4, "head.loss");
+    xs_wb_linear(c, "head.classifier", b, h, L, 1, 0);
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_LOSS, b * L, 2.0 * c->H + 12, 5, 4, "head.loss");
     xs_wb_bwd_group(c);
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, b * 2, 2.0 * c->H + 12, 3, 4, "head.loss.bwd");
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, b * L, 2.0 * c->H + 12, 3, 4, "head.loss.bwd");
 }
 
 void xs_wb_forward_distilbert(xs_wb *c)

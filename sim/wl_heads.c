@@ -79,15 +79,16 @@ void xs_wb_span_head(xs_wb *c)
     xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, c->T * 2, 2.0 * c->H + 12, 3, 8, "head.loss.bwd");
 }
 
-/* Sequence classification into 2 labels: BERT pools the first token
- * (dense + tanh); GPT-2 scores every token and keeps the last. */
+/* Sequence classification into model.labels classes (2 by default):
+ * BERT pools the first token (dense + tanh); GPT-2 scores every token and
+ * keeps the last. */
 void xs_wb_cls_head(xs_wb *c, int decoder)
 {
-    double b = c->b, h = c->h;
+    double b = c->b, h = c->h, L = (double)c->s->model.labels;
     int head_frozen = c->lora && !c->s->train.lora_train_head;
     if (decoder) {
         c->frozen = head_frozen;
-        xs_wb_linear(c, "head.score", c->T, h, 2, 0, 1);
+        xs_wb_linear(c, "head.score", c->T, h, L, 0, 1);
     } else {
         xs_wb_enter_modules(c, 1); /* BertPooler */
         xs_wb_mem_op(c, XS_PH_FWD, XS_OP_COPY, b * h, 2.0 * c->I, 0, 1, "head.first_token");
@@ -97,9 +98,9 @@ void xs_wb_cls_head(xs_wb *c, int decoder)
         xs_wb_bwd_group(c);
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, b * h, 3.0 * c->H, 3, 1, "head.tanh.bwd");
         c->frozen = head_frozen; /* the pooler is BertModel's: frozen under LoRA */
-        xs_wb_linear(c, "head.classifier", b, h, 2, 1, 0);
+        xs_wb_linear(c, "head.classifier", b, h, L, 1, 0);
     }
-    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_LOSS, b * 2, 2.0 * c->H + 12, 5, 4, "head.loss");
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_LOSS, b * L, 2.0 * c->H + 12, 5, 4, "head.loss");
     xs_wb_bwd_group(c);
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, b * 2, 2.0 * c->H + 12, 3, 4, "head.loss.bwd");
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, b * L, 2.0 * c->H + 12, 3, 4, "head.loss.bwd");
 }

@@ -240,6 +240,7 @@ static void llama_layer(xs_wb *c)
     xs_wb_linear(c, "attn.k", T, h, kvw, qkv_bias, 1);
     xs_wb_linear(c, "attn.v", T, h, kvw, qkv_bias, 1);
     c->x_kept = 0;
+    c->input_nograd = 0; /* past the layer's first linears: their input is behind */
     rotary(c, "q", c->a);
     rotary(c, "k", kv);
     if (c->flash)

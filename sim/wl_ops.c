@@ -81,11 +81,17 @@ static void lora_adapter(xs_wb *c, const char *name, double rows, double K, doub
 void xs_wb_linear(xs_wb *c, const char *name, double rows, double K, double N, int bias,
                    int x_island)
 {
+    if (xs_wb_fp8_linear_here(c)) { /* no adapters, no autocast: fp8.c refuses both */
+        xs_wb_fp8_linear(c, name, rows, K, N, bias);
+        return;
+    }
     int cast_x = c->amp && x_island;
     int trained = !c->frozen, dx = !c->input_nograd;
     int adapted = c->lora && xs_lora_targeted(c->s, name, c->layer);
-    /* QLoRA: bitsandbytes' Linear4bit holds the frozen weights of the layers */
+    /* QLoRA: bitsandbytes' Linear4bit holds the frozen weights of the
+     * layers; int8: its Linear8bitLt (wl_int8.c) */
     int quant = c->frozen && c->layer >= 0 && c->s->train.quant != XS_QUANT_NONE;
+    int q8 = quant && c->s->train.quant == XS_QUANT_INT8, q4 = quant && !q8;
     double wn = K * N + (bias ? N : 0);
     if (adapted && dx) /* x feeds the base and the adapter: two gradients to add */
         xs_wb_grad_fanout(c, name, rows * K, x_island ? c->I : c->H, 2);
@@ -115,20 +121,25 @@ void xs_wb_linear(xs_wb *c, const char *name, double rows, double K, double N, i
      * reading the packed bytes and writing the matmul format (a weight
      * loaded in fp32 but computed in half would add a cast) */
     double qb = quant ? xs_quant_bytes(c->s->train.quant, K, N) : 0;
-    if (quant) {
+    if (q4) {
         xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, K * N, qb / (K * N) + c->H, 1, 1, "%s.dequant", name);
         xs_wb_transient(c, K * N * c->H);
-    } else if (c->amp) { /* autocast casts each weight once per forward (its cache) */
+    } else if (c->amp && !quant) { /* autocast casts each weight once per forward (its cache) */
         xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, wn, 4 + c->H, 0, 1 + bias, "%s.cast_w", name);
         xs_wb_issued(c, XS_ISSUE_AUTOCAST);
         w_src = c->wl->n - 1;
     }
-    xs_wb_gemm(c, XS_PH_FWD, XS_OP_GEMM, rows, N, K, 1, 0, 1, c->H, c->H, "%s", name);
+    if (q8)
+        xs_wb_int8_forward(c, name, rows, K, N, bias, dx);
+    else
+        xs_wb_gemm(c, XS_PH_FWD, XS_OP_GEMM, rows, N, K, 1, 0, 1, c->H, c->H, "%s", name);
     /* autograd keeps X for dW (in the matmul format: autocast's cast is
      * what it keeps) and, under autocast, the half copy of the weight for
      * dX: the weight cache holds it through the forward, the saved tensor
      * until the backward has used it */
-    if (trained && (!c->x_kept || c->x_unkept)) {
+    /* MatMul8bitLt keeps its input A whenever it requires grad
+     * (ctx.tensors = (CAt, subA, A)), frozen weight or not */
+    if ((trained || (q8 && dx)) && (!c->x_kept || c->x_unkept)) {
         xs_wb_keep(c, rows * K * c->H);
         xs_wb_kept_from(c, x_src);
         c->x_unkept = 0;
@@ -140,11 +151,13 @@ void xs_wb_linear(xs_wb *c, const char *name, double rows, double K, double N, i
         xs_wb_kept_from(c, w_src);
     }
     xs_wb_bwd_group(c);
-    if (dx && quant) {
+    if (dx && q4) {
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, K * N, qb / (K * N) + c->H, 1, 1, "%s.dequant.bwd",
                name);
         xs_wb_transient(c, K * N * c->H);
     }
+    if (dx && q8)
+        xs_wb_int8_backward(c, name, K, N);
     if (dx)
         xs_wb_gemm(c, XS_PH_BWD, XS_OP_GEMM, rows, K, N, 1, 0, 0, c->H, c->H, "%s.dX", name);
     if (trained)

@@ -25,6 +25,7 @@
 #include "checked.h"
 #include "grow.h"
 #include "cpu.h"
+#include "fp8.h"
 #include "kernel_op.h"
 #include "lora.h"
 
@@ -105,11 +106,13 @@ static void setup(xs_wb *c, const xs_scenario *s, xs_workload *wl)
     c->o2 = mixed && t->amp_mode == XS_AMP_O2;
     c->fused = t->kernels == XS_K_FUSED;
     c->flash = t->attention == XS_ATT_FLASH;
-    static const xs_dtype mm[] = {XS_FP32, XS_TF32, XS_FP16, XS_BF16, XS_BF16};
+    /* fp8: a bf16 model whose layers' linears alone run fp8 (wl_fp8.c) */
+    static const xs_dtype mm[] = {XS_FP32, XS_TF32, XS_FP16, XS_BF16, XS_BF16, XS_BF16};
+    int bf16 = t->precision == XS_P_BF16 || t->precision == XS_P_FP8;
     c->mm = mm[t->precision];
     c->H = xs_dtype_bytes(c->mm);
-    c->W = t->precision == XS_P_BF16 ? 2 : 4;
-    c->Wm = t->precision == XS_P_BF16 || c->o2 ? 2 : 4;
+    c->W = bf16 ? 2 : 4;
+    c->Wm = bf16 || c->o2 ? 2 : 4;
     /* fused kernels keep activations in the matmul format: no fp32 islands */
     c->I = c->amp && !c->fused ? 4 : c->H;
     c->lora = t->lora_rank > 0;
@@ -229,6 +232,8 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
     char where[96];
     snprintf(where, sizeof where, "scenario %s", s->id);
     int rc = xs_scn_bounds_check(s, where, err);
+    if (!rc) /* fit changes the batch: TE's shapes again */
+        rc = xs_fp8_check(s, where, err);
     if (rc)
         return rc;
     memset(wl, 0, sizeof *wl);
@@ -248,17 +253,26 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
                             where);
     xs_wb c;
     setup(&c, s, wl);
-    wl->matmul_dtype = c.mm;
+    int fp8 = s->train.precision == XS_P_FP8;
+    wl->matmul_dtype = fp8 ? XS_FP8 : c.mm;
     if (m->family == XS_FAMILY_LLAMA)
         xs_wb_forward_llama(&c);
     else if (m->family == XS_FAMILY_DISTILBERT)
         xs_wb_forward_distilbert(&c);
+    else if (m->family == XS_FAMILY_VIT)
+        xs_wb_forward_vit(&c);
+    else if (m->family == XS_FAMILY_T5)
+        xs_wb_forward_t5(&c);
     else
         xs_wb_forward_classic(&c);
+    if (fp8) /* at fp8_autocast's exit, around the model's forward and loss */
+        xs_wb_fp8_amax_update(&c, XS_PH_FWD);
     if (c.o2 || (c.amp && s->train.precision == XS_P_AMP_FP16))
         xs_wb_scale_loss(&c);
     rc = c.failed ? -1 : replay_tape(&c);
     c.replayed = 1;
+    if (rc == 0 && fp8)
+        xs_wb_fp8_amax_update(&c, XS_PH_BWD);
     if (rc == 0)
         rc = xs_wb_data_parallel(&c);
     if (rc == 0)

@@ -23,6 +23,7 @@ typedef struct {
     int64_t tensors;      /* trainable parameter tensors */
     double quant_params;  /* frozen base weights stored quantized (train.quant) ... */
     double quant_bytes;   /* ... and the bytes they take, constants included */
+    int64_t fp8_linears;  /* train.precision fp8: the te.Linear modules */
     int64_t micro_batches;   /* grad_accum */
     int64_t samples_per_step; /* all devices */
     int64_t tokens_per_step;

@@ -39,8 +39,9 @@ static void class_table_should_match_the_class_names_and_be_whole(void)
     }
     char past[32];
     CU_ASSERT_EQUAL(xs_choice_word(XS_CLASS_CHOICES, n, past, sizeof past), -1);
-    CU_ASSERT_EQUAL(n, 2);
-    CU_ASSERT_PTR_NULL(xs_backend_find("tpu", NULL));
+    CU_ASSERT_EQUAL(n, 3);
+    CU_ASSERT_PTR_NOT_NULL(xs_backend_find("tpu", NULL));
+    CU_ASSERT_PTR_NULL(xs_backend_find("npu", NULL));
 }
 
 static void each_class_should_describe_its_engine_from_its_own_parameters(void)
@@ -154,8 +155,8 @@ static void a_bad_class_should_be_reported_before_other_fields(void)
 {
     static const struct {
         const char *cls, *part;
-    } cases[] = {{"tpu", "field 'class' must be one of gpu|cpu, got \"tpu\""},
-                 {NULL, "missing required field 'class' (one of gpu|cpu"}};
+    } cases[] = {{"npu", "field 'class' must be one of gpu|cpu|tpu, got \"npu\""},
+                 {NULL, "missing required field 'class' (one of gpu|cpu|tpu"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cJSON *doc = tu_load_json("devices/xeon-amx-2c.json");
         if (cases[i].cls)

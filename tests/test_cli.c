@@ -183,8 +183,8 @@ static void every_command_should_have_help(void)
         tu_run_free(&r);
     }
     /* each sub-command's help ends with worked examples */
-    static const char *subs[] = {"predict", "workload", "compare", "fit", "gemm", "advise",
-                                 "validate", "calibrate", "devices", "scenarios"};
+    static const char *subs[] = {"predict", "workload", "compare", "sweep", "fit", "gemm",
+                                 "advise", "validate", "calibrate", "devices", "scenarios"};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
         char cmd[64];
         snprintf(cmd, sizeof cmd, "%s --help", subs[i]);
@@ -208,7 +208,8 @@ static void devices_and_scenarios_should_list_everything_shipped(void)
 {
     tu_result r = tu_run("devices --format csv");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 18); /* 17 GPUs and the calibrated CPU */
+    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 23); /* 17 GPUs, 5 TPUs and the calibrated CPU */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\ntpu-v4,\"Google TPU v4 (chip, megacore)\",tpu,v4,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nrtx-3090,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nh200-sxm-141gb,"));
     tu_run_free(&r);
@@ -242,7 +243,8 @@ static void compare_should_rank_devices_by_run_cost(void)
     tu_run_free(&r);
     r = tu_run("compare");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_EQUAL(tu_lines(r.out), 5 + 17 + 2); /* header, every accelerator, footer */
+    CU_ASSERT_EQUAL(tu_lines(r.out), 5 + 22 + 2); /* header, every accelerator, footer */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\ntpu-v5p "));
     CU_ASSERT_PTR_NULL(strstr(r.out, "xeon-amx-2c"));
     tu_run_free(&r);
     r = tu_run("compare -d t4,nope");
@@ -278,11 +280,11 @@ static void compare_should_rank_the_rest_when_one_device_cannot_run(void)
 {
     tu_result r = tu_run("compare -s gpt2-medium-finetune --all --format csv");
     CU_ASSERT_EQUAL(r.status, 0);
-    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 18);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 23);
     char dev[64] = "", cost[64] = "";
-    CU_ASSERT_EQUAL(csv_field(r.out, 18, 0, dev, sizeof dev), 0);
+    CU_ASSERT_EQUAL(csv_field(r.out, 23, 0, dev, sizeof dev), 0);
     CU_ASSERT_STRING_EQUAL(dev, "xeon-amx-2c");
-    CU_ASSERT_EQUAL(csv_field(r.out, 18, 9, cost, sizeof cost), 0);
+    CU_ASSERT_EQUAL(csv_field(r.out, 23, 9, cost, sizeof cost), 0);
     CU_ASSERT_STRING_EQUAL(cost, ""); /* no prediction, no cost */
     const char *last = strstr(r.out, "\nxeon-amx-2c,");
     CU_ASSERT(last && strstr(last, "no kernel for op 'attn.flash'"));
@@ -567,6 +569,240 @@ static void scenario_problems_should_all_be_reported(void)
     tu_run_free(&r);
 }
 
+/* The line of text that starts with prefix, or NULL. */
+static const char *line_starting(const char *text, const char *prefix)
+{
+    size_t len = strlen(prefix);
+    for (const char *l = text; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, prefix, len) == 0)
+            return l;
+    return NULL;
+}
+
+static void sweep_csv_should_have_a_row_per_point_and_device(void)
+{
+    char path[512], cmd[1024];
+    snprintf(path, sizeof path, "%s/sweep.csv", tu_tmpdir());
+    snprintf(cmd, sizeof cmd,
+             "sweep -s bert-base-squad -d t4,a10 --vary train.batch=8:64:8 --vary "
+             "train.attention=unfused,flash --set data.samples=1000 -o '%s'",
+             path);
+    tu_result r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    char *csv = NULL;
+    CU_ASSERT_EQUAL_FATAL(xs_read_file(path, &csv, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(tu_lines(csv), 1 + 8 * 2 * 2); /* the header, batch x attention x device */
+    CU_ASSERT(strncmp(csv, "train.batch,train.attention,device,matmul_engine,step_time_s,"
+                           "samples_per_s,tokens_per_s,mfu,avg_power_w,run_time_s,energy_kwh,"
+                           "cost_usd,memory_gb,capacity_gb,fits,reason\n", 161) == 0);
+    /* grid order: the first --vary key slowest, devices fastest */
+    const char *l = strchr(csv, '\n') + 1;
+    CU_ASSERT(strncmp(l, "8,unfused,t4,", 13) == 0);
+    l = strchr(l, '\n') + 1;
+    CU_ASSERT(strncmp(l, "8,unfused,a10,", 14) == 0);
+    l = strchr(l, '\n') + 1;
+    CU_ASSERT(strncmp(l, "8,flash,t4,", 11) == 0);
+    /* 64 x 384 tokens of unfused attention need more than a T4's 15 GB:
+     * the row is there, unpriced, with the reason */
+    const char *big = line_starting(csv, "64,unfused,t4,");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    CU_ASSERT(strstr(big, ",,,") && strstr(big, ",0,\"does not fit: the step needs "));
+    const char *ok = line_starting(csv, "64,unfused,a10,");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ok);
+    CU_ASSERT(strstr(ok, ",1,\n") != NULL); /* fits, no reason */
+    free(csv);
+    tu_run_free(&r);
+}
+
+static void sweep_with_no_row_predicted_should_write_the_reasons_and_exit_1(void)
+{
+    /* BERT has 512 positions: no device can run 1024 tokens */
+    tu_result r = tu_run("sweep -s bert-base-squad -d t4,l4 --vary train.seq=1024,2048");
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 1 + 2 * 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\n2048,l4,,,,,,,,,,,,0,--vary train.seq=2048: "));
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no point of the grid could be predicted"));
+    tu_run_free(&r);
+}
+
+static void sweep_should_not_depend_on_the_thread_count(void)
+{
+    const char *cmd = "sweep -s bert-base-squad -d t4,l4,xeon-amx-2c --vary train.batch=1:24 "
+                      "--vary train.attention=unfused,flash --set data.samples=500 --format json";
+    setenv("OMP_NUM_THREADS", "1", 1);
+    tu_result one = tu_run(cmd);
+    setenv("OMP_NUM_THREADS", "2", 1);
+    tu_result two = tu_run(cmd);
+    unsetenv("OMP_NUM_THREADS");
+    CU_ASSERT_EQUAL(one.status, 0);
+    CU_ASSERT_EQUAL(two.status, 0);
+    CU_ASSERT_STRING_EQUAL(one.out, two.out);
+    cJSON *doc = cJSON_Parse(one.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *rows = cJSON_GetObjectItem(doc, "rows");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(rows), 24 * 2 * 3);
+    /* the CPU has no fused attention: its flash rows say so */
+    int cpu_flash = 0;
+    cJSON *row;
+    cJSON_ArrayForEach(row, rows)
+    {
+        cJSON *pt = cJSON_GetObjectItem(row, "point");
+        CU_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(pt, "train.batch")));
+        if (strcmp(cJSON_GetObjectItem(row, "device")->valuestring, "xeon-amx-2c") == 0 &&
+            strcmp(cJSON_GetObjectItem(pt, "train.attention")->valuestring, "flash") == 0) {
+            cpu_flash++;
+            CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(row, "step_time_s")));
+            CU_ASSERT_PTR_NOT_NULL(strstr(cJSON_GetObjectItem(row, "reason")->valuestring,
+                                          "attn.flash"));
+        }
+    }
+    CU_ASSERT_EQUAL(cpu_flash, 24);
+    cJSON_Delete(doc);
+    tu_run_free(&one);
+    tu_run_free(&two);
+}
+
+static void sweep_bad_grids_should_give_one_line_and_write_nothing(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/never.csv", tu_tmpdir());
+    static const struct {
+        const char *args, *says;
+        int status;
+    } bad[] = {
+        {"--vary train.batch=64:8", "range '64:8' is empty or goes backwards", 2},
+        {"--vary train.batch=8:64:0", "is empty or goes backwards", 2},
+        {"--vary train.batch=8:x", "is not a range A:B[:STEP] of integers", 2},
+        {"--vary train.batch=0,8", "--vary train.batch=0: ", 1},
+        {"--vary train.batch=8 --vary train.batch=16", "varied twice", 2},
+        {"--vary train.batch=8 --set train.batch=16", "both fixed and varied", 2},
+        {"--vary train.btach=8", "did you mean 'train.batch'", 2},
+        {"--vary data.samples=1:6000000 -d t4,l4", "more than the 10000000 rows", 2},
+        {"--vary train.batch=8 --format table", "--format must be csv or json", 2},
+        {"--vary train.batch=8 --weights time=1", "'--weights' does not apply here", 2},
+        {"--vary train.batch=8 -d nosuch", "unknown device 'nosuch'", 2},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "sweep -s bert-base-squad %s -o '%s'", bad[i].args, path);
+        tu_result r = tu_run(cmd);
+        if (r.status != bad[i].status || !strstr(r.err, bad[i].says))
+            fprintf(stderr, "\nxpusim %s: exit %d, %s", cmd, r.status, r.err);
+        CU_ASSERT_EQUAL(r.status, bad[i].status);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, bad[i].says));
+        CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+        CU_ASSERT(!xs_file_exists(path));
+        tu_run_free(&r);
+    }
+}
+
+static void compare_weights_should_rank_by_score_and_mark_the_pareto_runs(void)
+{
+    tu_result r = tu_run("compare -s bert-base-squad --set train.batch=32 --weights "
+                         "time=1,cost=1 --format json -d t4,l4,a10,a40,a100-sxm4-80gb,"
+                         "h100-sxm5-80gb,h200-sxm-141gb,tpu-v4,tpu-v5e");
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *rows = cJSON_GetObjectItem(doc, "rows");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(rows), 9); /* every device asked for fits */
+    static const char *keys[] = {"device", "step_time_s", "run_time_s", "energy_kwh",
+                                 "cost_usd", "mfu", "score", "pareto", "band"};
+    double last = 2, best_time = 1e300, best_cost = 1e300;
+    int pareto = 0;
+    cJSON *row;
+    cJSON_ArrayForEach(row, rows)
+    {
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(row, keys[i]));
+        double score = cJSON_GetObjectItem(row, "score")->valuedouble;
+        CU_ASSERT(score > 0 && score <= 1 && score <= last); /* best first */
+        last = score;
+        double t = cJSON_GetObjectItem(row, "run_time_s")->valuedouble;
+        double c = cJSON_GetObjectItem(row, "cost_usd")->valuedouble;
+        best_time = t < best_time ? t : best_time;
+        best_cost = c < best_cost ? c : best_cost;
+        pareto += cJSON_IsTrue(cJSON_GetObjectItem(row, "pareto"));
+        cJSON *band = cJSON_GetObjectItem(row, "band");
+        CU_ASSERT(cJSON_GetObjectItem(band, "cost_usd_low")->valuedouble <= c);
+        CU_ASSERT(cJSON_GetObjectItem(band, "cost_usd_high")->valuedouble >= c);
+    }
+    CU_ASSERT(pareto >= 2 && pareto < 9);
+    /* the fastest and the cheapest runs are on the frontier */
+    cJSON_ArrayForEach(row, rows)
+    {
+        double t = cJSON_GetObjectItem(row, "run_time_s")->valuedouble;
+        double c = cJSON_GetObjectItem(row, "cost_usd")->valuedouble;
+        if (t == best_time || c == best_cost)
+            CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(row, "pareto")));
+    }
+    cJSON_Delete(doc);
+    tu_run_free(&r);
+    /* the same step figures as plain compare */
+    tu_result plain = tu_run("compare -s bert-base-squad -d t4 --format csv");
+    tu_result ranked = tu_run("compare -s bert-base-squad -d t4 --weights cost=1 --format csv");
+    CU_ASSERT_EQUAL(ranked.status, 0);
+    const char *p = strchr(plain.out, '\n'), *q = strchr(ranked.out, '\n');
+    CU_ASSERT_FATAL(p && q);
+    /* device, matmul, step, samples/s, tokens/s, MFU, W, run time, kWh, $:
+     * the first ten columns of both, the same text */
+    const char *end = q + 1;
+    for (int commas = 0; commas < 10 && end; commas++)
+        end = strchr(end, ',') ? strchr(end, ',') + 1 : NULL;
+    CU_ASSERT_FATAL(end != NULL);
+    CU_ASSERT(strncmp(p + 1, q + 1, (size_t)(end - q - 1)) == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ranked.out, ",score,pareto,reason\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ranked.out, ",1,1,\n")); /* alone: score 1, on the frontier */
+    tu_run_free(&plain);
+    tu_run_free(&ranked);
+}
+
+static void compare_filters_should_drop_runs_over_and_fail_when_none_is_left(void)
+{
+    tu_result r = tu_run("compare -s bert-base-squad -d t4,l4,a10 --vary train.batch=16,32 "
+                         "--budget-usd 0.45 --format json");
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *rows = cJSON_GetObjectItem(doc, "rows");
+    double dropped = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "filters"), "dropped")->valuedouble;
+    CU_ASSERT(dropped >= 1);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(rows) + (int)dropped, 2 * 3);
+    cJSON *row;
+    cJSON_ArrayForEach(row, rows)
+        CU_ASSERT(cJSON_GetObjectItem(row, "cost_usd")->valuedouble <= 0.45);
+    cJSON_Delete(doc);
+    tu_run_free(&r);
+
+    r = tu_run("compare -s bert-base-squad -d t4,l4 --deadline-h 0.6");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "1 run over 0.6 h left out"));
+    CU_ASSERT_PTR_NULL(line_starting(r.out, "t4 "));     /* 0.67 h */
+    CU_ASSERT_PTR_NOT_NULL(line_starting(r.out, "l4 ")); /* 0.58 h */
+    tu_run_free(&r);
+
+    r = tu_run("compare -s bert-base-squad -d t4,l4 --budget-usd 0.1 --deadline-h 100");
+    CU_ASSERT_EQUAL(r.status, 1);
+    CU_ASSERT_STRING_EQUAL(r.out, "");
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no run is within --budget-usd 0.1 and --deadline-h "
+                                         "100: the cheapest run costs $0.35"));
+    tu_run_free(&r);
+    static const char *bad[] = {"--budget-usd 0", "--budget-usd -1", "--deadline-h x",
+                                "--weights speed=1", "--vary train.batch=9:1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "compare -s bert-base-squad -d t4 %s", bad[i]);
+        r = tu_run(cmd);
+        CU_ASSERT_EQUAL(r.status, 2);
+        CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+        CU_ASSERT_STRING_EQUAL(r.out, "");
+        tu_run_free(&r);
+    }
+}
+
 int tu_add_cli_suite(void)
 {
     CU_pSuite s = CU_add_suite("cli", NULL, NULL);
@@ -600,5 +836,17 @@ int tu_add_cli_suite(void)
            !CU_add_test(s, "new_scenario_template_should_predict_and_not_overwrite",
                         new_scenario_template_should_predict_and_not_overwrite) ||
            !CU_add_test(s, "scenario_problems_should_all_be_reported",
-                        scenario_problems_should_all_be_reported);
+                        scenario_problems_should_all_be_reported) ||
+           !CU_add_test(s, "sweep_csv_should_have_a_row_per_point_and_device",
+                        sweep_csv_should_have_a_row_per_point_and_device) ||
+           !CU_add_test(s, "sweep_with_no_row_predicted_should_write_the_reasons_and_exit_1",
+                        sweep_with_no_row_predicted_should_write_the_reasons_and_exit_1) ||
+           !CU_add_test(s, "sweep_should_not_depend_on_the_thread_count",
+                        sweep_should_not_depend_on_the_thread_count) ||
+           !CU_add_test(s, "sweep_bad_grids_should_give_one_line_and_write_nothing",
+                        sweep_bad_grids_should_give_one_line_and_write_nothing) ||
+           !CU_add_test(s, "compare_weights_should_rank_by_score_and_mark_the_pareto_runs",
+                        compare_weights_should_rank_by_score_and_mark_the_pareto_runs) ||
+           !CU_add_test(s, "compare_filters_should_drop_runs_over_and_fail_when_none_is_left",
+                        compare_filters_should_drop_runs_over_and_fail_when_none_is_left);
 }

@@ -185,7 +185,7 @@ static void device_loader_should_reject_each_bad_field(void)
 
     doc = good();
     cJSON_ReplaceItemInObject(doc, "class", cJSON_CreateString("fpga"));
-    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "one of gpu|cpu");
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "one of gpu|cpu|tpu");
 
     doc = good();
     cJSON_ReplaceItemInObject(doc, "memory", cJSON_CreateNumber(5));

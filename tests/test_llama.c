@@ -319,7 +319,8 @@ static void llama_configs_should_refuse_what_is_not_modelled(void)
         {"\"hidden_act\":\"gelu\",", "'hidden_act' must be \"silu\""},
         {"\"quantization_config\":{\"bits\":4},", "'quantization_config' is not modelled"},
         {"\"layer_types\":[\"sliding_attention\"],", "'layer_types' must list only"},
-        {"\"model_type\":\"t5\",", "'model_type' must be one of bert|roberta|gpt2|llama|mistral|qwen2"},
+        {"\"model_type\":\"bart\",",
+         "'model_type' must be one of bert|roberta|gpt2|llama|mistral|qwen2|distilbert|vit|t5"},
     };
     char root[512], text[2048], set[1024];
     xs_error err;
@@ -388,12 +389,12 @@ static void cli_should_report_params_and_refuse_unknown_types(void)
     tu_run_free(&r);
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "predict -s " SCN " --set model.hf_config=%s",
-             tu_write("t5-config.json", "{\"model_type\":\"t5\",\"d_model\":512}"));
+             tu_write("bart-config.json", "{\"model_type\":\"bart\",\"d_model\":512}"));
     r = tu_run(cmd);
     CU_ASSERT_NOT_EQUAL(r.status, 0);
     CU_ASSERT_EQUAL(tu_lines(r.err), 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "t5-config.json: field 'model_type' must be one of"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "llama|mistral|qwen2|distilbert, got \"t5\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "bart-config.json: field 'model_type' must be one of"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "llama|mistral|qwen2|distilbert|vit|t5, got \"bart\""));
     tu_run_free(&r);
 }
 

@@ -102,6 +102,26 @@ static void lora_should_remove_exactly_the_base_dw(void)
     xs_wl_free(&lora);
 }
 
+/* The Llama layer's input needs no gradient in layer 0 only (the frozen
+ * embeddings'), so every later layer keeps its frozen projections' dX:
+ * without checkpointing, which would make the embeddings' output require
+ * grad. */
+static void llama_lora_should_keep_dx_past_layer_0(void)
+{
+    xs_scenario s;
+    xs_workload wl;
+    const char *sets[] = {"train.checkpointing=none"};
+    build_ok("llama2-7b-lora", sets, 1, &s, &wl);
+    int kdx = 0;
+    for (size_t i = 0; i < wl.n; i++)
+        kdx += wl.ops[i].phase == XS_PH_BWD && strcmp(wl.ops[i].name, "attn.k.dX") == 0;
+    CU_ASSERT_EQUAL(kdx, s.model.layers - 1);
+    CU_ASSERT_PTR_NULL(find(&wl, "attn.q.dX", 0, XS_PH_BWD));
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "attn.q.dX", 1, XS_PH_BWD));
+    CU_ASSERT_PTR_NOT_NULL(find(&wl, "ffn.down.dX", 0, XS_PH_BWD));
+    xs_wl_free(&wl);
+}
+
 /* A LoRA step multiplies each frozen weight twice a token (forward, dX) and
  * each trainable one three times: GEMM FLOPs = 4 P_frozen T + 6 P_trainable
  * T + the attention's 12 L b s^2 h, within 2% (the first layer skips the
@@ -360,12 +380,32 @@ static void predict_json_should_report_trainable_params(void)
     tu_run_free(&r);
 }
 
+/* bitsandbytes' layers are CUDA kernels: a TPU or the host CPU refuses a
+ * quantized base in one line naming the device and its class. */
+static void quantized_bases_should_be_refused_off_gpus(void)
+{
+    static const char *cmds[] = {"predict -s mistral-7b-qlora -d tpu-v4",
+                                 "predict -s mistral-7b-qlora -d xeon-amx-2c",
+                                 "predict -s llama2-7b-lora -d tpu-v5p --set train.quant=int8"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        tu_result r = tu_run(cmds[i]);
+        CU_ASSERT_NOT_EQUAL(r.status, 0);
+        CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "modelled on GPUs only"));
+        tu_run_free(&r);
+    }
+    tu_result ok = tu_run("predict -s mistral-7b-qlora -d a100-sxm4-80gb --summary");
+    CU_ASSERT_EQUAL(ok.status, 0);
+    tu_run_free(&ok);
+}
+
 int tu_add_lora_suite(void)
 {
     CU_pSuite s = CU_add_suite("lora", NULL, NULL);
     if (!s)
         return -1;
     CU_ADD_TEST(s, lora_should_remove_exactly_the_base_dw);
+    CU_ADD_TEST(s, llama_lora_should_keep_dx_past_layer_0);
     CU_ADD_TEST(s, lora_step_flops_should_follow_4p_plus_6p);
     CU_ADD_TEST(s, trainable_params_should_match_peft);
     CU_ADD_TEST(s, targets_should_match_as_peft_does);
@@ -374,5 +414,6 @@ int tu_add_lora_suite(void)
     CU_ADD_TEST(s, checkpointing_should_add_one_forward_of_each_layer);
     CU_ADD_TEST(s, checkpointing_should_keep_layer_inputs_and_one_layer);
     CU_ADD_TEST(s, predict_json_should_report_trainable_params);
+    CU_ADD_TEST(s, quantized_bases_should_be_refused_off_gpus);
     return 0;
 }

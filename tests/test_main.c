@@ -21,7 +21,9 @@ int main(void)
                              tu_add_power_suite, tu_add_memory_suite,
                              tu_add_host_suite, tu_add_cuda_backend_suite, tu_add_lora_suite,
                              tu_add_llama_suite, tu_add_distilbert_suite,
-                             tu_add_comm_suite, tu_add_ddp_suite};
+                             tu_add_vit_suite, tu_add_fp8_suite,
+                             tu_add_sweep_suite, tu_add_t5_suite,
+                             tu_add_tpu_suite, tu_add_comm_suite, tu_add_ddp_suite};
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
         if (suites[i]() != 0) {
             fprintf(stderr, "cannot register suite %zu\n", i);

@@ -400,6 +400,8 @@ static void every_published_run_should_fit(void)
         "data/published/zeus-v100-bert-base-squad.csv",
         "data/published/memory-hf-bert-large-v100.csv",
         "data/published/lora-qlora.csv",
+        "data/published/vit-timm-rtx3090.csv",
+        "data/published/te-llama-h100.csv",
         "data/fits/batch-fits.csv",
     };
     int rows = 0;

@@ -288,7 +288,8 @@ static void every_problem_of_a_scenario_should_be_reported_at_once(void)
     CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EFIELD);
     char want[512];
     snprintf(want, sizeof want,
-             "%s: unknown field 'train.learning_rate' (known here: batch, seq, precision, "
+             "%s: unknown field 'train.learning_rate' (known here: batch, seq, target_seq, "
+             "precision, "
              "optimizer, fused_optimizer, kernels, attention, grad_accum, amp_mode, grad_clip, "
              "fp32_optimizer, loss_sync, host_op_us, generic_loop_efficiency, loop_elems, "
              "ffn_bias, optimizer_impl, grad_clip_impl, zero_grad, lora, quant, checkpointing, "
@@ -322,8 +323,10 @@ static void template_should_load_with_every_default_written_out(void)
                       strncmp(f[i].path, "data.", 5) == 0 ||
                       strncmp(f[i].path, "cluster.", 8) == 0;
         /* optional keys with no default: a flat host cost, LoRA's targets
-         * (PEFT's per-model default) and train_head (by head, under LoRA) */
+         * (PEFT's per-model default) and train_head (by head, under LoRA),
+         * t5's target length (by model.family) */
         int no_default = strcmp(f[i].path, "train.host_op_us") == 0 ||
+                         strcmp(f[i].path, "train.target_seq") == 0 ||
                          strcmp(f[i].path, "train.lora.targets") == 0 ||
                          strcmp(f[i].path, "train.lora.train_head") == 0;
         if (section && f[i].type != XS_F_OBJ && !no_default &&

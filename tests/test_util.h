@@ -58,6 +58,9 @@ int tu_add_scenario_suite(void);
 int tu_add_workload_suite(void);
 int tu_add_llama_suite(void);
 int tu_add_distilbert_suite(void);
+int tu_add_vit_suite(void);
+int tu_add_t5_suite(void);
+int tu_add_tpu_suite(void);
 int tu_add_gpu_suite(void);
 int tu_add_gemm_suite(void);
 int tu_add_advise_suite(void);
@@ -81,6 +84,8 @@ int tu_add_trace_calibrate_suite(void);
 int tu_add_multi_tensor_suite(void);
 int tu_add_half_convert_suite(void);
 int tu_add_host_suite(void);
+int tu_add_sweep_suite(void);
 int tu_add_cuda_backend_suite(void);
+int tu_add_fp8_suite(void);
 
 #endif

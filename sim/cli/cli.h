@@ -53,12 +53,20 @@ typedef struct {
     int ignore_memory;    /* --ignore-memory: a step that does not fit exits 0 */
     int64_t global_batch; /* --global-batch N: samples an optimizer step; 0: not given */
     int architecture; /* advise --architecture: model shapes of a pretrained model too */
+    const char *varies[MAX_SETS]; /* --vary KEY=V1,V2,...|A:B[:STEP] */
+    int nvaries;
+    const char *weights;  /* --weights time=W,energy=W,cost=W,util=W; NULL: not given */
+    double budget_usd;    /* --budget-usd X; 0: not given */
+    double deadline_h;    /* --deadline-h H; 0: not given */
+    int band;             /* sweep --band: the slow and fast corners too */
+    int format_given;     /* --format was given (sweep has no table) */
     int help;
 } cli_options;
 
 /* Parse the shared options a command allows (getopt letters in allowed:
  * d s S f o h T, P for --price, A for --all, U for --summary, I for
- * --ignore-memory, G for --global-batch, R for --architecture) and print its
+ * --ignore-memory, G for --global-batch, R for --architecture, V for --vary,
+ * W for --weights, B for --budget-usd, H for --deadline-h, N for --band) and print its
  * help if asked. Returns 1 when the command is done (help shown or bad
  * usage), with *rc its exit code. */
 int cli_begin(int argc, char **argv, cli_options *o, const char *allowed,
@@ -97,6 +105,7 @@ void cli_print_fields(FILE *out, const xs_field *f, size_t n);
 int cli_predict(int argc, char **argv);
 int cli_workload(int argc, char **argv);
 int cli_compare(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
 int cli_fit(int argc, char **argv);
 int cli_gemm(int argc, char **argv);
 int cli_advise(int argc, char **argv);

@@ -7,6 +7,12 @@
 #include <string.h>
 
 #include "job.h"
+#include "rank.h"
+#include "sweep.h"
+
+/* compare ranks every row in memory and prints them: a bigger grid is for
+ * `xpusim sweep`, which streams */
+#define COMPARE_MAX_ROWS 100000
 
 static void usage(FILE *out)
 {
@@ -33,10 +39,39 @@ static void usage(FILE *out)
             "      --price DEV=USD      your price per device-hour for DEV instead of the\n"
             "                           list price in its file; repeatable\n"
             "Other options as for `xpusim predict` (see its --help for the --set keys).\n\n"
+            "To decide: any of the four options below ranks the runs by a score instead\n"
+            "of by cost, adds the columns 'score' and 'P' (and \"score\", \"pareto\" in\n"
+            "JSON and CSV, whose rows are then those of `xpusim sweep` plus these two and\n"
+            "the band) and marks the Pareto-optimal runs on (run time, run $): those no\n"
+            "other run beats on one without losing on the other (runs equal on both are\n"
+            "all marked). Runs that do not fit or cannot run are listed after, unranked.\n"
+            "      --weights W          time=W,energy=W,cost=W,util=W: how much the run's\n"
+            "                           time, kWh, dollars and MFU count; a metric not named\n"
+            "                           counts 0. Default time=1,cost=1: compare answers\n"
+            "                           which device finishes soonest for the least money;\n"
+            "                           energy is already in a rented device's hourly price\n"
+            "                           and MFU is a means, not an end, so they count only\n"
+            "                           when asked. Each metric is normalised against the\n"
+            "                           best run shown, best/value for time, kWh and $,\n"
+            "                           value/MFU_best for MFU (1: the best, 0.5: twice as\n"
+            "                           slow, dear or idle); the score is their weighted\n"
+            "                           mean, 1 for a run best on every weighted metric\n"
+            "      --budget-usd X       leave out the runs that cost more than X dollars\n"
+            "      --deadline-h H       leave out the runs that take more than H hours\n"
+            "                           (the table says how many were left out; when none\n"
+            "                           is left, one error line says what the cheapest and\n"
+            "                           the fastest would take, exit 1)\n"
+            "      --vary KEY=V1,V2,... compare over a grid of scenario variants as `xpusim\n"
+            "                           sweep` builds it (ranges A:B[:STEP]; repeatable):\n"
+            "                           one row a (point, device), at most %d\n\n"
             "Examples:\n"
             "  xpusim compare -s bert-base-squad\n"
+            "  xpusim compare -s bert-base-squad --vary train.batch=16,32,64 --weights "
+            "time=1,cost=2\n"
+            "  xpusim compare -s mistral-7b-qlora --budget-usd 10 --deadline-h 5 --format json\n"
             "  xpusim compare -s gpt2-medium-finetune -d \"a10, l4, t4\" --price l4=0.70\n"
-            "  xpusim compare --all --set train.batch=16 --format csv -o compare.csv\n");
+            "  xpusim compare --all --set train.batch=16 --format csv -o compare.csv\n",
+            COMPARE_MAX_ROWS);
 }
 
 /* Runs that fit by cost, then those that do not (by how far over they
@@ -57,11 +92,161 @@ static int by_cost(const void *a, const void *b)
     return (cx > cy) - (cx < cy);
 }
 
+/* Ranked first by score (ties: cheaper, then faster, then grid order), then
+ * the runs that do not fit, then those that cannot run, in grid order. The
+ * keys are copied beside the index: qsort has no context argument, and the
+ * index last makes the order total, so the same whatever qsort does. */
+typedef struct {
+    int group;
+    double score, cost, time;
+    size_t i;
+} sort_key;
+
+static int by_rank(const void *a, const void *b)
+{
+    const sort_key *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group - y->group;
+    if (x->group == 0) {
+        if (x->score != y->score)
+            return x->score > y->score ? -1 : 1;
+        if (x->cost != y->cost)
+            return x->cost < y->cost ? -1 : 1;
+        if (x->time != y->time)
+            return x->time < y->time ? -1 : 1;
+    }
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static int sort_rows(size_t *order, size_t n, const xs_sweep_row *rows, const xs_rank_item *k)
+{
+    sort_key *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = order[j];
+        v[j] = (sort_key){k[i].candidate ? 0 : rows[i].predicted ? 1 : 2, k[i].score,
+                          k[i].cost_usd, k[i].run_time_s, i};
+    }
+    qsort(v, n, sizeof *v, by_rank);
+    for (size_t j = 0; j < n; j++)
+        order[j] = v[j].i;
+    free(v);
+    return 0;
+}
+
+/* The one line when the filters leave nothing: what the nearest runs take. */
+static int nothing_within(const cli_options *o, const xs_rank_item *k, size_t n)
+{
+    double cheapest = -1, fastest = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!k[i].candidate)
+            continue;
+        if (cheapest < 0 || k[i].cost_usd < cheapest)
+            cheapest = k[i].cost_usd;
+        if (fastest < 0 || k[i].run_time_s < fastest)
+            fastest = k[i].run_time_s;
+    }
+    char msg[512], limits[128] = "";
+    if (o->budget_usd > 0)
+        snprintf(limits, sizeof limits, "--budget-usd %g", o->budget_usd);
+    if (o->deadline_h > 0)
+        snprintf(limits + strlen(limits), sizeof limits - strlen(limits), "%s--deadline-h %g",
+                 limits[0] ? " and " : "", o->deadline_h);
+    snprintf(msg, sizeof msg,
+             "compare: no run is within %s: the cheapest run costs $%.2f, the fastest takes "
+             "%.2f h",
+             limits, cheapest, fastest / 3600);
+    return cli_fail(EXIT_DATA, msg);
+}
+
+/* compare ranking: --weights, --budget-usd, --deadline-h, --vary. */
+static int decide(const cli_options *o, const xs_job *j, const xs_device *devs, size_t n)
+{
+    xs_error err;
+    xs_weights w = XS_WEIGHTS_DEFAULT;
+    if (o->weights && xs_weights_parse(o->weights, &w, &err))
+        return cli_fail_err(&err);
+    xs_sweep_grid g;
+    xs_sweep_init(&g);
+    int rc = 0;
+    for (int i = 0; i < o->nvaries && rc == 0; i++)
+        if (xs_sweep_add(&g, o->varies[i], &err))
+            rc = cli_fail_err(&err);
+    if (rc == 0 && xs_sweep_check(&g, n, o->sets, o->nsets, &err))
+        rc = cli_fail_err(&err);
+    if (rc == 0 && g.points * n > COMPARE_MAX_ROWS) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "compare: %zu points x %zu devices is more than the %d rows compare ranks; "
+                 "`xpusim sweep` writes bigger grids",
+                 g.points, n, COMPARE_MAX_ROWS);
+        rc = cli_fail(EXIT_USAGE, msg);
+    }
+    if (rc) {
+        xs_sweep_free(&g);
+        return rc;
+    }
+    size_t nrows = g.points * n;
+    xs_sweep_row *rows = calloc(nrows, sizeof *rows);
+    xs_rank_item *ranks = calloc(nrows, sizeof *ranks);
+    size_t *order = calloc(nrows, sizeof *order);
+    xs_sweep_spec sp = {o->scenario ? o->scenario : DEFAULT_SCENARIO, o->sets, o->nsets, &g,
+                        devs, n, 1, NULL, NULL};
+    if (!rows || !ranks || !order)
+        rc = cli_fail(EXIT_DATA, "out of memory");
+    else if (xs_sweep_eval(&sp, 0, g.points, rows, &err))
+        rc = cli_fail_err(&err);
+    size_t dropped = 0, fitting = 0, predicted = 0, shown = 0;
+    for (size_t i = 0; rc == 0 && i < nrows; i++) {
+        const xs_sweep_row *r = &rows[i];
+        xs_rank_item *k = &ranks[i];
+        *k = (xs_rank_item){r->run_time_s, r->run_energy_kwh, r->run_cost_usd, r->mfu,
+                            r->predicted && r->fits, 0, 0};
+        predicted += (size_t)r->predicted;
+        fitting += (size_t)k->candidate;
+        if (k->candidate && !xs_rank_within(k, o->budget_usd, o->deadline_h)) {
+            dropped++;
+            continue;
+        }
+        order[shown++] = i;
+    }
+    if (rc == 0 && fitting && dropped == fitting) {
+        rc = nothing_within(o, ranks, nrows);
+    } else if (rc == 0) {
+        for (size_t i = 0; i < nrows; i++) /* the left out are not in the field */
+            ranks[i].candidate &= xs_rank_within(&ranks[i], o->budget_usd, o->deadline_h);
+        xs_rank_score(ranks, nrows, &w);
+        if (xs_rank_pareto(ranks, nrows, &err))
+            rc = cli_fail_err(&err);
+    }
+    if (rc == 0 && sort_rows(order, shown, rows, ranks))
+        rc = cli_fail(EXIT_DATA, "out of memory");
+    if (rc == 0) {
+        xs_decision d = {&j->s, &j->wl, {&g, devs, 1, 1}, rows, ranks, order, shown, w,
+                         o->budget_usd, o->deadline_h, dropped};
+        xs_strbuf sb = {0};
+        xs_report_decision(&sb, o->format, &d);
+        rc = cli_deliver(&sb, o->output);
+        xs_sb_free(&sb);
+        if (rc == 0 && predicted == 0)
+            rc = cli_fail(EXIT_DATA, "compare: no device could run this scenario (reasons "
+                                     "listed in the report)");
+    }
+    if (rows)
+        xs_sweep_rows_free(rows, nrows);
+    free(order);
+    free(ranks);
+    free(rows);
+    xs_sweep_free(&g);
+    return rc;
+}
+
 int cli_compare(int argc, char **argv)
 {
     cli_options o;
     int rc;
-    if (cli_begin(argc, argv, &o, "dsSfohPA", usage, &rc))
+    if (cli_begin(argc, argv, &o, "dsSfohPAVWBH", usage, &rc))
         return rc;
     if (o.all && o.device)
         return cli_fail(EXIT_USAGE, "compare: -d and --all are alternatives (--all: every "
@@ -84,6 +269,12 @@ int cli_compare(int argc, char **argv)
     if (xs_job_scenario(&j, o.scenario ? o.scenario : DEFAULT_SCENARIO, o.sets, o.nsets, &err)) {
         free(devs);
         return cli_fail_err(&err);
+    }
+    if (o.nvaries || o.weights || o.budget_usd > 0 || o.deadline_h > 0) {
+        rc = decide(&o, &j, devs, n);
+        free(devs);
+        xs_job_free(&j);
+        return rc;
     }
     xs_prediction *preds = calloc(n, sizeof *preds);
     xs_compare_row *rows = calloc(n, sizeof *rows);

@@ -38,7 +38,7 @@ static void usage(FILE *out)
             "  train.zero_grad none: model.zero_grad() sets gradients to None (PyTorch 2)\n"
             "  train.attention flash: transformers >= 4.36 runs scaled_dot_product_attention\n"
             "  train.seq by model.head, capped at model.max_positions: lm 1024 (run_clm.py),\n"
-            "    span 384 (run_qa.py), cls 128 (run_glue.py)\n"
+            "    span 384 (run_qa.py), cls 128 (run_glue.py); vit: the patches + 1\n"
             "  train.kernels eager, ffn_bias gemm, fp32_optimizer same,\n"
             "    generic_loop_efficiency 0.78, loop_elems 4, data.loader_us 0,\n"
             "    cluster.devices 1\n"

@@ -15,6 +15,7 @@ static const struct {
 } COMMANDS[] = {
     {"predict", cli_predict, "per-op breakdown of one training step and totals for the run"},
     {"compare", cli_compare, "one scenario on many devices: throughput, run hours, kWh, $"},
+    {"sweep", cli_sweep, "a grid of scenario variants x devices, on all cores, as CSV or JSON"},
     {"fit", cli_fit, "the largest micro-batch that fits a device, and the fastest\n"
                      "              micro-batch x grad_accum for a global batch"},
     {"gemm", cli_gemm, "one GEMM: time, TFLOP/s, chosen tile, waves, bound"},

@@ -96,7 +96,10 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
         {"tolerance", required_argument, 0, 'T'}, {"price", required_argument, 0, 'P'},
         {"all", no_argument, 0, 'A'},          {"summary", no_argument, 0, 'U'},
         {"ignore-memory", no_argument, 0, 'I'}, {"global-batch", required_argument, 0, 'G'},
-        {"architecture", no_argument, 0, 'R'}, {0, 0, 0, 0}};
+        {"architecture", no_argument, 0, 'R'}, {"vary", required_argument, 0, 'V'},
+        {"weights", required_argument, 0, 'W'}, {"budget-usd", required_argument, 0, 'B'},
+        {"deadline-h", required_argument, 0, 'H'}, {"band", no_argument, 0, 'N'},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o); /* device and scenario stay NULL unless given */
     o->tolerance = 5;
     optind = 1;
@@ -127,6 +130,27 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
                 return EXIT_USAGE;
             break;
         case 'R': o->architecture = 1; break;
+        case 'N': o->band = 1; break;
+        case 'W': o->weights = optarg; break;
+        case 'V':
+            if (o->nvaries == MAX_SETS)
+                return cli_fail(EXIT_USAGE, "too many --vary options (at most 64)");
+            o->varies[o->nvaries++] = optarg;
+            break;
+        case 'B':
+        case 'H': {
+            /* dollars for the whole run, hours of wall-clock time */
+            const char *name = c == 'B' ? "budget-usd" : "deadline-h";
+            char *end;
+            double v = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || !(v > 0 && v <= 1e9)) {
+                snprintf(msg, sizeof msg, "--%s must be a number in (0, 1e9], got '%s'", name,
+                         optarg);
+                return cli_fail(EXIT_USAGE, msg);
+            }
+            *(c == 'B' ? &o->budget_usd : &o->deadline_h) = v;
+            break;
+        }
         case 'P':
             if (o->nprices == MAX_SETS)
                 return cli_fail(EXIT_USAGE, "too many --price options (at most 64)");
@@ -149,6 +173,7 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
         case 'f':
             if (cli_parse_format(optarg, &o->format))
                 return EXIT_USAGE;
+            o->format_given = 1;
             break;
         default: return cli_bad_option(argv[0], c, argv);
         }

@@ -1,0 +1,173 @@
+/* report_grid.c — the rows of a grid of runs (`xpusim sweep`, `compare
+ * --vary/--weights`): one per (grid point, device), as CSV or JSON, with
+ * the varied keys' values first. Written in pieces, so a sweep of millions
+ * of rows is formatted a chunk at a time. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* A varied value as JSON: a number or boolean when all of it parses as
+ * one (as --set reads it), else the text. */
+static cJSON *value_json(const char *text)
+{
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithOpts(text, &end, 1);
+    if (v && (cJSON_IsNumber(v) || cJSON_IsBool(v)))
+        return v;
+    cJSON_Delete(v);
+    return cJSON_CreateString(text);
+}
+
+static void add_metric(cJSON *o, const char *name, int known, double v)
+{
+    if (known)
+        cJSON_AddNumberToObject(o, name, v);
+    else
+        cJSON_AddNullToObject(o, name);
+}
+
+cJSON *xs_grid_row_json(const xs_grid_view *v, const xs_sweep_row *r, const xs_rank_item *rk)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (v->grid->naxes) {
+        cJSON *pt = cJSON_AddObjectToObject(o, "point");
+        for (size_t a = 0; a < v->grid->naxes; a++) {
+            char buf[XS_SWEEP_VALUE_MAX + 1];
+            cJSON_AddItemToObject(pt, v->grid->axes[a].key,
+                                  value_json(xs_sweep_value(v->grid, r->point, a, buf,
+                                                            sizeof buf)));
+        }
+    }
+    cJSON_AddStringToObject(o, "device", v->devs[r->dev].id);
+    int p = r->predicted, run = p && r->fits;
+    if (p)
+        cJSON_AddStringToObject(o, "matmul_engine", xs_dtype_name(r->matmul_engine));
+    else
+        cJSON_AddNullToObject(o, "matmul_engine");
+    add_metric(o, "step_time_s", p, r->step_time_s);
+    add_metric(o, "samples_per_s", p, r->samples_per_s);
+    add_metric(o, "tokens_per_s", p, r->tokens_per_s);
+    add_metric(o, "mfu", p, r->mfu);
+    add_metric(o, "avg_power_w", p, r->avg_power_w);
+    add_metric(o, "run_time_s", run, r->run_time_s);
+    add_metric(o, "energy_kwh", run, r->run_energy_kwh);
+    add_metric(o, "cost_usd", run, r->run_cost_usd);
+    if (v->band) {
+        cJSON *b = cJSON_AddObjectToObject(o, "band");
+        add_metric(b, "cost_usd_low", run, r->run_cost_low_usd);
+        add_metric(b, "cost_usd_high", run, r->run_cost_high_usd);
+        add_metric(b, "samples_per_s_low", p, r->samples_per_s_low);
+        add_metric(b, "samples_per_s_high", p, r->samples_per_s_high);
+    }
+    add_metric(o, "memory_gb", p, r->memory_gb);
+    add_metric(o, "capacity_gb", p, r->capacity_gb);
+    cJSON_AddBoolToObject(o, "fits", run);
+    if (rk) {
+        add_metric(o, "score", rk->candidate, rk->score);
+        cJSON_AddBoolToObject(o, "pareto", rk->pareto);
+    }
+    if (r->reason)
+        cJSON_AddStringToObject(o, "reason", r->reason);
+    else
+        cJSON_AddNullToObject(o, "reason");
+    return o;
+}
+
+void xs_report_grid_head(xs_strbuf *sb, xs_format fmt, const xs_grid_view *v,
+                         const char *scenario_id)
+{
+    const xs_sweep_grid *g = v->grid;
+    if (fmt == XS_FMT_JSON) {
+        cJSON *id = cJSON_CreateString(scenario_id);
+        char *text = cJSON_PrintUnformatted(id);
+        xs_sb_printf(sb, "{\"scenario\":%s,\"varied\":[", text ? text : "null");
+        free(text);
+        cJSON_Delete(id);
+        for (size_t a = 0; a < g->naxes; a++) {
+            xs_sb_printf(sb, "%s", a ? "," : "");
+            xs_sb_printf(sb, "\"%s\"", g->axes[a].key); /* keys are schema paths: no escapes */
+        }
+        xs_sb_printf(sb, "],\"rows\":[\n");
+        return;
+    }
+    for (size_t a = 0; a < g->naxes; a++)
+        xs_sb_printf(sb, "%s,", g->axes[a].key);
+    xs_sb_printf(sb, "device,matmul_engine,step_time_s,samples_per_s,tokens_per_s,mfu,"
+                     "avg_power_w,run_time_s,energy_kwh,cost_usd,");
+    if (v->band)
+        xs_sb_printf(sb, "cost_usd_low,cost_usd_high,samples_per_s_low,samples_per_s_high,");
+    xs_sb_printf(sb, "memory_gb,capacity_gb,fits,%sreason\n", v->rank ? "score,pareto," : "");
+}
+
+static void csv_num(xs_strbuf *sb, int known, const char *fmt, double x)
+{
+    if (known)
+        xs_sb_printf(sb, fmt, x);
+    xs_sb_printf(sb, ",");
+}
+
+static void csv_row(xs_strbuf *sb, const xs_grid_view *v, const xs_sweep_row *r,
+                    const xs_rank_item *rk)
+{
+    for (size_t a = 0; a < v->grid->naxes; a++) {
+        char buf[XS_SWEEP_VALUE_MAX + 1];
+        xs_sb_csv(sb, xs_sweep_value(v->grid, r->point, a, buf, sizeof buf));
+        xs_sb_printf(sb, ",");
+    }
+    int p = r->predicted, run = p && r->fits;
+    xs_sb_printf(sb, "%s,%s,", v->devs[r->dev].id, p ? xs_dtype_name(r->matmul_engine) : "");
+    csv_num(sb, p, "%.9g", r->step_time_s);
+    csv_num(sb, p, "%.9g", r->samples_per_s);
+    csv_num(sb, p, "%.9g", r->tokens_per_s);
+    csv_num(sb, p, "%.6g", r->mfu);
+    csv_num(sb, p, "%.6g", r->avg_power_w);
+    csv_num(sb, run, "%.9g", r->run_time_s);
+    csv_num(sb, run, "%.9g", r->run_energy_kwh);
+    csv_num(sb, run, "%.9g", r->run_cost_usd);
+    if (v->band) {
+        csv_num(sb, run, "%.9g", r->run_cost_low_usd);
+        csv_num(sb, run, "%.9g", r->run_cost_high_usd);
+        csv_num(sb, p, "%.9g", r->samples_per_s_low);
+        csv_num(sb, p, "%.9g", r->samples_per_s_high);
+    }
+    csv_num(sb, p, "%.6g", r->memory_gb);
+    csv_num(sb, p, "%.6g", r->capacity_gb);
+    xs_sb_printf(sb, "%d,", run);
+    if (rk) {
+        csv_num(sb, rk->candidate, "%.6g", rk->score);
+        xs_sb_printf(sb, "%d,", rk->pareto);
+    }
+    if (r->reason)
+        xs_sb_csv(sb, r->reason);
+    xs_sb_printf(sb, "\n");
+}
+
+void xs_report_grid_rows(xs_strbuf *sb, xs_format fmt, const xs_grid_view *v,
+                         const xs_sweep_row *rows, const xs_rank_item *ranks,
+                         const size_t *order, size_t n, size_t before)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t k = order ? order[i] : i;
+        const xs_rank_item *rk = v->rank && ranks ? &ranks[k] : NULL;
+        if (fmt != XS_FMT_JSON) {
+            csv_row(sb, v, &rows[k], rk);
+            continue;
+        }
+        cJSON *o = xs_grid_row_json(v, &rows[k], rk);
+        char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+        if (!text)
+            sb->failed = 1;
+        else
+            xs_sb_printf(sb, "%s%s", before + i ? ",\n" : "", text);
+        free(text);
+        cJSON_Delete(o);
+    }
+}
+
+void xs_report_grid_tail(xs_strbuf *sb, xs_format fmt)
+{
+    if (fmt == XS_FMT_JSON)
+        xs_sb_printf(sb, "\n]}\n");
+}

@@ -1,0 +1,132 @@
+/* tpu_device.c — the schema of a class-tpu device file (one XLA device of
+ * a Google TPU generation: a TensorCore on v2/v3, the chip on v4/v5e/v5p,
+ * its figures that share of the chip's quoted ones) and the checks between
+ * its fields. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "device_fields.h"
+#include "tpu.h"
+
+static const xs_field TPU_FIELDS[] = {
+    ID_ROW,
+    STR("name", 1, name, "what the device is"),
+    CLASS_ROW,
+    NOTE_OPT("note", "free text"),
+    STR("compute.generation", 1, tpu.generation, "v2, v3, v4, v5e or v5p"),
+    INT("compute.tensorcores_per_chip", 1, 8, tpu.cores_per_chip, "TensorCores on one chip"),
+    INT("compute.tensorcores_per_device", 1, 8, tpu.cores_per_device,
+        "TensorCores one XLA device drives: 1 where each core is a device (v2, v3), "
+        "2 for megacore (v4, v5p)"),
+    INT("compute.mxus_per_tensorcore", 1, 64, tpu.mxus_per_core, "matrix units per TensorCore"),
+    INT("compute.mxu_size", 8, 1024, tpu.mxu_dim, "side of the square systolic array (128)"),
+    INT("compute.vpu_sublanes", 1, 128, tpu.sublanes,
+        "sublanes of the vector unit: the second-minor tile a matmul's streamed rows pad to"),
+    INT("compute.vpu_lanes", 1, 1024, tpu.lanes, "lanes of the vector unit"),
+    INT("compute.vpu_alus_per_lane", 1, 16, tpu.vpu_alus,
+        "fp32 ALUs per (sublane, lane) pair"),
+    POS("compute.clock_mhz", 1, tpu.clock_mhz, "TensorCore clock"),
+    POS("compute.peak_bf16_tflops", 1, peak_tflops[XS_BF16],
+        "bf16 peak of the device's MXUs (the chip's quoted peak x its share)"),
+    NOTE("compute.source", "where the compute figures come from"),
+    NOTE_OPT("compute.note", "free text"),
+    POS("memory.capacity_gb", 1, mem_capacity_gb, "HBM the device addresses, GiB"),
+    POS("memory.bandwidth_gbs", 1, mem_bw_gbs, "HBM bandwidth of the device, 1e9 B/s"),
+    NOTE("memory.source", "where the memory figures come from"),
+    NOTE_OPT("memory.note", "free text"),
+    INT("interconnect.ici_links", 1, 16, tpu.ici_links, "ICI ports per chip"),
+    POS("interconnect.ici_gbs_per_link", 1, tpu.ici_gbs_per_link,
+        "ICI bandwidth of one link, one direction, 1e9 B/s"),
+    STR("interconnect.topology", 1, tpu.topology, "2d-torus or 3d-torus"),
+    STR("interconnect.host_link", 1, host_link, "the chip's link to its host"),
+    POS("interconnect.host_gbs_bidir", 1, host_gbs_bidir,
+        "host link, both directions, the device's share (infeed uses one direction)"),
+    NOTE("interconnect.source", "where the interconnect figures come from"),
+    NOTE_OPT("interconnect.note", "free text"),
+    POWER_ROWS("the device's share of the chip's power under dense load",
+               "the device's share of the chip's power at rest"),
+    PRICE_ROWS("device-hour (the chip-hour price x the device's share)"),
+    INT("model.fp32_matmul_passes", 1, 6, tpu.fp32_passes,
+        "bf16 passes of an fp32 matmul: 1 (XLA DEFAULT), 3 (HIGH) or 6 (HIGHEST)"),
+    FRAC("model.mxu_efficiency", tpu.mxu_efficiency,
+         "share of MXU cycles the schedule issues beyond padding and fill"),
+    FRAC("model.mxu_efficiency_low", tpu.mxu_efficiency_low, "slow end of mxu_efficiency"),
+    FRAC("model.hbm_efficiency", tpu.hbm_efficiency,
+         "share of HBM bandwidth a streaming fusion reaches"),
+    FRAC("model.hbm_efficiency_low", tpu.hbm_efficiency_low, "slow end of hbm_efficiency"),
+    FRAC("model.hbm_efficiency_high", tpu.hbm_efficiency_high, "fast end of hbm_efficiency"),
+    NOTE("model.source", "where the model parameters come from"),
+    NOTE_OPT("model.note", "free text"),
+};
+
+const xs_field *xs_tpu_fields(size_t *n)
+{
+    *n = sizeof TPU_FIELDS / sizeof TPU_FIELDS[0];
+    return TPU_FIELDS;
+}
+
+/* A quoted peak and the one the array, clock and unit counts give may
+ * differ by rounding (v2: 45 quoted, 45.9 computed); beyond this one of the
+ * fields is wrong. */
+#define PEAK_TOLERANCE 0.03
+
+int xs_tpu_check_fields(xs_device *d, const char *path, xs_error *err)
+{
+    xs_tpu_params *t = &d->tpu;
+    static const char *const gens[] = {"v2", "v3", "v4", "v5e", "v5p"};
+    int known = 0;
+    for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++)
+        known |= strcmp(t->generation, gens[i]) == 0;
+    if (!known)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'compute.generation' must be one of v2, v3, v4, v5e, v5p, "
+                            "got \"%s\"",
+                            path, t->generation);
+    if (t->cores_per_chip % t->cores_per_device != 0)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'compute.tensorcores_per_device' must divide "
+                            "compute.tensorcores_per_chip (%lld), got %lld",
+                            path, (long long)t->cores_per_chip, (long long)t->cores_per_device);
+    if (strcmp(t->topology, "2d-torus") != 0 && strcmp(t->topology, "3d-torus") != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'interconnect.topology' must be 2d-torus or 3d-torus, "
+                            "got \"%s\"",
+                            path, t->topology);
+    if (t->fp32_passes != 1 && t->fp32_passes != 3 && t->fp32_passes != 6)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'model.fp32_matmul_passes' must be 1, 3 or 6 (XLA's "
+                            "DEFAULT, HIGH, HIGHEST), got %lld",
+                            path, (long long)t->fp32_passes);
+    if (t->mxu_efficiency_low > t->mxu_efficiency)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'model.mxu_efficiency_low' must not exceed "
+                            "model.mxu_efficiency (%g), got %g",
+                            path, t->mxu_efficiency, t->mxu_efficiency_low);
+    if (!(t->hbm_efficiency_low <= t->hbm_efficiency &&
+          t->hbm_efficiency <= t->hbm_efficiency_high))
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: fields 'model.hbm_efficiency_low' <= 'model.hbm_efficiency' <= "
+                            "'model.hbm_efficiency_high' must hold, got %g, %g, %g",
+                            path, t->hbm_efficiency_low, t->hbm_efficiency,
+                            t->hbm_efficiency_high);
+    double dim = (double)t->mxu_dim;
+    double computed = (double)(t->cores_per_device * t->mxus_per_core) * 2 * dim * dim *
+                      t->clock_mhz * 1e-6; /* TFLOP/s */
+    double peak = d->peak_tflops[XS_BF16];
+    if (fabs(computed - peak) > PEAK_TOLERANCE * peak)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'compute.peak_bf16_tflops' must agree within 3%% with "
+                            "tensorcores_per_device x mxus_per_tensorcore x 2 x mxu_size^2 x "
+                            "clock_mhz (%.1f TFLOP/s), got %g",
+                            path, computed, peak);
+    /* the vector unit, in fp32; no fp16 or tf32 path on the MXU */
+    d->peak_tflops[XS_FP32] = (double)(t->cores_per_device * t->sublanes * t->lanes *
+                                       t->vpu_alus) * t->clock_mhz * 1e-6;
+    if (d->power_limit_min_w > 0 || d->power_limit_max_w > 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: fields 'power.limit_min_w'/'power.limit_max_w' are not "
+                            "modelled for TPUs (no published power-limit range); remove them",
+                            path);
+    return XS_OK;
+}
