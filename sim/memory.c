@@ -108,33 +108,43 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
      * frozen rest (LoRA's base) holds its weights alone, those stored
      * quantized (QLoRA) in their packed bytes */
     double P = wl->trainable_params;
-    m->weights = (wl->params - wl->quant_params) * eb.weight + wl->quant_bytes + P * eb.master;
-    m->optimizer = P * state_elems(o) * eb.state;
+    /* ZeRO-1 splits the optimizer state and the fp32 master copy over the
+     * devices, ZeRO-2 the gradients too (Rajbhandari et al., SC'20, "ZeRO",
+     * sec. 5: P_os, P_os+g); what DDP keeps whole is 1/1 */
+    double shard = s->devices > 1 && s->sharding != XS_SHARD_NONE ? 1.0 / (double)s->devices : 1;
+    double gshard = s->devices > 1 && s->sharding == XS_SHARD_ZERO2 ? shard : 1;
+    m->weights = (wl->params - wl->quant_params) * eb.weight + wl->quant_bytes +
+                 P * eb.master * shard;
+    m->optimizer = P * state_elems(o) * eb.state * shard;
     int persist = grads_persist(t, o2);
     /* apex O2's fp32 master gradients exist from its unscale after the
      * backward to the end of the step (apex/amp/_process_optimizer.py @
      * f17401f: post_backward_with_master_weights makes them, new_step sets
      * them to None), so through the later micro-batches too when they
      * accumulate there */
-    double master_grads = P * eb.master_grad;
+    double master_grads = P * eb.master_grad * shard;
     int master_all_step = t->grad_accum > 1;
 
     /* The walk: kept tensors pile up in the forward and go in the backward;
      * gradients appear as their ops run (or persist); an op's output and its
      * input (the op before's output) are alive while it runs. The slack is
      * what the allocator rounds those tensors up by. */
-    double saved = 0, slack = 0, grads = persist ? P * eb.grad : 0, grad_slack = 0;
+    /* DDP's buckets (wl_ddp.c) are allocated once and live all step */
+    double saved = 0, slack = 0, grads = (persist ? P * eb.grad * gshard : 0) + wl->ddp_buffer_bytes;
+    double grad_slack = 0;
     double prev_temp = 0, peak = -1;
     int gpu = is_gpu(dev);
     int prev_phase = -1;
     for (size_t i = 0; i < wl->n; i++) {
         const xs_op *op = &wl->ops[i];
+        if (op->kind == XS_OP_COMM) /* in place in the buckets: nothing of its own */
+            continue;
         /* forward ops, and a checkpointed layer's forward run again in the
          * backward */
         saved += op->mem.saved;
         slack += op->mem.slack;
         if (!persist) {
-            grads += op->mem.grads * eb.grad;
+            grads += op->mem.grads * eb.grad * gshard;
             grad_slack += op->mem.grad_slack;
         }
         double extra = op->phase == XS_PH_OPT || master_all_step ? master_grads : 0;

@@ -130,6 +130,11 @@ typedef struct {
     xs_op_mem mem;
     int recompute; /* a forward op that activation checkpointing runs again in
                       the backward: its FLOPs are no model FLOPs (MFU) */
+    /* data parallel (comm.h): an XS_OP_COMM op's collective (xs_coll) over
+     * `bytes`, run on its own stream beside the compute; comm_wait: this op
+     * waits for every collective issued before it (DDP's end of backward) */
+    int coll;
+    int comm_wait;
 } xs_op;
 
 /* compute: the math units; memory: DRAM or L2 bandwidth; latency: loads in

@@ -34,6 +34,8 @@ static double timeline(const xs_workload *wl, const xs_estimate *est, const xs_h
         host += load_s;
         for (size_t i = 0; i < wl->n; i++) {
             const xs_op *op = &wl->ops[i];
+            if (op->kind == XS_OP_COMM) /* NCCL's stream: data_parallel() */
+                continue;
             double launches = (double)op->launches * (double)op->count;
             double t = est[i].time_s * (double)op->count;
             double issue = xs_host_op_s(h, op) * (double)op->count;
@@ -50,6 +52,65 @@ static double timeline(const xs_workload *wl, const xs_estimate *est, const xs_h
             first_end = dev;
     }
     return dev - first_end;
+}
+
+/* Data parallel: the collectives run on their own stream while the
+ * backward goes on. A bucket's collective is ready when the last
+ * micro-batch's backward has produced its gradients (the compute stream's
+ * end of backward less the single-call time of the backward ops after it)
+ * and starts when the previous collective is done; the ops that wait for
+ * them (DDP's copy back) start after the last. While a collective overlaps
+ * the backward, the compute runs slower by the share of the GPU NCCL's
+ * kernels take (xs_comm_contention: SMs or DRAM bandwidth), so the
+ * backward ends later by overlap x share / (1 - share). Collectives after
+ * the wait (ZeRO's weight all-gather after the optimizer) overlap nothing:
+ * the next forward needs the weights. The slowdown one overlap causes
+ * delays the later buckets; it is not fed back into its own length (a
+ * term of share^2). */
+static void data_parallel(const xs_workload *wl, const xs_estimate *est, xs_prediction *p)
+{
+    size_t wait_at = wl->n;
+    for (size_t i = 0; i < wl->n && wait_at == wl->n; i++)
+        if (wl->ops[i].comm_wait)
+            wait_at = i;
+    double end_bwd = 0, largest = 0;
+    for (size_t i = 0; i < wait_at; i++)
+        if (wl->ops[i].kind != XS_OP_COMM)
+            end_bwd += est[i].time_s * (double)wl->ops[i].count;
+    double after = 0, comm_end = 0;
+    /* ready times from the back: the single-call backward after each */
+    double *ready = calloc(wait_at ? wait_at : 1, sizeof *ready);
+    if (!ready)
+        return; /* only the report's overlap figures are lost; the sums stand */
+    for (size_t i = wait_at; i-- > 0;) {
+        if (wl->ops[i].kind == XS_OP_COMM)
+            ready[i] = end_bwd - after;
+        else
+            after += est[i].time_s;
+    }
+    for (size_t i = 0; i < wl->n; i++) {
+        const xs_op *op = &wl->ops[i];
+        if (op->kind != XS_OP_COMM)
+            continue;
+        double t = est[i].time_s;
+        p->comm_s += t;
+        if (i > wait_at) {
+            p->serial_s += t;
+            continue;
+        }
+        /* the compute slowed so far delays the gradients this one waits for */
+        double start = fmax(ready[i] + p->contention_s, comm_end);
+        comm_end = start + t;
+        double overlap = fmax(0, fmin(comm_end, end_bwd + p->contention_s) - start);
+        double share = xs_comm_contention(&p->topo, xs_comm_busbw(op->coll, p->topo.n, op->bytes, t));
+        p->contention_s += overlap * share / (1 - share);
+        if (op->bytes > largest) {
+            largest = op->bytes;
+            xs_comm_best(&p->topo, op->coll, op->bytes, &p->comm_algo);
+        }
+    }
+    free(ready);
+    p->exposed_tail_s = fmax(0, comm_end - (end_bwd + p->contention_s));
 }
 
 /* One op's estimate must be a time: finite and not negative. The device
@@ -98,14 +159,11 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
                       xs_prediction *p, xs_error *err)
 {
     memset(p, 0, sizeof *p);
-    if (s->devices > 1)
-        return xs_error_set(err, XS_EUNSUPPORTED,
-                            "scenario %s: cluster.devices = %lld needs the multi-device "
-                            "communication model, which does not exist yet; use 1",
-                            s->id, (long long)s->devices);
     int rc0 = xs_fp8_device_check(dev, s, err);
     if (!rc0)
         rc0 = xs_quant_device_check(dev, s, err);
+    if (!rc0)
+        rc0 = xs_topo_of(dev, s, &p->topo, err);
     if (rc0)
         return rc0;
     const xs_backend *be = xs_backend_of(dev);
@@ -123,7 +181,15 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     if (!p->est)
         return xs_error_set(err, XS_ENOMEM, "out of memory");
     for (size_t i = 0; i < wl->n; i++) {
-        int rc = be->estimate(dev, &wl->ops[i], &p->est[i], err);
+        const xs_op *op = &wl->ops[i];
+        xs_estimate *e = &p->est[i];
+        if (op->kind == XS_OP_COMM) { /* its own stream: data_parallel() */
+            e->time_s = xs_comm_best(&p->topo, op->coll, op->bytes, NULL);
+            e->bound = XS_BOUND_LATENCY;
+            e->engine = op->dtype;
+            continue;
+        }
+        int rc = be->estimate(dev, op, e, err);
         if (!rc)
             rc = check_estimate(dev, s, &wl->ops[i], &p->est[i], err);
         if (rc) {
@@ -146,6 +212,8 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     for (size_t i = 0; i < wl->n; i++) {
         const xs_op *op = &wl->ops[i];
         xs_estimate *e = &p->est[i];
+        if (op->kind == XS_OP_COMM) /* NCCL's stream: data_parallel() */
+            continue;
         xs_energy_fill(dev, e);
         double n = (double)op->count;
         p->step_time_s += e->time_s * n;
@@ -174,6 +242,15 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
         p->host_wait_s = fmax(0, t - p->device_time_s);
     } else {
         p->host_wait_s = load_s; /* the host is the device: loading is serial */
+    }
+    if (s->devices > 1) {
+        /* the collectives' share of the step, at idle power: NCCL's few
+         * blocks draw little beside the compute they overlap (a stated
+         * simplification) */
+        data_parallel(wl, p->est, p);
+        double comm = p->contention_s + p->exposed_tail_s + p->serial_s;
+        p->device_time_s += comm;
+        p->step_energy_j += comm * dev->idle_w;
     }
     p->step_time_s = p->device_time_s + p->host_wait_s;
     p->step_energy_j += p->host_wait_s * dev->idle_w;
@@ -257,6 +334,32 @@ static int fit_clock(xs_device *d, const xs_scenario *s, const xs_workload *wl,
     return predict_at(d, s, wl, p, err);
 }
 
+/* The same per-device step on one device, no collectives and no shards:
+ * what scaling efficiency and the memory saving are measured against. */
+static int single_device(const xs_device *dev, const xs_scenario *s, xs_prediction *p,
+                         xs_error *err)
+{
+    xs_scenario one = *s;
+    one.devices = 1;
+    one.per_node = 0;
+    one.sharding = XS_SHARD_NONE;
+    xs_workload w1;
+    int rc = xs_wl_build(&one, &w1, err);
+    if (rc)
+        return rc;
+    xs_prediction p1;
+    rc = xs_predict(dev, &one, &w1, &p1, err);
+    xs_wl_free(&w1);
+    if (rc)
+        return rc;
+    p->single_samples_per_s = p1.samples_per_s;
+    if (p1.samples_per_s > 0)
+        p->scaling_efficiency = p->samples_per_s / ((double)s->devices * p1.samples_per_s);
+    p->single_mem_total = p1.mem.total;
+    xs_prediction_free(&p1);
+    return XS_OK;
+}
+
 int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                xs_prediction *p, xs_error *err)
 {
@@ -269,6 +372,8 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
     rc = xs_dev_power_limit(&d) == d.tdp_w ? predict_at(&d, s, wl, p, err) /* the file's clock */
                                              : fit_clock(&d, s, wl, p, err);
     if (!rc && (rc = xs_memory_predict(dev, s, wl, &p->mem, err)))
+        xs_prediction_free(p);
+    if (!rc && s->devices > 1 && (rc = single_device(dev, s, p, err)))
         xs_prediction_free(p);
     return rc;
 }

@@ -3,6 +3,7 @@
 #ifndef XS_PREDICT_H
 #define XS_PREDICT_H
 
+#include "comm.h"
 #include "device.h"
 #include "error.h"
 #include "memory.h"
@@ -48,6 +49,19 @@ typedef struct {
      * prediction of a step that cannot start still has its time; the
      * caller decides what a run that does not fit is worth */
     xs_memory mem;
+    /* data parallel (cluster.devices > 1, comm.h): the topology; per step,
+     * every collective's time on the comm stream (comm_s), the part of the
+     * backward's collectives that runs after the backward's last kernel
+     * (exposed_tail_s) plus the collectives nothing overlaps (ZeRO's weight
+     * all-gather, serial_s), how much longer the overlapped compute runs
+     * for sharing the GPU with them (contention_s); the algorithm NCCL's
+     * tuner picks for the largest bucket; and the same step on one device:
+     * its samples/s, the scaling efficiency (job samples/s over devices x
+     * that) and its peak memory. All 0 for one device. */
+    xs_topo topo;
+    double comm_s, exposed_tail_s, serial_s, contention_s;
+    int comm_algo;
+    double single_samples_per_s, scaling_efficiency, single_mem_total;
     /* what the device class says about the step as a whole (a compiled
      * step's fusions and padding); empty for most classes */
     char note[320];

@@ -161,6 +161,13 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
                      s->power_limit_w);
 }
 
+/* A collective runs on NCCL's stream, bound by its links: no kernel bound
+ * of the compute stream's applies. */
+static const char *op_bound(const xs_op *op, const xs_estimate *e)
+{
+    return op->kind == XS_OP_COMM ? "link" : xs_bound_name(e->bound);
+}
+
 /* What the device's matrix engine is called: its class's word for it. */
 static const char *matrix_unit(const xs_device *dev)
 {
@@ -216,6 +223,8 @@ static void predict_answer(xs_strbuf *sb, const xs_device *dev, const xs_scenari
                  "%.0f W avg   %.1f J\n",
                  p->step_time_s, p->samples_per_s, p->tokens_per_s, 100 * p->mfu,
                  p->avg_power_w, p->step_energy_j);
+    if (s->devices > 1)
+        xs_report_cluster_lines(sb, s, wl, p);
     if (p->step_time_high_s > 0)
         xs_sb_printf(sb, "band      %.1f to %.1f samples/s, $%.2f to $%.2f a run (the device's "
                          "sustained-clock and efficiency ranges)\n",
@@ -251,7 +260,7 @@ static void predict_table(xs_strbuf *sb, const xs_device *dev, const xs_scenario
                      xs_phase_name(op->phase), op->name, xs_op_kind_name(op->kind),
                      (long long)rows[r].calls, shape, rows[r].flops / 1e9, rows[r].bytes / 1e6,
                      rows[r].time_s * 1e3, 100 * rows[r].time_s / p->step_time_s,
-                     xs_bound_name(p->est[rows[r].first_index].bound));
+                     op_bound(op, &p->est[rows[r].first_index]));
     }
     free(rows);
     xs_sb_printf(sb, "\nby phase  ");
@@ -298,7 +307,7 @@ static cJSON *op_json(const xs_op *op, const xs_estimate *e)
         cJSON_AddNumberToObject(o, "compute_s", e->compute_s * c);
         cJSON_AddNumberToObject(o, "memory_s", e->memory_s * c);
         cJSON_AddNumberToObject(o, "overhead_s", e->overhead_s * c);
-        cJSON_AddStringToObject(o, "bound", xs_bound_name(e->bound));
+        cJSON_AddStringToObject(o, "bound", op_bound(op, e));
         cJSON_AddNumberToObject(o, "power_w", e->power_w);
         cJSON_AddNumberToObject(o, "energy_j", e->energy_j * c);
     }
@@ -472,6 +481,8 @@ static void predict_json(xs_strbuf *sb, const xs_device *dev, const xs_scenario 
     cJSON_AddItemToObject(root, "step", step_json(wl, p));
     cJSON_AddItemToObject(root, "run", run_json(wl, p));
     cJSON_AddItemToObject(root, "memory", xs_memory_json(&p->mem));
+    if (s->devices > 1)
+        cJSON_AddItemToObject(root, "data_parallel", xs_report_cluster_json(s, wl, p));
     if (p->note[0])
         cJSON_AddStringToObject(root, "compiled", p->note);
     xs_report_json(sb, root);
@@ -495,7 +506,7 @@ static void csv_row(xs_strbuf *sb, const xs_op *op, const xs_estimate *e)
     if (e)
         xs_sb_printf(sb, ",%s,%.9g,%.9g,%.9g,%.9g,%s,%.6g,%.9g", xs_dtype_name(e->engine),
                      e->time_s * c, e->compute_s * c, e->memory_s * c, e->overhead_s * c,
-                     xs_bound_name(e->bound), e->power_w, e->energy_j * c);
+                     op_bound(op, e), e->power_w, e->energy_j * c);
     xs_sb_printf(sb, "\n");
 }
 
@@ -693,6 +704,8 @@ void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                      "(`xpusim devices`); 'memory GB' is the step's peak / the memory the device "
                      "offers, '!' where the peak exceeds it (those rows last, not priced; "
                      "`xpusim fit` finds a micro-batch that fits)\n");
+    if (s->devices > 1)
+        xs_report_instance_lines(sb, s, rows, n);
     if (unavailable)
         xs_sb_printf(sb, "\ncannot run this scenario:\n");
     for (size_t i = 0; i < n; i++)

@@ -49,6 +49,10 @@ typedef struct {
 } xs_compare_row;
 void xs_report_compare(xs_strbuf *sb, xs_format fmt, const xs_scenario *s,
                        const xs_workload *wl, const xs_compare_row *rows, size_t n);
+/* report_cluster.c: for cluster.devices > 1, the instances each priced
+ * device's job fills and what a partly used one bills */
+void xs_report_instance_lines(xs_strbuf *sb, const xs_scenario *s, const xs_compare_row *rows,
+                              size_t n);
 
 /* The rows of a grid of runs (report_grid.c): `xpusim sweep`, and compare
  * asked to rank. One row a (grid point, device): the varied keys' values,
@@ -122,6 +126,14 @@ void xs_report_validate_trace(xs_strbuf *sb, xs_format fmt, const xs_trace *t,
  * fragmentation_gb, workspace_gb, total_gb, capacity_gb, fits, peak_op,
  * peak_phase}. */
 void xs_report_memory_lines(xs_strbuf *sb, const xs_memory *m);
+/* report_cluster.c: for cluster.devices > 1 */
+void xs_report_cluster_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workload *wl,
+                             const xs_prediction *p);
+cJSON *xs_report_cluster_json(const xs_scenario *s, const xs_workload *wl,
+                              const xs_prediction *p);
+/* The GPUs of the instance dev's price is a per-GPU share of (1: none),
+ * and compare's note on the instances a multi-device job fills. */
+int xs_instance_gpus(const xs_device *dev);
 cJSON *xs_memory_json(const xs_memory *m);
 
 /* `xpusim fit`: the largest micro-batch and the splits of a global batch. */

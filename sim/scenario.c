@@ -293,6 +293,33 @@ static const xs_field SCENARIO_FIELDS[] = {
      NULL},
     INT_DEF("cluster.devices", 1, 65536, devices, "1",
             "devices (data parallel) (default 1: one process, one device)"),
+    INT_DEF("cluster.per_node", 0, 65536, per_node, "0",
+            "devices in each node; cluster.devices must be a multiple of it (default 0: "
+            "min(cluster.devices, 8), one node of up to 8 GPUs, the HGX/DGX baseboard and "
+            "the cloud's 8-GPU instances)"),
+    ENUM_DEF("cluster.interconnect", XS_INTERCONNECT_CHOICES, interconnect, "auto",
+             "the link between the GPUs of a node: nvlink (the device file's NVLink at its "
+             "full per-GPU bandwidth to every other GPU: NVSwitch, or the V100 SXM2 "
+             "hybrid cube-mesh that NCCL rings over), pcie (the device file's host link, "
+             "through the host bridge) or auto (the default: nvlink on SXM boards, whose "
+             "baseboard links all GPUs of a node; pcie on PCIe cards, whose NVLink bridge is "
+             "optional and links pairs only)"),
+    {"cluster.network_gbs", XS_F_NUM, 0, 0, 1e5, 0, NULL, offsetof(xs_scenario, network_gbs), 0,
+     "one node's network bandwidth each way in GB/s (1e9 B/s), all its NICs together "
+     "(8 x 200 Gb/s HDR InfiniBand = 200); required when the job spans several nodes "
+     "(default 0: none, one node)",
+     "0"},
+    ENUM_DEF("cluster.sharding", XS_SHARDING_CHOICES, sharding, "none",
+             "none (the default: DDP, every device keeps all gradients and optimizer state), "
+             "zero1 (optimizer state and master weights split over the devices; gradients "
+             "all-reduced, each device updates its shard, then the weights all-gathered) or "
+             "zero2 (gradients too: reduce-scattered in the buckets instead of all-reduced)"),
+    ENUM_DEF("cluster.ddp", XS_DDP_CHOICES, ddp, "torch",
+             "whose DistributedDataParallel buckets the gradients: torch (the default: "
+             "bucket_cap_mb 25, the first bucket 1 MB, buckets copied out of and back into "
+             "the gradients, gradient_as_bucket_view false) or apex (apex.parallel, as "
+             "NVIDIA's BERT run_squad.py wraps the model: buckets of message_size 1e7 "
+             "elements, flattened and copied back)"),
     {"cluster.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0,
      "free text for people, any keys", NULL},
     {"device.power_limit_w", XS_F_NUM, 0, 0, 1e6, 1, NULL, offsetof(xs_scenario, power_limit_w),
@@ -1447,6 +1474,29 @@ static int check_family(const xs_scenario *s, const char *path, xs_error *err)
     return XS_OK;
 }
 
+/* A data-parallel job's nodes must be whole, and one that spans nodes
+ * needs their network. */
+static int check_cluster(const xs_scenario *s, const char *path, xs_error *err)
+{
+    int64_t n = s->devices, g = s->per_node > 0 ? s->per_node : (n < 8 ? n : 8);
+    if (n % g != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: cluster.devices (%lld) must be a multiple of cluster.per_node "
+                            "(%lld): nodes are whole",
+                            path, (long long)n, (long long)g);
+    if (n > g && !(s->network_gbs > 0))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: cluster.devices %lld over %lld per node spans %lld nodes: give "
+                            "their network, cluster.network_gbs (GB/s each way per node)",
+                            path, (long long)n, (long long)g, (long long)(n / g));
+    if (s->sharding != XS_SHARD_NONE && n == 1)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: cluster.sharding %s splits state over devices: needs "
+                            "cluster.devices > 1",
+                            path, s->sharding == XS_SHARD_ZERO1 ? "zero1" : "zero2");
+    return XS_OK;
+}
+
 /* Relations between fields; then the sizes (bounds.h). */
 static int check_relations(const xs_scenario *s, const char *path, xs_error *err)
 {
@@ -1491,7 +1541,9 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
     rc = xs_lora_check(s, path, err);
     if (!rc)
         rc = xs_fp8_check(s, path, err);
-    return rc ? rc : xs_scn_bounds_check(s, path, err);
+    if (!rc)
+        rc = xs_scn_bounds_check(s, path, err);
+    return rc ? rc : check_cluster(s, path, err);
 }
 
 static int check_id(const xs_scenario *s, const char *path, xs_error *err)

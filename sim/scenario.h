@@ -109,6 +109,14 @@ typedef enum { XS_QUANT_NONE, XS_QUANT_NF4, XS_QUANT_INT8 } xs_quant;
  * Transformer layer (transformers' gradient_checkpointing_enable) */
 #define XS_CKPT_CHOICES "none|layer"
 typedef enum { XS_CKPT_NONE, XS_CKPT_LAYER } xs_ckpt;
+/* data parallel (comm.h): the link inside a node, how gradients, optimizer
+ * state and weights are split over the devices, and whose DDP buckets */
+#define XS_INTERCONNECT_CHOICES "auto|nvlink|pcie"
+typedef enum { XS_IC_AUTO, XS_IC_NVLINK, XS_IC_PCIE } xs_interconnect;
+#define XS_SHARDING_CHOICES "none|zero1|zero2"
+typedef enum { XS_SHARD_NONE, XS_SHARD_ZERO1, XS_SHARD_ZERO2 } xs_sharding;
+#define XS_DDP_CHOICES "torch|apex"
+typedef enum { XS_DDP_TORCH, XS_DDP_APEX } xs_ddp;
 #define XS_ZERO_GRAD_CHOICES "none|zero"
 typedef enum { XS_ZERO_GRAD_NONE, XS_ZERO_GRAD_ZERO } xs_zero_grad;
 
@@ -170,6 +178,14 @@ typedef struct {
     int64_t samples, epochs;
     double loader_us; /* host time to fetch and collate one sample */
     int64_t devices;
+    /* data parallel over devices > 1 (comm.h): GPUs per node (0: min(devices,
+     * 8)), the link inside a node (xs_interconnect), a node's network
+     * bandwidth each way in GB/s (0: none given), xs_sharding, xs_ddp */
+    int64_t per_node;
+    int interconnect;
+    double network_gbs;
+    int sharding;
+    int ddp;
     /* the devices' power limit the run sets (--set device.power_limit_w),
      * applied to whichever device predicts it (power.h); 0: the default */
     double power_limit_w;

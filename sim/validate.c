@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "gemm.h"
 #include "job.h"
+#include "comm.h"
 #include "kernel_op.h"
 #include "kvset.h"
 #include "workload.h"
@@ -276,6 +277,49 @@ static int predict_optimizer(const xs_device *dev, xs_vrow *r, double *t, double
     return 0;
 }
 
+/* op=all_reduce|reduce_scatter|all_gather: one NCCL collective of `bytes`
+ * (nccl-tests' size) over `devices` GPUs of the row's device, per_node a
+ * node (default min(devices, 8)), over the interconnect and network a
+ * scenario's cluster keys would name; the algorithm NCCL's tuner would
+ * pick (comm.h). A link has no uncertainty corners: the band is the point. */
+static int predict_collective(const xs_device *dev, xs_vrow *r, const char *op, double *t,
+                              double *lo, double *hi)
+{
+    long long devices, per_node;
+    double bytes, net;
+    char ic[16] = "auto";
+    size_t rs = sizeof r->reason;
+    if (xs_kv_known(r->set, "op|devices|per_node|bytes|interconnect|network_gbs", r->reason, rs) ||
+        xs_kv_int(r->set, "devices", 2, 65536, -1, &devices, r->reason, rs) ||
+        xs_kv_int(r->set, "per_node", 0, 65536, 0, &per_node, r->reason, rs) ||
+        xs_kv_num(r->set, "bytes", 1, 1e15, -1, &bytes, r->reason, rs) ||
+        xs_kv_num(r->set, "network_gbs", 0, 1e5, 0, &net, r->reason, rs))
+        return -1;
+    xs_kv_get(r->set, "interconnect", ic, sizeof ic);
+    xs_scenario s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.id, sizeof s.id, "-");
+    s.devices = devices;
+    s.per_node = per_node;
+    s.network_gbs = net;
+    s.interconnect = xs_choice_index(XS_INTERCONNECT_CHOICES, ic);
+    int coll = xs_choice_index("all_reduce|reduce_scatter|all_gather", op);
+    int64_t g = per_node > 0 ? per_node : (devices < 8 ? devices : 8);
+    if (s.interconnect < 0 || devices % g != 0) {
+        snprintf(r->reason, rs, "set: interconnect must be one of " XS_INTERCONNECT_CHOICES
+                                ", devices a multiple of per_node");
+        return -1;
+    }
+    xs_topo topo;
+    xs_error err;
+    if (xs_topo_of(dev, &s, &topo, &err)) {
+        snprintf(r->reason, rs, "%s", err.msg);
+        return -1;
+    }
+    *t = *lo = *hi = xs_comm_best(&topo, coll, bytes, NULL);
+    return 0;
+}
+
 /* Every other class (op=softmax, layernorm, ...): the kernel(s) the
  * workload builds for that shape, their times summed. */
 static int predict_kernel(const xs_device *dev, xs_vrow *r, double *t, double *lo, double *hi)
@@ -440,6 +484,8 @@ void xs_validate_row(xs_vrow *r)
             rc = predict_optimizer(&dev, r, &v, &lo, &hi);
         else if (xs_choice_index(XS_KOP_CHOICES, op) >= 0)
             rc = predict_kernel(&dev, r, &v, &lo, &hi);
+        else if (xs_choice_index("all_reduce|reduce_scatter|all_gather", op) >= 0)
+            rc = predict_collective(&dev, r, op, &v, &lo, &hi);
         else {
             snprintf(r->reason, sizeof r->reason,
                      "set: op must be one of gemm|optimizer|%s, got '%.40s'", XS_KOP_CHOICES, op);

@@ -144,6 +144,12 @@ void xs_wb_cls_head(xs_wb *c, int decoder);
 /* wl_llama.c */
 void xs_wb_rmsnorm(xs_wb *c, const char *name, double rows);
 
+/* wl_ddp.c: data parallel, after the backward's replay (the gradient
+ * buckets and their collectives) and after the optimizer (ZeRO's shards
+ * and weight all-gather); nothing for one device */
+int xs_wb_data_parallel(xs_wb *c);
+int xs_wb_data_parallel_step(xs_wb *c);
+
 /* wl_fp8.c: te.Linear under train.precision fp8, the recipe's amax and
  * scale updates (once a forward, once a backward) */
 int xs_wb_fp8_linear_here(const xs_wb *c);

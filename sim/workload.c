@@ -274,7 +274,11 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
     if (rc == 0 && fp8)
         xs_wb_fp8_amax_update(&c, XS_PH_BWD);
     if (rc == 0)
+        rc = xs_wb_data_parallel(&c);
+    if (rc == 0)
         xs_wb_optimizer(&c);
+    if (rc == 0)
+        rc = xs_wb_data_parallel_step(&c);
     bld_free(&c);
     if (rc || c.failed) {
         xs_wl_free(wl);

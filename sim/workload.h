@@ -29,6 +29,12 @@ typedef struct {
     int64_t tokens_per_step;
     int64_t steps_per_epoch, steps;
     xs_dtype matmul_dtype; /* format the GEMMs are asked to run in */
+    /* data parallel (wl_ddp.c): the bytes of gradient buckets the DDP
+     * wrapper keeps allocated across the step, and the buckets' sizes in
+     * the order the backward fills them (for tests and reports) */
+    double ddp_buffer_bytes;
+    int64_t buckets;
+    double first_bucket_bytes, largest_bucket_bytes;
 } xs_workload;
 
 /* Build the op list for one optimizer step of s. */

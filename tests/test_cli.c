@@ -140,7 +140,7 @@ static void bad_input_should_give_one_clear_line_and_nonzero_exit(void)
         {"predict -s squad", 2, "unknown scenario 'squad'"},
         {"predict --set train.batch=-4", 1, "'train.batch' must be an integer in [1, 1048576], got -4"},
         {"predict --set train.bach=4", 2, "unknown key 'train.bach'"},
-        {"predict --set cluster.devices=4", 1, "needs the multi-device communication model"},
+        {"predict -d xeon-amx-2c --set cluster.devices=4", 1, "cluster.devices 4 needs GPUs"},
         {"predict --format xml", 2, "--format must be one of table|json|csv"},
         {"predict --bogus", 2, "unknown option '--bogus'"},
         {"predict -d", 2, "needs a value"},

@@ -53,6 +53,8 @@ void tu_check_memory_balance(const xs_scenario *s, const xs_workload *wl);
 
 /* Suite registration, one per module. */
 int tu_add_schema_suite(void);
+int tu_add_comm_suite(void);
+int tu_add_ddp_suite(void);
 int tu_add_lora_suite(void);
 int tu_add_device_suite(void);
 int tu_add_scenario_suite(void);

@@ -1,0 +1,69 @@
+/* comm.h — NCCL collectives between the GPUs of a data-parallel job, as
+ * alpha-beta models: a fixed latency per algorithm step plus the bytes each
+ * GPU must move over its slowest link at what that link achieves.
+ *
+ * Conventions are nccl-tests' (doc/PERFORMANCE.md): for a buffer of S bytes
+ * taking t seconds, algbw = S / t; busbw = algbw x 2(n-1)/n for all-reduce
+ * and x (n-1)/n for reduce-scatter and all-gather (S: the whole buffer, the
+ * all-gather's output, the reduce-scatter's input). busbw is what one GPU's
+ * link carries, so it compares with the link's bandwidth whatever n is.
+ *
+ * The topology (xs_topo) is the job's: GPUs per node and the link inside a
+ * node (NVLink or PCIe, from the device file), the network between nodes
+ * (a scenario key: no default, it differs too much between clusters). */
+#ifndef XS_COMM_H
+#define XS_COMM_H
+
+#include "device.h"
+#include "error.h"
+#include "scenario.h"
+
+typedef enum { XS_COLL_ALLREDUCE, XS_COLL_REDUCE_SCATTER, XS_COLL_ALLGATHER, XS_COLL_COUNT } xs_coll;
+
+/* ring: every GPU in one ring (2(n-1) steps for all-reduce); tree: NCCL's
+ * double binary tree across nodes with a chain inside each node; hier: the
+ * two-level scheme, reduce-scatter inside each node, all-reduce of each
+ * GPU's shard across nodes, all-gather inside each node. */
+typedef enum { XS_ALGO_RING, XS_ALGO_TREE, XS_ALGO_HIER, XS_ALGO_COUNT } xs_algo;
+
+typedef enum { XS_LINK_NVLINK, XS_LINK_PCIE, XS_LINK_COUNT } xs_link;
+
+typedef struct {
+    int n;          /* GPUs in the job */
+    int per_node;   /* GPUs in each node (n is a multiple of it) */
+    int nodes;      /* n / per_node */
+    int link;       /* xs_link inside a node */
+    double intra_gbs; /* one GPU's link bandwidth each way inside a node, GB/s (1e9) */
+    double net_gbs;   /* one node's network bandwidth each way, GB/s; 0 with one node */
+    int sm_count;     /* the GPU's SMs, which NCCL's kernels share with compute */
+    double mem_bw_gbs; /* the GPU's DRAM bandwidth, which they share too */
+} xs_topo;
+
+/* Seconds for one collective of `bytes` (nccl-tests' S) with algorithm
+ * algo; INFINITY where the algorithm does not apply (tree and hier for
+ * reduce-scatter and all-gather; hier within one node). 0 when n is 1. */
+double xs_comm_time(const xs_topo *t, int coll, int algo, double bytes);
+
+/* The fastest algorithm for this size, as NCCL's tuner picks one from the
+ * same kind of model (src/graph/tuning.cc); *algo gets it (may be NULL). */
+double xs_comm_best(const xs_topo *t, int coll, double bytes, int *algo);
+
+/* nccl-tests' busbw (GB/s) of a collective of `bytes` over n GPUs that
+ * took `seconds`. */
+double xs_comm_busbw(int coll, int n, double bytes, double seconds);
+
+/* Share of the GPU a running collective takes from the kernels it
+ * overlaps: the larger of its SMs' share and its DRAM traffic's share of
+ * the device's bandwidth, at the collective's bus bandwidth busbw_gbs. */
+double xs_comm_contention(const xs_topo *t, double busbw_gbs);
+
+/* The job's topology for s on dev: devices, per node, the link (the
+ * scenario's cluster.interconnect or the device file's), the network.
+ * An error line names the key when the combination cannot be modelled. */
+int xs_topo_of(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error *err);
+
+const char *xs_coll_name(int coll);
+const char *xs_algo_name(int algo);
+const char *xs_link_name(int link);
+
+#endif

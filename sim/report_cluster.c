@@ -1,0 +1,132 @@
+/* report_cluster.c — the data-parallel answer, shown when a job runs on
+ * several devices: the topology, the collectives and how much of them the
+ * backward hides, per-device and job throughput against one device, and
+ * the memory one device holds against a single-device run. */
+#include "report.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "memory.h"
+
+static const char *sharding_words(int sharding)
+{
+    switch (sharding) {
+    case XS_SHARD_ZERO1: return "zero1 (optimizer state and master weights split)";
+    case XS_SHARD_ZERO2: return "zero2 (gradients, optimizer state and master weights split)";
+    default: return "none (DDP: every device keeps all state)";
+    }
+}
+
+void xs_report_cluster_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workload *wl,
+                             const xs_prediction *p)
+{
+    const xs_topo *t = &p->topo;
+    xs_sb_printf(sb, "cluster   %d devices = %d node%s x %d, %s %.0f GB/s each way a GPU",
+                 t->n, t->nodes, t->nodes > 1 ? "s" : "", t->per_node, xs_link_name(t->link),
+                 t->intra_gbs);
+    if (t->nodes > 1)
+        xs_sb_printf(sb, ", network %.0f GB/s each way a node", t->net_gbs);
+    xs_sb_printf(sb, "; sharding %s; %s DDP, %lld buckets (first %.1f MB, largest %.1f MB), "
+                     "%s for the largest\n",
+                 sharding_words(s->sharding), s->ddp == XS_DDP_APEX ? "apex" : "torch",
+                 (long long)wl->buckets, wl->first_bucket_bytes / 1e6,
+                 wl->largest_bucket_bytes / 1e6, xs_algo_name(p->comm_algo));
+    double exposed = p->exposed_tail_s + p->serial_s;
+    xs_sb_printf(sb,
+                 "comm      %.2f ms of collectives a step on NCCL's stream; exposed %.2f ms "
+                 "(%.2f after the backward's last kernel + %.2f not overlapped), compute slowed "
+                 "%.2f ms by sharing the GPU\n",
+                 p->comm_s * 1e3, exposed * 1e3, p->exposed_tail_s * 1e3, p->serial_s * 1e3,
+                 p->contention_s * 1e3);
+    xs_sb_printf(sb,
+                 "scaling   %.1f samples/s a device, %.1f the job; one device alone: %.1f "
+                 "samples/s, so %.1f%% scaling efficiency; memory a device %.2f GB (one device "
+                 "alone: %.2f GB)\n",
+                 p->samples_per_s / (double)t->n, p->samples_per_s, p->single_samples_per_s,
+                 100 * p->scaling_efficiency, p->mem.total / XS_GIB,
+                 p->single_mem_total / XS_GIB);
+}
+
+cJSON *xs_report_cluster_json(const xs_scenario *s, const xs_workload *wl,
+                              const xs_prediction *p)
+{
+    const xs_topo *t = &p->topo;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "devices", t->n);
+    cJSON_AddNumberToObject(o, "per_node", t->per_node);
+    cJSON_AddNumberToObject(o, "nodes", t->nodes);
+    cJSON_AddStringToObject(o, "interconnect", xs_link_name(t->link));
+    cJSON_AddNumberToObject(o, "link_gbs_each_way", t->intra_gbs);
+    cJSON_AddNumberToObject(o, "network_gbs_each_way", t->net_gbs);
+    cJSON_AddStringToObject(o, "sharding", s->sharding == XS_SHARD_ZERO1   ? "zero1"
+                                           : s->sharding == XS_SHARD_ZERO2 ? "zero2"
+                                                                           : "none");
+    cJSON_AddStringToObject(o, "ddp", s->ddp == XS_DDP_APEX ? "apex" : "torch");
+    cJSON_AddNumberToObject(o, "buckets", (double)wl->buckets);
+    cJSON_AddNumberToObject(o, "first_bucket_bytes", wl->first_bucket_bytes);
+    cJSON_AddNumberToObject(o, "largest_bucket_bytes", wl->largest_bucket_bytes);
+    cJSON_AddStringToObject(o, "algorithm_largest_bucket", xs_algo_name(p->comm_algo));
+    cJSON_AddNumberToObject(o, "comm_s", p->comm_s);
+    cJSON_AddNumberToObject(o, "exposed_s", p->exposed_tail_s + p->serial_s);
+    cJSON_AddNumberToObject(o, "exposed_tail_s", p->exposed_tail_s);
+    cJSON_AddNumberToObject(o, "not_overlapped_s", p->serial_s);
+    cJSON_AddNumberToObject(o, "contention_s", p->contention_s);
+    cJSON_AddNumberToObject(o, "samples_per_s_per_device", p->samples_per_s / (double)t->n);
+    cJSON_AddNumberToObject(o, "samples_per_s_job", p->samples_per_s);
+    cJSON_AddNumberToObject(o, "samples_per_s_one_device", p->single_samples_per_s);
+    cJSON_AddNumberToObject(o, "scaling_efficiency", p->scaling_efficiency);
+    cJSON_AddNumberToObject(o, "memory_gb_per_device", p->mem.total / XS_GIB);
+    cJSON_AddNumberToObject(o, "memory_gb_one_device", p->single_mem_total / XS_GIB);
+    return o;
+}
+
+/* The GPUs of the instance a device's price is a share of, read from its
+ * price.provider as the device files write it ("8x H100 SXM instance, per
+ * GPU", "p5e.48xlarge ... (8 GPUs, per GPU)"); 1 when the price is for one
+ * GPU or the text names no shape. */
+int xs_instance_gpus(const xs_device *dev)
+{
+    const char *p = dev->price_provider;
+    if (!strstr(p, "per GPU"))
+        return 1;
+    for (const char *c = p; *c; c++) {
+        /* a count that starts a word ("8x ", "(8 GPUs"), not an
+         * instance type's size ("p5e.48xlarge") */
+        if (!isdigit((unsigned char)*c) || (c > p && (isalnum((unsigned char)c[-1]) || c[-1] == '.')))
+            continue;
+        char *end;
+        long n = strtol(c, &end, 10);
+        if (n > 1 && n <= 64 && (strncmp(end, "x ", 2) == 0 || strncmp(end, " GPUs", 5) == 0))
+            return (int)n;
+    }
+    return 1;
+}
+
+void xs_report_instance_lines(xs_strbuf *sb, const xs_scenario *s, const xs_compare_row *rows,
+                              size_t n)
+{
+    int header = 0;
+    for (size_t i = 0; i < n; i++) {
+        const xs_device *d = rows[i].dev;
+        int g = xs_instance_gpus(d);
+        if (!rows[i].p || !rows[i].p->mem.fits || g <= 1) /* unpriced, or a single-GPU price */
+            continue;
+        int64_t inst = (s->devices + g - 1) / g;
+        if (!header++)
+            xs_sb_printf(sb, "\ninstance shapes ('run $' is the job's: devices x the per-GPU "
+                             "price; these prices are shares of multi-GPU instances):\n");
+        xs_sb_printf(sb, "  %-16s %lld device%s on %lld %d-GPU instance%s", d->id,
+                     (long long)s->devices, s->devices > 1 ? "s" : "", (long long)inst, g,
+                     inst > 1 ? "s" : "");
+        if (s->devices % g)
+            xs_sb_printf(sb, ": billed for %lld GPUs, $%.2f the run unless the provider rents "
+                             "fewer\n",
+                         (long long)(inst * g),
+                         rows[i].p->run_cost_usd * (double)(inst * g) / (double)s->devices);
+        else
+            xs_sb_printf(sb, ": whole instances\n");
+    }
+}
