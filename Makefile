@@ -126,9 +126,10 @@ install: xpusim lib build/xpusim.1
 	install -m 644 include/xpusim.h $(INCDIR)/xpusim.h
 	printf "%s\n" "$$pc_text" > $(LIBDIR)/pkgconfig/xpusim.pc
 	install -m 644 build/xpusim.1 $(MANDIR)/xpusim.1
-	rm -rf $(DATADIR)/devices $(DATADIR)/scenarios $(DATADIR)/data
+	rm -rf $(DATADIR)/devices $(DATADIR)/scenarios $(DATADIR)/data $(DATADIR)/plots
 	cp -R devices scenarios $(DATADIR)/
-	install -d $(DATADIR)/data
+	install -d $(DATADIR)/plots $(DATADIR)/data
+	install -m 644 plots/*.gp $(DATADIR)/plots/
 	cp -R data/measured data/published $(DATADIR)/data/
 uninstall:
 	rm -f $(BINDIR)/xpusim $(LIBDIR)/$(SO_REAL) $(LIBDIR)/$(SO_NAME) $(LIBDIR)/libxpusim.so \

@@ -53,7 +53,7 @@ install)
              include/xpusim.h lib/pkgconfig/xpusim.pc share/man/man1/xpusim.1 \
              share/xpusim/devices/a100-sxm4-80gb.json share/xpusim/scenarios/bert-large-squad.json \
              share/xpusim/scenarios/models/bert-large-uncased.json \
-             share/xpusim/data/published/zeus-v100-bert-base-squad.csv; do
+             share/xpusim/data/published/zeus-v100-bert-base-squad.csv share/xpusim/plots/roofline.gp; do
         [ -e "$prefix/$f" ] || fail "make install did not install $f"
     done
     [ "$(readlink "$prefix/lib/libxpusim.so.$major")" = "libxpusim.so.$ver" ] || fail "libxpusim.so.$major is not a link to libxpusim.so.$ver"
@@ -80,6 +80,10 @@ install)
     cmp -s "$tmp/predict.out" "$tmp/static.out" || fail "the static and shared examples print differently"
     (cd "$tmp/elsewhere" && "$prefix/bin/xpusim" predict --summary) > "$tmp/cli.out" ||
         fail "the installed xpusim does not find its data"
+    # plot finds its gnuplot scripts in PREFIX/share/xpusim/plots
+    (cd "$tmp/elsewhere" && "$prefix/bin/xpusim" plot waterfall -d a100-sxm4-80gb -s bert-large-squad \
+        -o "$tmp/figs") > "$tmp/plot.out" 2>&1 || { cat "$tmp/plot.out"; fail "the installed xpusim plot"; }
+    [ -s "$tmp/figs/waterfall.png" ] || fail "the installed xpusim plot drew no waterfall.png"
     man -l "$prefix/share/man/man1/xpusim.1" > /dev/null 2>&1 || fail "man cannot format xpusim.1"
     warn=$(groff -man -ww -z "$prefix/share/man/man1/xpusim.1" 2>&1)
     [ -z "$warn" ] || fail "xpusim.1: $warn"
