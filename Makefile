@@ -288,9 +288,14 @@ test-valgrind: xpusim $(REL)/xpusim_tests
 $(REL)/xpusim_bench: $(REL)/calibrate/bench.o $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+$(REL)/tools/bench_predict.o: INC := $(SIM_INC)
+$(REL)/xpusim_bench_predict: $(REL)/tools/bench_predict.o $(REL)/libxpusim.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
 # Benchmarks print figures (and `bench: NAME VALUE` lines); they assert nothing.
-bench: $(REL)/xpusim_bench
+bench: $(REL)/xpusim_bench $(REL)/xpusim_bench_predict xpusim
 	$(REL)/xpusim_bench
+	$(REL)/xpusim_bench_predict ./xpusim
 
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.

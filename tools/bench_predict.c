@@ -1,0 +1,114 @@
+/* bench_predict.c — `make bench`, the predictor's side: how long one
+ * prediction takes in-process, and how many whole predictions a second
+ * `xpusim sweep` makes on all cores. Issue 22's targets (20 us a step,
+ * 100,000 predictions a second on the 2-core build machine) are read by
+ * people against the `bench:` lines; nothing is asserted.
+ *
+ *   predict_step_us  median of xs_wl_build + xs_predict (with its memory
+ *                    walk) for bert-large-squad on a100-sxm4-80gb, one
+ *                    thread, the scenario and device loaded once;
+ *   sweep_per_s      rows a second of `xpusim sweep` over a 10,000-point
+ *                    grid written to CSV, wall time of the command. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "device.h"
+#include "predict.h"
+#include "scenario.h"
+#include "workload.h"
+
+#define RUNS 301
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int predict_step(double *median_us)
+{
+    xs_error err;
+    xs_device dev;
+    xs_scenario s;
+    if (xs_dev_open("a100-sxm4-80gb", &dev, &err) ||
+        xs_scn_open("bert-large-squad", NULL, 0, &s, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return -1;
+    }
+    static double us[RUNS];
+    for (int i = 0; i < RUNS; i++) {
+        xs_workload wl;
+        xs_prediction p;
+        double t0 = now_s();
+        if (xs_wl_build(&s, &wl, &err) || xs_predict(&dev, &s, &wl, &p, &err)) {
+            fprintf(stderr, "bench: %s\n", err.msg);
+            return -1;
+        }
+        us[i] = (now_s() - t0) * 1e6;
+        xs_prediction_free(&p);
+        xs_wl_free(&wl);
+    }
+    qsort(us, RUNS, sizeof us[0], by_value);
+    *median_us = us[RUNS / 2];
+    return 0;
+}
+
+/* 100 batch sizes x 100 sample counts on one device: 10,000 rows. */
+static int sweep_rate(const char *xpusim, double *per_s)
+{
+    char out[] = "/tmp/xpusim-bench-XXXXXX";
+    int fd = mkstemp(out);
+    if (fd < 0)
+        return -1;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "%s sweep -s bert-large-squad -d a100-sxm4-80gb --vary train.batch=1:100 "
+             "--vary data.samples=1000:100000:1000 -o %s 2>/dev/null",
+             xpusim, out);
+    double t0 = now_s();
+    int rc = system(cmd);
+    double t = now_s() - t0;
+    FILE *f = fopen(out, "r");
+    long rows = -1; /* the header */
+    for (int c; f && (c = fgetc(f)) != EOF;)
+        rows += c == '\n';
+    if (f)
+        fclose(f);
+    remove(out);
+    if (rc != 0 || rows != 10000) {
+        fprintf(stderr, "bench: the sweep failed (exit %d, %ld rows)\n", rc, rows);
+        return -1;
+    }
+    *per_s = (double)rows / t;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *xpusim = argc > 1 ? argv[1] : "./xpusim";
+    printf("\npredictor (issue 22 targets on the 2-core build machine: <= 20 us a step, >= "
+           "100000 predictions/s)\n");
+    double us, rate;
+    if (predict_step(&us))
+        printf("bench: predict_step_us skipped: the prediction failed\n");
+    else
+        printf("  bert-large-squad on a100-sxm4-80gb, build + predict, median of %d: %.1f us\n"
+               "bench: predict_step_us %.1f\n",
+               RUNS, us, us);
+    if (sweep_rate(xpusim, &rate))
+        printf("bench: sweep_per_s skipped: `%s sweep` failed\n", xpusim);
+    else
+        printf("  xpusim sweep, 10000 points on all cores to CSV: %.0f predictions/s\n"
+               "bench: sweep_per_s %.0f\n",
+               rate, rate);
+    return 0;
+}
