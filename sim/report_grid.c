@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "schema.h"
 
 /* A varied value as JSON: a number or boolean when all of it parses as
  * one (as --set reads it), else the text. */
@@ -18,14 +19,6 @@ static cJSON *value_json(const char *text)
         return v;
     cJSON_Delete(v);
     return cJSON_CreateString(text);
-}
-
-static void add_metric(cJSON *o, const char *name, int known, double v)
-{
-    if (known)
-        cJSON_AddNumberToObject(o, name, v);
-    else
-        cJSON_AddNullToObject(o, name);
 }
 
 cJSON *xs_grid_row_json(const xs_grid_view *v, const xs_sweep_row *r, const xs_rank_item *rk)
@@ -46,26 +39,26 @@ cJSON *xs_grid_row_json(const xs_grid_view *v, const xs_sweep_row *r, const xs_r
         cJSON_AddStringToObject(o, "matmul_engine", xs_dtype_name(r->matmul_engine));
     else
         cJSON_AddNullToObject(o, "matmul_engine");
-    add_metric(o, "step_time_s", p, r->step_time_s);
-    add_metric(o, "samples_per_s", p, r->samples_per_s);
-    add_metric(o, "tokens_per_s", p, r->tokens_per_s);
-    add_metric(o, "mfu", p, r->mfu);
-    add_metric(o, "avg_power_w", p, r->avg_power_w);
-    add_metric(o, "run_time_s", run, r->run_time_s);
-    add_metric(o, "energy_kwh", run, r->run_energy_kwh);
-    add_metric(o, "cost_usd", run, r->run_cost_usd);
+    xs_json_num_or_null(o, "step_time_s", p, r->step_time_s);
+    xs_json_num_or_null(o, "samples_per_s", p, r->samples_per_s);
+    xs_json_num_or_null(o, "tokens_per_s", p, r->tokens_per_s);
+    xs_json_num_or_null(o, "mfu", p, r->mfu);
+    xs_json_num_or_null(o, "avg_power_w", p, r->avg_power_w);
+    xs_json_num_or_null(o, "run_time_s", run, r->run_time_s);
+    xs_json_num_or_null(o, "energy_kwh", run, r->run_energy_kwh);
+    xs_json_num_or_null(o, "cost_usd", run, r->run_cost_usd);
     if (v->band) {
         cJSON *b = cJSON_AddObjectToObject(o, "band");
-        add_metric(b, "cost_usd_low", run, r->run_cost_low_usd);
-        add_metric(b, "cost_usd_high", run, r->run_cost_high_usd);
-        add_metric(b, "samples_per_s_low", p, r->samples_per_s_low);
-        add_metric(b, "samples_per_s_high", p, r->samples_per_s_high);
+        xs_json_num_or_null(b, "cost_usd_low", run, r->run_cost_low_usd);
+        xs_json_num_or_null(b, "cost_usd_high", run, r->run_cost_high_usd);
+        xs_json_num_or_null(b, "samples_per_s_low", p, r->samples_per_s_low);
+        xs_json_num_or_null(b, "samples_per_s_high", p, r->samples_per_s_high);
     }
-    add_metric(o, "memory_gb", p, r->memory_gb);
-    add_metric(o, "capacity_gb", p, r->capacity_gb);
+    xs_json_num_or_null(o, "memory_gb", p, r->memory_gb);
+    xs_json_num_or_null(o, "capacity_gb", p, r->capacity_gb);
     cJSON_AddBoolToObject(o, "fits", run);
     if (rk) {
-        add_metric(o, "score", rk->candidate, rk->score);
+        xs_json_num_or_null(o, "score", rk->candidate, rk->score);
         cJSON_AddBoolToObject(o, "pareto", rk->pareto);
     }
     if (r->reason)

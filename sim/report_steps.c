@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "schema.h"
+
 /* The value a step set, short: "amp_bf16", "multi_tensor", "64". */
 static const char *short_setting(const xs_step *s, char *buf, size_t n)
 {
@@ -75,14 +77,6 @@ static void table(xs_strbuf *sb, const xs_steps *st)
                      (ratio(last->cost_usd, s0->cost_usd) - 1) * 100);
 }
 
-static void num(cJSON *o, const char *k, int known, double v)
-{
-    if (known)
-        cJSON_AddNumberToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
-}
-
 static void json(xs_strbuf *sb, const xs_steps *st)
 {
     cJSON *root = cJSON_CreateObject();
@@ -110,16 +104,16 @@ static void json(xs_strbuf *sb, const xs_steps *st)
         cJSON *sets = cJSON_AddArrayToObject(o, "sets");
         for (int k = 0; a && k < s->nsets; k++)
             cJSON_AddItemToArray(sets, cJSON_CreateString(st->sets[k]));
-        num(o, "batch", a, (double)s->batch);
-        num(o, "step_time_s", a, s->step_time_s);
-        num(o, "samples_per_s", a, s->samples_per_s);
-        num(o, "tokens_per_s", a, s->tokens_per_s);
-        num(o, "run_time_s", a, s->run_time_s);
-        num(o, "energy_kwh", a, s->energy_kwh);
-        num(o, "cost_usd", a, s->cost_usd);
-        num(o, "mfu", a, s->mfu);
-        num(o, "memory_gb", a, s->memory_gb);
-        num(o, "capacity_gb", a, s->capacity_gb);
+        xs_json_num_or_null(o, "batch", a, (double)s->batch);
+        xs_json_num_or_null(o, "step_time_s", a, s->step_time_s);
+        xs_json_num_or_null(o, "samples_per_s", a, s->samples_per_s);
+        xs_json_num_or_null(o, "tokens_per_s", a, s->tokens_per_s);
+        xs_json_num_or_null(o, "run_time_s", a, s->run_time_s);
+        xs_json_num_or_null(o, "energy_kwh", a, s->energy_kwh);
+        xs_json_num_or_null(o, "cost_usd", a, s->cost_usd);
+        xs_json_num_or_null(o, "mfu", a, s->mfu);
+        xs_json_num_or_null(o, "memory_gb", a, s->memory_gb);
+        xs_json_num_or_null(o, "capacity_gb", a, s->capacity_gb);
         if (a) {
             cJSON_AddBoolToObject(o, "fits", s->fits);
             cJSON_AddStringToObject(o, "matmul_engine", xs_dtype_name(s->matmul_engine));
@@ -127,10 +121,10 @@ static void json(xs_strbuf *sb, const xs_steps *st)
             cJSON_AddNullToObject(o, "fits");
             cJSON_AddNullToObject(o, "matmul_engine");
         }
-        num(o, "speedup_vs_prev", a, ratio(s->samples_per_s, p->samples_per_s));
-        num(o, "speedup_vs_start", a, ratio(s->samples_per_s, s0->samples_per_s));
-        num(o, "cost_change_vs_prev", a, ratio(s->cost_usd, p->cost_usd) - 1);
-        num(o, "cost_change_vs_start", a, ratio(s->cost_usd, s0->cost_usd) - 1);
+        xs_json_num_or_null(o, "speedup_vs_prev", a, ratio(s->samples_per_s, p->samples_per_s));
+        xs_json_num_or_null(o, "speedup_vs_start", a, ratio(s->samples_per_s, s0->samples_per_s));
+        xs_json_num_or_null(o, "cost_change_vs_prev", a, ratio(s->cost_usd, p->cost_usd) - 1);
+        xs_json_num_or_null(o, "cost_change_vs_start", a, ratio(s->cost_usd, s0->cost_usd) - 1);
         cJSON_AddItemToArray(arr, o);
     }
     xs_report_json(sb, root);

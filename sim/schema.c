@@ -149,6 +149,14 @@ static void store(const xs_field *f, const cJSON *v, void *dest)
     }
 }
 
+void xs_json_num_or_null(cJSON *o, const char *key, int known, double v)
+{
+    if (known)
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
 cJSON *xs_json_path(const cJSON *root, const char *path)
 {
     const cJSON *cur = root;

@@ -85,6 +85,10 @@ int xs_json_load(const char *path, cJSON **out, xs_error *err);
 /* Find a value by dotted path; NULL if any part is missing. */
 cJSON *xs_json_path(const cJSON *root, const char *path);
 
+/* Add key to o: the number v when known, else null (a figure a row
+ * does not have, e.g. a run that does not fit has no cost). */
+void xs_json_num_or_null(cJSON *o, const char *key, int known, double v);
+
 /* Index of word in "a|b|c", or -1. */
 int xs_choice_index(const char *choices, const char *word);
 

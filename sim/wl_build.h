@@ -119,6 +119,7 @@ void xs_wb_attention_unfused(xs_wb *c, int causal);
 int xs_wb_activation(xs_wb *c, double elems);
 void xs_wb_attention(xs_wb *c, int causal);
 void xs_wb_embedding(xs_wb *c, const char *name, double rows, double lookups);
+void xs_wb_pre_ln_ffn(xs_wb *c, const char *ln);
 
 /* workload.c: the embeddings (frozen under LoRA), then n layers, each
  * numbered and, under train.checkpointing layer, checkpointed */

@@ -88,13 +88,7 @@ static void decoder_layer(xs_wb *c)
     c->x_kept = 0;
     xs_wb_dropout(c, "attn.dropout_out", e, c->H, p);
     xs_wb_residual_add(c, "attn.residual", e, c->H, c->I, c->I);
-    xs_wb_grad_fanout(c, "ffn.residual", e, c->I, 2);
-    xs_wb_layernorm(c, "ln2", T, c->I, c->I);
-    xs_wb_linear(c, "ffn.up", T, h, c->f, 1, 1);
-    int island = xs_wb_activation(c, T * c->f);
-    xs_wb_linear(c, "ffn.down", T, c->f, h, 1, island);
-    xs_wb_dropout(c, "ffn.dropout", e, c->H, p);
-    xs_wb_residual_add(c, "ffn.residual", e, c->H, c->I, c->I);
+    xs_wb_pre_ln_ffn(c, "ln2");
 }
 
 static void encoder_embeddings(xs_wb *c)

@@ -484,3 +484,18 @@ void xs_wb_embedding(xs_wb *c, const char *name, double rows, double lookups)
            "%s.bwd", name);
     c->nograd = nograd;
 }
+
+/* The FFN half of a pre-LN layer (GPT-2's block, ViT's layer): the
+ * residual stream fans out to the norm and the add, then LayerNorm `ln`,
+ * up, the activation, down, dropout, and the residual add. */
+void xs_wb_pre_ln_ffn(xs_wb *c, const char *ln)
+{
+    double T = c->T, h = c->h, e = T * h;
+    xs_wb_grad_fanout(c, "ffn.residual", e, c->I, 2);
+    xs_wb_layernorm(c, ln, T, c->I, c->I);
+    xs_wb_linear(c, "ffn.up", T, h, c->f, 1, 1);
+    int island = xs_wb_activation(c, T * c->f);
+    xs_wb_linear(c, "ffn.down", T, c->f, h, 1, island);
+    xs_wb_dropout(c, "ffn.dropout", e, c->H, c->s->model.dropout);
+    xs_wb_residual_add(c, "ffn.residual", e, c->H, c->I, c->I);
+}
