@@ -277,16 +277,7 @@ static void kept_and_released_should_balance(void)
         {"train.lora.rank=8", "train.lora.targets=all-linear", "train.checkpointing=layer", NULL},
         {"train.lora.rank=8", "train.lora.targets=lin1", "train.lora.train_head=false", NULL},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int n = 0;
-        while (n < 4 && cases[i][n])
-            n++;
-        xs_scenario s;
-        xs_workload wl;
-        build_ok(cases[i], n, &s, &wl);
-        tu_check_memory_balance(&s, &wl);
-        xs_wl_free(&wl);
-    }
+    tu_check_balance_recipes(SCN, cases, sizeof cases / sizeof cases[0]);
 }
 
 /* Config keys that would change the op list and are not modelled are

@@ -182,3 +182,17 @@ void tu_check_memory_balance(const xs_scenario *s, const xs_workload *wl)
         fprintf(stderr, "\n%s: saved %.6g freed %.6g grads %.6g trainable params %.6g\n", s->id,
                 saved, freed, grads, p);
 }
+
+void tu_check_balance_recipes(const char *id, const char *const (*recipes)[4], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int k = 0;
+        while (k < 4 && recipes[i][k])
+            k++;
+        xs_scenario s;
+        xs_workload wl;
+        CU_ASSERT_EQUAL_FATAL(tu_build(id, recipes[i], k, &s, &wl), XS_OK);
+        tu_check_memory_balance(&s, &wl);
+        xs_wl_free(&wl);
+    }
+}

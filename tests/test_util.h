@@ -51,6 +51,10 @@ const xs_op *tu_find_op(const xs_workload *wl, const char *name, int layer);
  * once, kept tensors only in the forward or a checkpointed recomputation. */
 void tu_check_memory_balance(const xs_scenario *s, const xs_workload *wl);
 
+/* Build scenario id under each recipe (up to 4 --sets, NULL after the
+ * last when fewer) and check each op list's memory balance. */
+void tu_check_balance_recipes(const char *id, const char *const (*recipes)[4], size_t n);
+
 /* Suite registration, one per module. */
 int tu_add_schema_suite(void);
 int tu_add_comm_suite(void);
