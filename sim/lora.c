@@ -225,6 +225,16 @@ int xs_lora_targeted(const xs_scenario *s, const char *linear, int layer)
     return any_target(list, path);
 }
 
+int xs_lora_layer_blind(const xs_scenario *s)
+{
+    if (s->train.lora_rank <= 0)
+        return 1;
+    for (const char *p = targets_of(s); *p; p++)
+        if (*p >= '0' && *p <= '9')
+            return 0;
+    return 1;
+}
+
 /* The linears s's model has (by family and head) that a target may name. */
 static int has_linear(const xs_scenario *s, const char *linear)
 {

@@ -38,6 +38,11 @@ int xs_lora_is_head(const char *linear);
  * target equal to its module path or a '.'-separated suffix of it (PEFT's
  * check_target_module_exists), or all-linear and not a head. */
 int xs_lora_targeted(const xs_scenario *s, const char *linear, int layer);
+/* 1 when xs_lora_targeted cannot tell one layer from another: no LoRA, or
+ * no target holds a digit. Module paths differ between layers only in the
+ * layer's number, and a target matches a path's suffix at a '.', so a
+ * target without digits matches the same linears in every layer. */
+int xs_lora_layer_blind(const xs_scenario *s);
 
 /* Check train.lora.* and train.quant of s: every target names a module the
  * family has (PEFT refuses a target it finds nowhere), and the keys agree

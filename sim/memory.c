@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -96,7 +97,6 @@ static int is_gpu(const xs_device *dev)
 int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                       xs_memory *m, xs_error *err)
 {
-    (void)err;
     memset(m, 0, sizeof *m);
     const xs_train *t = &s->train;
     int mixed = t->precision == XS_P_AMP_FP16 || t->precision == XS_P_AMP_BF16;
@@ -132,11 +132,21 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
     /* DDP's buckets (wl_ddp.c) are allocated once and live all step */
     double saved = 0, slack = 0, grads = (persist ? P * eb.grad * gshard : 0) + wl->ddp_buffer_bytes;
     double grad_slack = 0;
-    double prev_temp = 0, peak = -1;
+    double prev_temp = 0, prev_temp_slack = 0, peak = -1;
     int gpu = is_gpu(dev);
     int prev_phase = -1;
-    for (size_t i = 0; i < wl->n; i++) {
-        const xs_op *op = &wl->ops[i];
+    size_t peak_at = 0;
+    /* the allocator's rounding of each op's transient, once per op of the
+     * list (a compact list runs each many times) */
+    double local[256];
+    double *temp_slack = wl->n <= 256 ? local : malloc(wl->n * sizeof *temp_slack);
+    if (!temp_slack)
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < wl->n; i++)
+        temp_slack[i] = xs_alloc_slack(wl->ops[i].mem.temp);
+    for (size_t k = 0, steps = xs_wl_steps(wl); k < steps; k++) {
+        size_t at = xs_wl_op_at(wl, k);
+        const xs_op *op = &wl->ops[at];
         if (op->kind == XS_OP_COMM) /* in place in the buckets: nothing of its own */
             continue;
         /* forward ops, and a checkpointed layer's forward run again in the
@@ -148,9 +158,10 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
             grad_slack += op->mem.grad_slack;
         }
         double extra = op->phase == XS_PH_OPT || master_all_step ? master_grads : 0;
-        double prev = op->phase == prev_phase ? prev_temp : 0;
+        int same = op->phase == prev_phase;
+        double prev = same ? prev_temp : 0;
         double tr = op->mem.temp + prev;
-        double frag = gpu ? slack + grad_slack + xs_alloc_slack(op->mem.temp) + xs_alloc_slack(prev)
+        double frag = gpu ? slack + grad_slack + temp_slack[at] + (same ? prev_temp_slack : 0)
                           : 0; /* the caching allocator is CUDA's; a CPU tensor is a malloc */
         double live = saved + grads + extra + tr + frag;
         if (live > peak) {
@@ -159,17 +170,24 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
             m->grads = grads + extra;
             m->transient = tr;
             m->fragmentation = frag;
-            snprintf(m->peak_op, sizeof m->peak_op, "%s", op->name);
-            m->peak_phase = op->phase;
+            peak_at = at;
         }
         if (saved > m->activations_max)
             m->activations_max = saved;
         if (op->phase == XS_PH_BWD) {
-            saved = fmax(0, saved - op->mem.freed);
-            slack = fmax(0, slack - op->mem.freed_slack);
+            double left = saved - op->mem.freed, left_slack = slack - op->mem.freed_slack;
+            saved = left > 0 ? left : 0; /* fmax(0, x), inlined */
+            slack = left_slack > 0 ? left_slack : 0;
         }
         prev_temp = op->mem.temp;
+        prev_temp_slack = temp_slack[at];
         prev_phase = op->phase;
+    }
+    if (temp_slack != local)
+        free(temp_slack);
+    if (peak >= 0) {
+        snprintf(m->peak_op, sizeof m->peak_op, "%s", wl->ops[peak_at].name);
+        m->peak_phase = wl->ops[peak_at].phase;
     }
     if (gpu) {
         m->context = context_mib(s) * 1048576.0;

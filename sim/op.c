@@ -5,11 +5,18 @@
 #include <stdio.h>
 #include <string.h>
 
+void xs_op_name_copy(char *dst, const char *name)
+{
+    size_t n = strnlen(name, sizeof ((xs_op *)0)->name - 1);
+    memcpy(dst, name, n);
+    dst[n] = '\0';
+}
+
 xs_op xs_op_make(int kind, int phase, xs_dtype dtype, const char *name)
 {
     xs_op op;
     memset(&op, 0, sizeof op);
-    snprintf(op.name, sizeof op.name, "%s", name);
+    xs_op_name_copy(op.name, name);
     op.layer = -1;
     op.phase = phase;
     op.kind = kind;

@@ -164,6 +164,10 @@ typedef struct {
  * one launch and one call, in dtype; hints.fn = -1. */
 xs_op xs_op_make(int kind, int phase, xs_dtype dtype, const char *name);
 
+/* Copy name into an op's name field (dst, sizeof xs_op.name bytes),
+ * cut as snprintf would cut it. */
+void xs_op_name_copy(char *dst, const char *name);
+
 /* "gemm", "fwd", "compute", ...; "?" out of range. */
 const char *xs_op_kind_name(int kind);
 const char *xs_phase_name(int phase);

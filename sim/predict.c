@@ -26,28 +26,57 @@
  * device. The host fetches the step's samples (load_s) before it queues
  * the first kernel. Two steps run so that the second starts with the lead
  * the host built in the first; its length is the steady-state step. */
-static double timeline(const xs_workload *wl, const xs_estimate *est, const xs_host *h,
-                       double load_s, int loss_sync)
+/* What the loops over the step need of an op, worked out once per op of
+ * the list (a compact list runs each many times): its calls' time,
+ * energy and FLOPs, the host's time to issue them, and the share of both
+ * before its first and after its last kernel. */
+typedef struct {
+    double t, energy, flops, issue, first, tail;
+    int phase, bound, matmul, model, sync, comm;
+} op_sums;
+
+static void sums_of(const xs_op *op, const xs_estimate *e, const xs_host *h, op_sums *o)
+{
+    double n = (double)op->count, launches = (double)op->launches * n;
+    o->t = e->time_s * n;
+    o->energy = e->energy_j * n;
+    o->flops = op->flops * n;
+    o->issue = h ? xs_host_op_s(h, op) * n : 0;
+    o->first = launches > 0 ? o->issue / launches : 0;
+    o->tail = launches > 0 ? o->t / launches : 0;
+    o->phase = op->phase;
+    o->bound = e->bound;
+    o->matmul = xs_op_is_matmul(op->kind);
+    o->model = o->matmul && !op->recompute; /* MFU counts the model's FLOPs, not a recomputation's */
+    o->sync = op->sync;
+    o->comm = op->kind == XS_OP_COMM; /* NCCL's stream: data_parallel() */
+}
+
+/* fmax for the timeline's times, which are finite: inlined, where fmax is
+ * a call (it must handle NaN) */
+static inline double later(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static double timeline(const xs_workload *wl, const op_sums *o, double load_s, int loss_sync)
 {
     double host = 0, dev = 0, first_end = 0;
+    size_t steps = xs_wl_steps(wl);
     for (int step = 0; step < 2; step++) {
         host += load_s;
-        for (size_t i = 0; i < wl->n; i++) {
-            const xs_op *op = &wl->ops[i];
-            if (op->kind == XS_OP_COMM) /* NCCL's stream: data_parallel() */
+        for (size_t k = 0; k < steps; k++) {
+            const op_sums *x = &o[xs_wl_op_at(wl, k)];
+            if (x->comm)
                 continue;
-            double launches = (double)op->launches * (double)op->count;
-            double t = est[i].time_s * (double)op->count;
-            double issue = xs_host_op_s(h, op) * (double)op->count;
-            double first = launches > 0 ? issue / launches : 0;
-            double start = fmax(dev, host + first);
-            host += issue;
-            dev = fmax(start + t, host + (launches > 0 ? t / launches : 0));
-            if (op->sync)
-                host = fmax(host, dev);
+            double start = later(dev, host + x->first);
+            host += x->issue;
+            dev = later(start + x->t, host + x->tail);
+            if (x->sync)
+                host = later(host, dev);
         }
         if (loss_sync)
-            host = fmax(host, dev);
+            host = later(host, dev);
         if (step == 0)
             first_end = dev;
     }
@@ -209,22 +238,35 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
             }
         }
     }
+    op_sums local[256];
+    op_sums *o = wl->n <= 256 ? local : malloc(wl->n * sizeof *o);
+    if (!o) {
+        xs_prediction_free(p);
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    }
+    if (be->async && !be->whole_step)
+        xs_scn_host(s, &p->host);
     for (size_t i = 0; i < wl->n; i++) {
-        const xs_op *op = &wl->ops[i];
-        xs_estimate *e = &p->est[i];
-        if (op->kind == XS_OP_COMM) /* NCCL's stream: data_parallel() */
+        if (wl->ops[i].kind != XS_OP_COMM)
+            xs_energy_fill(dev, &p->est[i]);
+        sums_of(&wl->ops[i], &p->est[i], be->async && !be->whole_step ? &p->host : NULL, &o[i]);
+    }
+    /* in the step's order, as the kernels run: the same sums, bit for bit,
+     * whether the list is compact or not */
+    size_t steps = xs_wl_steps(wl);
+    for (size_t k = 0; k < steps; k++) {
+        const op_sums *x = &o[xs_wl_op_at(wl, k)];
+        if (x->comm)
             continue;
-        xs_energy_fill(dev, e);
-        double n = (double)op->count;
-        p->step_time_s += e->time_s * n;
-        p->step_energy_j += e->energy_j * n;
-        p->step_flops += op->flops * n;
-        p->phase_time_s[op->phase] += e->time_s * n;
-        p->bound_time_s[e->bound] += e->time_s * n;
-        if (xs_op_is_matmul(op->kind)) {
-            if (!op->recompute) /* MFU counts the model's FLOPs, not a recomputation's */
-                p->matmul_flops += op->flops * n;
-            p->matmul_time_s += e->time_s * n;
+        p->step_time_s += x->t;
+        p->step_energy_j += x->energy;
+        p->step_flops += x->flops;
+        p->phase_time_s[x->phase] += x->t;
+        p->bound_time_s[x->bound] += x->t;
+        if (x->matmul) {
+            if (x->model)
+                p->matmul_flops += x->flops;
+            p->matmul_time_s += x->t;
         }
     }
     p->device_time_s = p->step_time_s;
@@ -235,10 +277,9 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
          * ahead on host threads and shows only where it is slower */
         p->host_wait_s = outside_s + fmax(0, load_s - p->device_time_s);
     } else if (be->async) {
-        xs_scn_host(s, &p->host);
-        double t = timeline(wl, p->est, &p->host, load_s, s->train.loss_sync);
-        for (size_t i = 0; i < wl->n; i++)
-            p->host_issue_s += xs_host_op_s(&p->host, &wl->ops[i]) * (double)wl->ops[i].count;
+        double t = timeline(wl, o, load_s, s->train.loss_sync);
+        for (size_t k = 0; k < steps; k++)
+            p->host_issue_s += o[xs_wl_op_at(wl, k)].issue;
         p->host_wait_s = fmax(0, t - p->device_time_s);
     } else {
         p->host_wait_s = load_s; /* the host is the device: loading is serial */
@@ -252,6 +293,8 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
         p->device_time_s += comm;
         p->step_energy_j += comm * dev->idle_w;
     }
+    if (o != local)
+        free(o);
     p->step_time_s = p->device_time_s + p->host_wait_s;
     p->step_energy_j += p->host_wait_s * dev->idle_w;
     p->devices = s->devices;
@@ -360,9 +403,44 @@ static int single_device(const xs_device *dev, const xs_scenario *s, xs_predicti
     return XS_OK;
 }
 
+/* A compiled step's fusions look at each op's neighbours in the step
+ * (tpu.c), and data parallel's collectives at where each sits: both take
+ * a compact list expanded. */
+static int needs_order(const xs_device *dev, const xs_scenario *s, const xs_workload *wl)
+{
+    return wl->order && (xs_backend_of(dev)->whole_step || s->devices > 1);
+}
+
+/* Predict a compact list expanded; the estimates kept are each op's first
+ * run's, one per op of the compact list. */
+static int predict_expanded(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
+                            xs_prediction *p, xs_error *err)
+{
+    xs_workload flat;
+    int rc = xs_wl_expand(wl, &flat, err);
+    if (rc)
+        return rc;
+    rc = xs_predict(dev, s, &flat, p, err);
+    xs_wl_free(&flat);
+    if (rc)
+        return rc;
+    xs_estimate *est = calloc(wl->n ? wl->n : 1, sizeof *est);
+    if (!est) {
+        xs_prediction_free(p);
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    }
+    for (size_t k = xs_wl_steps(wl); k-- > 0;)
+        est[wl->order[k]] = p->est[k];
+    free(p->est);
+    p->est = est;
+    return XS_OK;
+}
+
 int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                xs_prediction *p, xs_error *err)
 {
+    if (needs_order(dev, s, wl))
+        return predict_expanded(dev, s, wl, p, err);
     xs_device d = *dev;
     int rc;
     if (s->power_limit_w > 0 && (rc = xs_power_set_limit(&d, s->power_limit_w, err))) {
@@ -387,6 +465,14 @@ void xs_prediction_free(xs_prediction *p)
 int xs_predict_band(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                     xs_prediction *p, xs_error *err)
 {
+    if (needs_order(dev, s, wl)) {
+        xs_workload flat;
+        int rc = xs_wl_expand(wl, &flat, err);
+        if (!rc)
+            rc = xs_predict_band(dev, s, &flat, p, err);
+        xs_wl_free(&flat);
+        return rc;
+    }
     xs_prediction corner[2];
     /* At the default limit the corners are the model's uncertainty at the
      * file's clocks. Under a set limit the board's power manager caps each

@@ -11,6 +11,20 @@
 
 #include "workload.h"
 
+/* A compact build's run of identical layers: the template layer (the
+ * second of a stack) built once stands for `count` layers, the second to
+ * the last but one; the last is built again, so that the ops around the
+ * run see the neighbours they would. Its forward ops are wl->ops[f0, f1),
+ * its backward groups [g0, g1); the replay puts its backward block (a
+ * checkpointed layer's recomputation included) at [b0, b1). */
+typedef struct {
+    size_t f0, f1, g0, g1, b0, b1;
+    int64_t count;
+    int layer;
+} xs_wb_run;
+
+#define XS_WB_MAX_RUNS 4
+
 typedef struct xs_wb {
     xs_workload *wl;
     const xs_scenario *s;
@@ -42,6 +56,10 @@ typedef struct xs_wb {
     double *psize;   /* elements of each parameter tensor, in model order ... */
     unsigned char *pdecay; /* ... and whether it is in the weight-decay group */
     size_t pn, pcap;
+    double *pchunks;  /* the multi-tensor chunks of each, for the first pchunks_n */
+    size_t pchunks_n;
+    int64_t mta_memo[3][8]; /* launches by group (0, 1, all) and list depth ... */
+    unsigned char mta_known[3][8]; /* ... once counted for the first pchunks_n */
     int last_in_tape; /* the last op emitted went to the tape */
     int64_t modules;  /* nn.Module calls entered whose Python the next forward
                          op carries (xs_op.modules) */
@@ -73,6 +91,12 @@ typedef struct xs_wb {
     int *glayer; /* the layer (unit) of each backward group */
     int unit;    /* the layer now emitted, counted over all stacks (-1: none) */
     int units;   /* layers emitted so far */
+    /* xs_wl_build_compact: the runs of identical layers kept once; a run
+     * that turns out not to repeat exactly (the backward's carried terms)
+     * sets not_compact and the step is built flat instead */
+    int compact, not_compact;
+    xs_wb_run runs[XS_WB_MAX_RUNS];
+    int nruns;
 } xs_wb;
 
 /* The parameter bookkeeping before a linear, to undo it when the linear's
@@ -103,6 +127,8 @@ __attribute__((format(printf, 12, 13))) void xs_wb_gemm(xs_wb *c, int phase, int
                                                         int ta, int tb, int ib, int ob,
                                                         const char *fmt, ...);
 void xs_wb_add_param(xs_wb *c, double count, int decay, int matmul);
+/* A trainable tensor's entry in the list the optimizer packs. */
+void xs_wb_add_tensor_entry(xs_wb *c, double count, int decay);
 
 /* wl_ops.c */
 void xs_wb_linear(xs_wb *c, const char *name, double rows, double K, double N, int bias,

@@ -25,10 +25,27 @@ int xs_wb_push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op)
     return 0;
 }
 
+/* a name and a suffix, cut as snprintf("%s%s") cuts them */
+static void join_name(char *dst, size_t size, const char *a, const char *b)
+{
+    size_t na = strnlen(a, size - 1);
+    size_t nb = strnlen(b, size - 1 - na);
+    memcpy(dst, a, na);
+    memcpy(dst + na, b, nb);
+    dst[na + nb] = '\0';
+}
+
 xs_op xs_wb_base(xs_wb *c, int phase, int kind, const char *fmt, va_list ap)
 {
     char name[sizeof ((xs_op *)0)->name];
-    vsnprintf(name, sizeof name, fmt, ap);
+    /* most names are one string given as "%s" or a constant: copied, not
+     * formatted (the builder names every op of every step it builds) */
+    if (fmt[0] == '%' && fmt[1] == 's' && !strchr(fmt + 2, '%'))
+        join_name(name, sizeof name, va_arg(ap, const char *), fmt + 2);
+    else if (!strchr(fmt, '%'))
+        xs_op_name_copy(name, fmt);
+    else
+        vsnprintf(name, sizeof name, fmt, ap);
     xs_op op = xs_op_make(kind, phase, c->mm, name);
     op.layer = c->layer;
     op.count = phase == XS_PH_FWD || phase == XS_PH_BWD ? c->wl->micro_batches : 1;
@@ -40,17 +57,21 @@ xs_op xs_wb_base(xs_wb *c, int phase, int kind, const char *fmt, va_list ap)
 
 void xs_wb_emit(xs_wb *c, const xs_op *given)
 {
-    xs_op op = *given;
-    if (op.phase == XS_PH_FWD && c->modules > 0) {
-        op.modules += c->modules;
+    int64_t modules = 0;
+    if (given->phase == XS_PH_FWD && c->modules > 0) {
+        modules = c->modules;
         c->modules = 0;
     }
-    c->dropped = c->nograd && op.phase == XS_PH_BWD && !c->replayed;
+    c->dropped = c->nograd && given->phase == XS_PH_BWD && !c->replayed;
     if (c->dropped)
         return;
-    c->last_in_tape = op.phase == XS_PH_BWD && !c->replayed;
-    int rc = c->last_in_tape ? xs_wb_push(&c->tape, &c->tn, &c->tcap, &op)
-                             : xs_wb_push(&c->wl->ops, &c->wl->n, &c->wl->cap, &op);
+    c->last_in_tape = given->phase == XS_PH_BWD && !c->replayed;
+    int rc = c->last_in_tape ? xs_wb_push(&c->tape, &c->tn, &c->tcap, given)
+                             : xs_wb_push(&c->wl->ops, &c->wl->n, &c->wl->cap, given);
+    if (!rc && modules) {
+        xs_op *op = c->last_in_tape ? &c->tape[c->tn - 1] : &c->wl->ops[c->wl->n - 1];
+        op->modules += modules;
+    }
     if (rc)
         c->failed = 1;
 }
@@ -255,6 +276,11 @@ void xs_wb_add_param(xs_wb *c, double count, int decay, int matmul)
     c->pending_grad_slack += xs_alloc_slack(count * c->Wm); /* its gradient's */
     c->wl->trainable_params += count;
     c->wl->tensors += 1;
+    xs_wb_add_tensor_entry(c, count, decay);
+}
+
+void xs_wb_add_tensor_entry(xs_wb *c, double count, int decay)
+{
     if (c->pn == c->pcap) {
         size_t cap = c->pcap ? 2 * c->pcap : 256;
         double *ps = realloc(c->psize, cap * sizeof *ps);

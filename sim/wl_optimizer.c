@@ -53,8 +53,8 @@ static const int MTA_MAX_TENSORS[8] = {110, 64, 48, 36, 30, 26, 22, 20};
 
 #define MTA_CHUNK 65536.0
 
-static int64_t mta_launches(const double *sizes, const unsigned char *decay, int group,
-                            size_t n, int depth)
+static int64_t mta_launches(const double *sizes, const double *chunks,
+                            const unsigned char *decay, int group, size_t n, int depth)
 {
     int max_t = MTA_MAX_TENSORS[depth < 1 ? 0 : depth > 8 ? 7 : depth - 1];
     /* an empty tensor has no chunk, so it never reaches the launch test of
@@ -72,7 +72,7 @@ static int64_t mta_launches(const double *sizes, const unsigned char *decay, int
         if ((group >= 0 && decay[t] != group) || !(sizes[t] > 0))
             continue;
         tensors++;
-        double left = ceil(sizes[t] / MTA_CHUNK);
+        double left = chunks ? chunks[t] : ceil(sizes[t] / MTA_CHUNK);
         if (blocks + left > MTA_MAX_BLOCKS) { /* full before this tensor's last chunk */
             left -= MTA_MAX_BLOCKS - blocks;
             launches += 1;
@@ -94,14 +94,29 @@ static int64_t mta_launches(const double *sizes, const unsigned char *decay, int
 
 int64_t xs_wl_mta_launches(const double *sizes, size_t n, int depth)
 {
-    return sizes ? mta_launches(sizes, NULL, -1, n, depth) : 0;
+    return sizes ? mta_launches(sizes, NULL, NULL, -1, n, depth) : 0;
 }
 
 /* over all of the model's parameter tensors (group -1) or one optimizer
- * group (1: weight decay, 0: none) */
-static int64_t mta(const xs_wb *c, int depth, int group)
+ * group (1: weight decay, 0: none); each tensor's chunks counted once for
+ * the step's many optimizer kernels */
+static int64_t mta(xs_wb *c, int depth, int group)
 {
-    return mta_launches(c->psize, c->pdecay, group, c->pn, depth);
+    int d = depth < 1 ? 0 : depth > 8 ? 7 : depth - 1, g = group < 0 ? 2 : group != 0;
+    if (c->pchunks_n == c->pn && c->mta_known[g][d])
+        return c->mta_memo[g][d];
+    if (c->pchunks_n != c->pn) {
+        memset(c->mta_known, 0, sizeof c->mta_known);
+        double *ch = realloc(c->pchunks, (c->pn ? c->pn : 1) * sizeof *ch);
+        if (!ch)
+            return mta_launches(c->psize, NULL, c->pdecay, group, c->pn, depth);
+        c->pchunks = ch;
+        for (size_t t = 0; t < c->pn; t++)
+            ch[t] = ceil(c->psize[t] / MTA_CHUNK);
+        c->pchunks_n = c->pn;
+    }
+    c->mta_known[g][d] = 1;
+    return c->mta_memo[g][d] = mta_launches(c->psize, c->pchunks, c->pdecay, group, c->pn, depth);
 }
 
 int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,

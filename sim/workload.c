@@ -37,9 +37,16 @@
 static int replay_tape(xs_wb *c)
 {
     double cf = 0, cfs = 0, cg = 0, cgs = 0; /* carried: freed, its slack, grads, theirs */
+    double carried_in[4] = {0};
     int cur = -1; /* the checkpointed layer whose backward runs */
+    int run = c->nruns - 1; /* the backward meets the last run first */
     for (size_t g = c->gn; g-- > 0;) {
         size_t end = g + 1 < c->gn ? c->groups[g + 1] : c->tn;
+        int run_starts = run >= 0 && g + 1 == c->runs[run].g1;
+        if (run_starts) {
+            c->runs[run].b0 = c->wl->n;
+            memcpy(carried_in, (double[]){cf, cfs, cg, cgs}, sizeof carried_in);
+        }
         if (c->ckpt && c->glayer[g] != cur) {
             /* a checkpointed layer's backward is over: its input goes; the
              * next one's forward runs again first */
@@ -70,6 +77,14 @@ static int replay_tape(xs_wb *c)
             }
             if (xs_wb_push(&c->wl->ops, &c->wl->n, &c->wl->cap, &op))
                 return -1;
+        }
+        if (run >= 0 && g == c->runs[run].g0) {
+            /* the run's block repeats only if it hands the next layer what
+             * it was handed (the terms of groups without ops) */
+            const double out[4] = {cf, cfs, cg, cgs};
+            if (memcmp(out, carried_in, sizeof out) != 0)
+                c->not_compact = 1;
+            c->runs[run--].b1 = c->wl->n;
         }
     }
     if (c->wl->n > 0) {
@@ -132,6 +147,7 @@ static void bld_free(xs_wb *c)
     free(c->glayer);
     free(c->psize);
     free(c->pdecay);
+    free(c->pchunks);
     free(c->recomp);
     free(c->rstart);
     free(c->ckpt_in);
@@ -203,22 +219,216 @@ void xs_wb_embeddings(xs_wb *c, void (*embeddings)(xs_wb *))
     c->input_nograd = nograd;
 }
 
+/* What a layer's ops depend on besides the scenario: the builder's state
+ * where the layer starts, the last op before it (whose transient the
+ * layer's first op may take over), and the layer's number (through the
+ * LoRA targets: xs_lora_layer_blind). Two layers that start from equal
+ * entries emit equal ops. */
+typedef struct {
+    double d[4];
+    int64_t modules;
+    int flags[12];
+    xs_op last;
+    int has_last;
+} layer_entry;
+
+static void entry_of(const xs_wb *c, layer_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->d[0] = c->pending_saved;
+    e->d[1] = c->pending_slack;
+    e->d[2] = c->pending_grad_slack;
+    e->d[3] = c->wl->trainable_params - c->params_mark;
+    e->modules = c->modules;
+    const int flags[] = {c->x_kept,  c->x_unkept, c->input_nograd, c->nograd,
+                         c->frozen,  c->broadcast, c->transposing, c->dropped,
+                         c->last_in_tape, c->failed, c->replayed, c->has_tied};
+    memcpy(e->flags, flags, sizeof flags);
+    if (c->wl->n > 0) {
+        e->last = c->wl->ops[c->wl->n - 1];
+        e->last.layer = 0;
+        e->has_last = 1;
+    }
+}
+
+static int entries_equal(const layer_entry *a, const layer_entry *b)
+{
+    return memcmp(a->d, b->d, sizeof a->d) == 0 && a->modules == b->modules &&
+           memcmp(a->flags, b->flags, sizeof a->flags) == 0 && a->has_last == b->has_last &&
+           memcmp(&a->last, &b->last, sizeof a->last) == 0;
+}
+
+/* The workload's sums a layer adds to, to add the skipped layers' share. */
+typedef struct {
+    double params, trainable, matmul, quant_params, quant_bytes;
+    int64_t tensors, fp8_linears;
+} wl_sums;
+
+static wl_sums sums_of(const xs_workload *wl)
+{
+    return (wl_sums){wl->params, wl->trainable_params, wl->params_matmul, wl->quant_params,
+                     wl->quant_bytes, wl->tensors, wl->fp8_linears};
+}
+
+/* Layers 2 .. n-2 of a stack are the template layer (layer 1, just built
+ * from wl->ops[f0] on, its groups from g0 and parameters from pn0) again:
+ * their parameters, units and checkpoint slots are added as the template
+ * added its own, one after another (the sums are of whole numbers, exact
+ * in any order), and the run recorded. */
+static void repeat_template(xs_wb *c, size_t f0, size_t g0, size_t pn0, const wl_sums *before,
+                            int64_t skipped)
+{
+    if (c->nruns == XS_WB_MAX_RUNS || g0 == c->gn) { /* a layer without a backward: flat */
+        c->not_compact = 1;
+        return;
+    }
+    xs_workload *wl = c->wl;
+    wl_sums after = sums_of(wl);
+    size_t np = c->pn - pn0;
+    for (int64_t r = 0; r < skipped && !c->failed; r++) {
+        wl->params += after.params - before->params;
+        wl->trainable_params += after.trainable - before->trainable;
+        c->params_mark += after.trainable - before->trainable;
+        wl->params_matmul += after.matmul - before->matmul;
+        wl->quant_params += after.quant_params - before->quant_params;
+        wl->quant_bytes += after.quant_bytes - before->quant_bytes;
+        wl->tensors += after.tensors - before->tensors;
+        wl->fp8_linears += after.fp8_linears - before->fp8_linears;
+        for (size_t i = 0; i < np; i++) /* the optimizer packs every tensor */
+            xs_wb_add_tensor_entry(c, c->psize[pn0 + i], c->pdecay[pn0 + i]);
+    }
+    if (c->ckpt && !c->failed) {
+        int tmpl = c->unit, last = c->unit + (int)skipped;
+        size_t *rs = realloc(c->rstart, (size_t)(last + 2) * sizeof *rs);
+        double *in = realloc(c->ckpt_in, (size_t)(last + 1) * sizeof *in);
+        if (rs)
+            c->rstart = rs;
+        if (in)
+            c->ckpt_in = in;
+        if (!rs || !in) {
+            c->failed = 1;
+            return;
+        }
+        for (int u = tmpl + 1; u <= last; u++) { /* no ops of their own: empty */
+            c->rstart[u + 1] = c->rstart[u] = c->rn;
+            c->ckpt_in[u] = c->ckpt_in[tmpl];
+        }
+    }
+    c->units += (int)skipped;
+    c->runs[c->nruns++] = (xs_wb_run){.f0 = f0, .f1 = wl->n, .g0 = g0, .g1 = c->gn,
+                                      .count = skipped + 1, .layer = c->layer};
+}
+
 void xs_wb_layers(xs_wb *c, int64_t n, void (*layer)(xs_wb *))
 {
     for (int64_t l = 0; l < n; l++) {
         c->layer = (int)l;
         c->unit = c->units++;
-        size_t start = c->wl->n;
+        size_t start = c->wl->n, g0 = c->gn, pn0 = c->pn;
+        /* the second layer is the template of the run up to the last but
+         * one, if it starts where it ends */
+        int tmpl = c->compact && l == 1 && n >= 4 && xs_lora_layer_blind(c->s);
+        layer_entry in, out;
+        wl_sums before = sums_of(c->wl);
+        if (tmpl)
+            entry_of(c, &in);
         layer(c);
         if (c->ckpt)
             checkpoint_layer(c, start, c->unit);
+        if (tmpl && !c->failed) {
+            entry_of(c, &out);
+            if (entries_equal(&in, &out)) {
+                repeat_template(c, start, g0, pn0, &before, n - 3);
+                l = n - 2;
+            }
+        }
     }
     c->input_nograd = 0;
     c->layer = -1;
     c->unit = -1;
 }
 
+/* The step's order over the compact list: each run's forward block count
+ * times (layers counting up), its backward block count times (down). */
+static int order_runs(const xs_wb *c, xs_workload *wl)
+{
+    size_t total = wl->n;
+    for (int r = 0; r < c->nruns; r++) {
+        const xs_wb_run *u = &c->runs[r];
+        total += (size_t)(u->count - 1) * (u->f1 - u->f0 + u->b1 - u->b0);
+    }
+    if (total > UINT32_MAX)
+        return -1;
+    wl->order = malloc(total * sizeof *wl->order);
+    wl->layer_of = malloc(total * sizeof *wl->layer_of);
+    if (!wl->order || !wl->layer_of)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < wl->n;) {
+        const xs_wb_run *u = NULL;
+        int down = 0;
+        for (int r = 0; r < c->nruns && !u; r++) {
+            if (c->runs[r].f0 == i && c->runs[r].f1 > i)
+                u = &c->runs[r];
+            else if (c->runs[r].b0 == i && c->runs[r].b1 > i)
+                u = &c->runs[r], down = 1;
+        }
+        if (!u) {
+            wl->order[k] = (uint32_t)i;
+            wl->layer_of[k++] = wl->ops[i].layer;
+            i++;
+            continue;
+        }
+        size_t first = down ? u->b0 : u->f0, last = down ? u->b1 : u->f1;
+        for (int64_t rep = 0; rep < u->count; rep++) {
+            int shift = (int)(down ? u->count - 1 - rep : rep);
+            for (size_t j = first; j < last; j++) {
+                wl->order[k] = (uint32_t)j;
+                wl->layer_of[k++] = wl->ops[j].layer < 0 ? wl->ops[j].layer
+                                                         : wl->ops[j].layer + shift;
+            }
+        }
+        i = last;
+    }
+    wl->norder = k;
+    return 0;
+}
+
+static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_error *err);
+
 int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
+{
+    return build(s, wl, 0, err);
+}
+
+int xs_wl_build_compact(const xs_scenario *s, xs_workload *wl, xs_error *err)
+{
+    /* data parallel's buckets cut across layers (wl_ddp.c) */
+    return build(s, wl, s->devices == 1, err);
+}
+
+int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err)
+{
+    *out = *in;
+    size_t n = xs_wl_steps(in);
+    out->order = NULL;
+    out->layer_of = NULL;
+    out->norder = 0;
+    out->n = out->cap = n;
+    out->ops = malloc((n ? n : 1) * sizeof *out->ops);
+    if (!out->ops) {
+        memset(out, 0, sizeof *out);
+        return xs_error_set(err, XS_ENOMEM, "out of memory expanding the op list");
+    }
+    for (size_t k = 0; k < n; k++) {
+        out->ops[k] = in->ops[xs_wl_op_at(in, k)];
+        if (in->order)
+            out->ops[k].layer = in->layer_of[k];
+    }
+    return XS_OK;
+}
+
+static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_error *err)
 {
     const xs_model *m = &s->model;
     if (m->arch == XS_DECODER && m->head == XS_HEAD_SPAN)
@@ -253,6 +463,7 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
                             where);
     xs_wb c;
     setup(&c, s, wl);
+    c.compact = compact;
     int fp8 = s->train.precision == XS_P_FP8;
     wl->matmul_dtype = fp8 ? XS_FP8 : c.mm;
     if (m->family == XS_FAMILY_LLAMA)
@@ -279,7 +490,13 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
         xs_wb_optimizer(&c);
     if (rc == 0)
         rc = xs_wb_data_parallel_step(&c);
+    if (rc == 0 && !c.failed && c.nruns > 0 && !c.not_compact)
+        rc = order_runs(&c, wl);
     bld_free(&c);
+    if (rc == 0 && !c.failed && c.not_compact) { /* no run proven: the whole list */
+        xs_wl_free(wl);
+        return build(s, wl, 0, err);
+    }
     if (rc || c.failed) {
         xs_wl_free(wl);
         return xs_error_set(err, XS_ENOMEM, "scenario %s: out of memory building the op list",
@@ -291,8 +508,12 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
 void xs_wl_free(xs_workload *wl)
 {
     free(wl->ops);
+    free(wl->order);
+    free(wl->layer_of);
     wl->ops = NULL;
-    wl->n = wl->cap = 0;
+    wl->order = NULL;
+    wl->layer_of = NULL;
+    wl->n = wl->cap = wl->norder = 0;
 }
 
 /* The ops of one kernel row come from the builders above, run on a context

@@ -17,6 +17,13 @@
 typedef struct {
     xs_op *ops; /* owned; free with xs_wl_free */
     size_t n, cap;
+    /* A compact list (xs_wl_build_compact): ops holds each repeated layer's
+     * ops once, and the step runs ops[order[k]] for k < norder (owned);
+     * op k's layer is then layer_of[k] (owned). NULL: the step runs ops in
+     * order, once each (xs_wl_build). Use xs_wl_steps and xs_wl_op_at. */
+    uint32_t *order;
+    int32_t *layer_of;
+    size_t norder;
     double params;        /* the model's parameters, frozen or not */
     double trainable_params; /* those the optimizer updates (all but under LoRA) */
     double params_matmul; /* weights a token is multiplied by (6PT rule) */
@@ -37,9 +44,29 @@ typedef struct {
     double first_bucket_bytes, largest_bucket_bytes;
 } xs_workload;
 
-/* Build the op list for one optimizer step of s. */
+/* Build the op list for one optimizer step of s, every op in order. */
 int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err);
+/* The same step, each run of identical layers built and kept once (a
+ * layer whose ops, and the builder's state it starts from, equal the
+ * layer before's); what a step predicts from it is the same, bit for bit,
+ * as from xs_wl_build's list. Where no run can be proven identical (a
+ * LoRA target that names a layer, data parallel's buckets that cut across
+ * layers) the list is xs_wl_build's. */
+int xs_wl_build_compact(const xs_scenario *s, xs_workload *wl, xs_error *err);
+/* The list xs_wl_build would have built, from a compact one (a flat one is
+ * copied). */
+int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err);
 void xs_wl_free(xs_workload *wl);
+
+/* Ops a step runs, and the index into wl->ops of the k-th. */
+static inline size_t xs_wl_steps(const xs_workload *wl)
+{
+    return wl->order ? wl->norder : wl->n;
+}
+static inline size_t xs_wl_op_at(const xs_workload *wl, size_t k)
+{
+    return wl->order ? wl->order[k] : k;
+}
 
 /* The optimizer kernel(s) alone: params parameters in `tensors` tensors,
  * state elements of state_bytes. XS_ERANGE on a bad argument. */

@@ -49,7 +49,7 @@ static int predict_step(double *median_us)
         xs_workload wl;
         xs_prediction p;
         double t0 = now_s();
-        if (xs_wl_build(&s, &wl, &err) || xs_predict(&dev, &s, &wl, &p, &err)) {
+        if (xs_wl_build_compact(&s, &wl, &err) || xs_predict(&dev, &s, &wl, &p, &err)) {
             fprintf(stderr, "bench: %s\n", err.msg);
             return -1;
         }

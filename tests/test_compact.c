@@ -1,0 +1,167 @@
+/* test_compact.c — a compact op list (xs_wl_build_compact: each run of
+ * identical layers built once) is the step xs_wl_build lists, op for op,
+ * and every device predicts it to the same bits. */
+#include <stdio.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "predict.h"
+#include "test_util.h"
+
+/* Every shipped scenario under recipes that change the layers' ops. */
+static const char *const SCENARIOS[] = {
+    "bert-base-squad",      "bert-base-squad-hf",      "bert-large-squad",
+    "bert-base-lora-sst2",  "distilbert-sst2",         "gpt2-medium-finetune",
+    "llama2-7b-fp8",        "llama2-7b-lora",          "mistral-7b-qlora",
+    "t5-base-summarization", "tinyllama-1.1b-finetune", "vit-base-finetune",
+};
+
+static const char *const RECIPES[][3] = {
+    {NULL},
+    {"train.checkpointing=layer", NULL},
+    {"train.grad_accum=3", "train.batch=2", NULL},
+    {"train.precision=fp32", NULL},
+    {"train.lora.rank=8", NULL},
+    {"train.lora.rank=8", "train.checkpointing=layer", NULL},
+    {"train.kernels=fused", "train.attention=flash", NULL},
+    {"train.precision=amp_bf16", "train.amp_mode=o2", NULL},
+};
+
+static int open_scenario(const char *id, const char *const *sets, xs_scenario *s)
+{
+    int n = 0;
+    while (n < 3 && sets[n])
+        n++;
+    xs_error err;
+    return xs_scn_open(id, sets, n, s, &err);
+}
+
+static void expect_same_workload(const xs_workload *flat, const xs_workload *ex, const char *what)
+{
+    CU_ASSERT_EQUAL(ex->n, flat->n);
+    size_t bad = flat->n;
+    for (size_t i = 0; i < flat->n && i < ex->n && bad == flat->n; i++)
+        if (memcmp(&flat->ops[i], &ex->ops[i], sizeof flat->ops[i]) != 0)
+            bad = i;
+    if (bad < flat->n)
+        fprintf(stderr, "\n  %s: op %zu differs (%s layer %d vs %s layer %d)\n", what, bad,
+                flat->ops[bad].name, flat->ops[bad].layer, ex->ops[bad].name,
+                ex->ops[bad].layer);
+    CU_ASSERT_EQUAL(bad, flat->n);
+    const double a[] = {flat->params, flat->trainable_params, flat->params_matmul,
+                        flat->quant_params, flat->quant_bytes, (double)flat->tensors,
+                        (double)flat->fp8_linears, (double)flat->tokens_per_step};
+    const double b[] = {ex->params, ex->trainable_params, ex->params_matmul,
+                        ex->quant_params, ex->quant_bytes, (double)ex->tensors,
+                        (double)ex->fp8_linears, (double)ex->tokens_per_step};
+    CU_ASSERT_EQUAL(memcmp(a, b, sizeof a), 0);
+}
+
+/* The figures of two predictions, the per-op estimates (whose count is
+ * the list's) left out. */
+static int same_prediction(const xs_prediction *p, const xs_prediction *q)
+{
+    xs_prediction a = *p, b = *q;
+    a.est = b.est = NULL;
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void compact_should_list_the_same_step(void)
+{
+    int compacted = 0, cases = 0;
+    for (size_t i = 0; i < sizeof SCENARIOS / sizeof SCENARIOS[0]; i++)
+        for (size_t r = 0; r < sizeof RECIPES / sizeof RECIPES[0]; r++) {
+            xs_scenario s;
+            if (open_scenario(SCENARIOS[i], RECIPES[r], &s) != XS_OK)
+                continue; /* a recipe the scenario refuses (LoRA twice, ...) */
+            xs_workload flat, compact, ex;
+            xs_error err;
+            if (xs_wl_build(&s, &flat, &err) != XS_OK)
+                continue; /* refused for this recipe: nothing to compare */
+            CU_ASSERT_EQUAL_FATAL(xs_wl_build_compact(&s, &compact, &err), XS_OK);
+            CU_ASSERT_EQUAL_FATAL(xs_wl_expand(&compact, &ex, &err), XS_OK);
+            char what[160];
+            snprintf(what, sizeof what, "%s %s", SCENARIOS[i],
+                     RECIPES[r][0] ? RECIPES[r][0] : "(as shipped)");
+            expect_same_workload(&flat, &ex, what);
+            cases++;
+            compacted += compact.order != NULL && compact.n < flat.n / 2;
+            xs_wl_free(&flat);
+            xs_wl_free(&compact);
+            xs_wl_free(&ex);
+        }
+    CU_ASSERT(cases >= 60);
+    /* every family compacts: the speed is the point */
+    CU_ASSERT(compacted >= cases * 3 / 4);
+}
+
+static void compact_should_predict_the_same_bits(void)
+{
+    const char *const devs[] = {"a100-sxm4-80gb", "t4", "h100-sxm5-80gb", "tpu-v3", "tpu-v5e"};
+    for (size_t d = 0; d < sizeof devs / sizeof devs[0]; d++) {
+        xs_device dev = tu_device(devs[d]);
+        for (size_t i = 0; i < sizeof SCENARIOS / sizeof SCENARIOS[0]; i++)
+            for (size_t r = 0; r < 3; r++) {
+                xs_scenario s;
+                xs_workload flat, compact;
+                xs_prediction p, q;
+                xs_error e1, e2;
+                if (open_scenario(SCENARIOS[i], RECIPES[r], &s) != XS_OK ||
+                    xs_wl_build(&s, &flat, &e1) != XS_OK)
+                    continue;
+                CU_ASSERT_EQUAL_FATAL(xs_wl_build_compact(&s, &compact, &e1), XS_OK);
+                int rp = xs_predict(&dev, &s, &flat, &p, &e1);
+                int rq = xs_predict(&dev, &s, &compact, &q, &e2);
+                CU_ASSERT_EQUAL(rp, rq);
+                if (rp == XS_OK && rq == XS_OK) {
+                    int same = same_prediction(&p, &q);
+                    if (!same)
+                        fprintf(stderr, "\n  %s %s on %s: step %.17g vs %.17g, mem %.17g vs %.17g\n",
+                                SCENARIOS[i], RECIPES[r][0] ? RECIPES[r][0] : "", devs[d],
+                                p.step_time_s, q.step_time_s, p.mem.total, q.mem.total);
+                    CU_ASSERT(same);
+                    CU_ASSERT_EQUAL_FATAL(xs_predict_band(&dev, &s, &flat, &p, &e1), XS_OK);
+                    CU_ASSERT_EQUAL_FATAL(xs_predict_band(&dev, &s, &compact, &q, &e2), XS_OK);
+                    CU_ASSERT(same_prediction(&p, &q));
+                } else if (rp != XS_OK && rq != XS_OK) {
+                    CU_ASSERT_STRING_EQUAL(e1.msg, e2.msg);
+                }
+                if (rp == XS_OK)
+                    xs_prediction_free(&p);
+                if (rq == XS_OK)
+                    xs_prediction_free(&q);
+                xs_wl_free(&flat);
+                xs_wl_free(&compact);
+            }
+    }
+}
+
+/* A LoRA target that names one layer's module tells the layers apart: no
+ * run is repeated, and the list is xs_wl_build's. */
+static void layer_named_target_should_build_flat(void)
+{
+    const char *const sets[] = {"train.lora.rank=8",
+                                "train.lora.targets=layer.3.attention.self.query", NULL};
+    xs_scenario s;
+    CU_ASSERT_EQUAL_FATAL(open_scenario("bert-base-squad", sets, &s), XS_OK);
+    xs_workload flat, compact;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_wl_build(&s, &flat, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_wl_build_compact(&s, &compact, &err), XS_OK);
+    CU_ASSERT_PTR_NULL(compact.order);
+    CU_ASSERT_EQUAL(compact.n, flat.n);
+    xs_wl_free(&flat);
+    xs_wl_free(&compact);
+}
+
+int tu_add_compact_suite(void)
+{
+    CU_pSuite s = CU_add_suite("compact", NULL, NULL);
+    if (!s)
+        return -1;
+    CU_ADD_TEST(s, compact_should_list_the_same_step);
+    CU_ADD_TEST(s, compact_should_predict_the_same_bits);
+    CU_ADD_TEST(s, layer_named_target_should_build_flat);
+    return 0;
+}
