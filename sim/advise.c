@@ -86,7 +86,7 @@ static int evaluate(const query *q, const char (*extra)[64], int nextra, double 
     xs_job one;
     xs_job_init(&one);
     one.dev = *q->dev;
-    int rc = xs_job_scenario(&one, q->path, all, q->nsets + nextra, err);
+    int rc = xs_job_scenario_compact(&one, q->path, all, q->nsets + nextra, err);
     if (!rc)
         rc = xs_job_predict(&one, 0, err);
     if (!rc) {

@@ -458,7 +458,7 @@ static int grid_eval(const char *scenario, const char *const *sets, int nsets,
      * reason on every row (as `xpusim sweep` has it) */
     xs_job j;
     xs_job_init(&j);
-    rc = xs_job_scenario(&j, scenario, sets, nsets, &err);
+    rc = xs_job_scenario_compact(&j, scenario, sets, nsets, &err);
     xs_job_free(&j);
     if (rc)
         return out(st, &err);

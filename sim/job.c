@@ -15,6 +15,13 @@ int xs_job_scenario(xs_job *j, const char *scenario, const char *const *sets, in
     return rc ? rc : xs_wl_build(&j->s, &j->wl, err);
 }
 
+int xs_job_scenario_compact(xs_job *j, const char *scenario, const char *const *sets,
+                            int nsets, xs_error *err)
+{
+    int rc = xs_scn_open(scenario, sets, nsets, &j->s, err);
+    return rc ? rc : xs_wl_build_compact(&j->s, &j->wl, err);
+}
+
 int xs_job_predict(xs_job *j, int band, xs_error *err)
 {
     int rc = xs_predict(&j->dev, &j->s, &j->wl, &j->p, err);

@@ -33,6 +33,11 @@ void xs_job_init(xs_job *j);
 int xs_job_scenario(xs_job *j, const char *scenario, const char *const *sets, int nsets,
                     xs_error *err);
 
+/* The same with the workload compact (xs_wl_build_compact): for callers
+ * that read a prediction's figures, not its per-op estimates. */
+int xs_job_scenario_compact(xs_job *j, const char *scenario, const char *const *sets,
+                            int nsets, xs_error *err);
+
 /* Predict the workload on j->dev; with band, also on the device's slow and
  * fast corners. */
 int xs_job_predict(xs_job *j, int band, xs_error *err);

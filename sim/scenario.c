@@ -502,7 +502,10 @@ static int is_decimal_integer(const char *text)
     return 1;
 }
 
-static int apply_override(cJSON *root, const char *kv, xs_error *err)
+/* One override "key=value" read and checked as its field takes it: the
+ * field, and the value (owned by the caller). */
+static int parse_override(const char *kv, const xs_field **field, cJSON **parsed,
+                          xs_error *err)
 {
     const char *eq = strchr(kv, '=');
     if (!eq || eq == kv)
@@ -557,6 +560,19 @@ static int apply_override(cJSON *root, const char *kv, xs_error *err)
         cJSON_Delete(value);
         return rc;
     }
+    *field = f;
+    *parsed = value;
+    return XS_OK;
+}
+
+static int apply_override(cJSON *root, const char *kv, xs_error *err)
+{
+    const xs_field *f;
+    cJSON *value;
+    int rc = parse_override(kv, &f, &value, err);
+    if (rc)
+        return rc;
+    const char *key = f->path;
     if (set_path(root, key, value) != 0) {
         cJSON_Delete(value);
         return xs_error_set(err, XS_EARG, "--set %s: cannot set '%s' in the scenario", kv, key);
@@ -1593,8 +1609,22 @@ static void name_the_sets(const char *const *overrides, int n, xs_error *err)
     memcpy(err->msg, msg, sizeof msg);
 }
 
-int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
-                xs_error *err)
+/* The keys that completing a scenario read (xs_json_path's hook): the
+ * values its derived defaults depend on. */
+static void note_read(const char *path, void *ctx)
+{
+    xs_scn_base *b = ctx;
+    for (size_t i = 0; i < b->nread; i++)
+        if (strcmp(b->read[i], path) == 0)
+            return;
+    if (b->nread == sizeof b->read / sizeof b->read[0] || strlen(path) >= sizeof b->read[0])
+        b->read_all = 1; /* too many to tell: none is plain */
+    else
+        snprintf(b->read[b->nread++], sizeof b->read[0], "%s", path);
+}
+
+static int load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
+                xs_scn_base *reads, xs_error *err)
 {
     cJSON *root = NULL;
     int rc = xs_json_load(path, &root, err);
@@ -1604,11 +1634,15 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
         rc = xs_error_set(err, XS_EFIELD, "%s: the document must be a JSON object", path);
     for (int i = 0; i < n && rc == XS_OK; i++)
         rc = apply_override(root, overrides[i], err);
+    if (reads)
+        xs_json_path_watch(note_read, reads);
     cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
     if (rc == XS_OK && cJSON_IsObject(model))
         rc = import_hf(model, path, err);
     if (rc == XS_OK && cJSON_IsObject(root))
         rc = xs_scn_complete(root, err);
+    if (reads)
+        xs_json_path_watch(NULL, NULL);
     xs_scenario s;
     memset(&s, 0, sizeof s);
     if (rc == XS_OK) {
@@ -1628,12 +1662,62 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
     return rc;
 }
 
+int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
+                xs_error *err)
+{
+    return load(path, overrides, n, scn, NULL, err);
+}
+
 int xs_scn_open(const char *id_or_path, const char *const *overrides, int n, xs_scenario *scn,
                 xs_error *err)
 {
     char path[PATH_MAX];
     int rc = xs_resolve("scenarios", id_or_path, path, sizeof path, err);
     return rc ? rc : xs_scn_load(path, overrides, n, scn, err);
+}
+
+int xs_scn_base_open(const char *id_or_path, const char *const *overrides, int n,
+                     xs_scn_base *b, xs_error *err)
+{
+    memset(b, 0, sizeof *b);
+    int rc = xs_resolve("scenarios", id_or_path, b->path, sizeof b->path, err);
+    return rc ? rc : load(b->path, overrides, n, &b->s, b, err);
+}
+
+/* A key whose value is only its own field: not read by the completion
+ * (which derives other keys' defaults from what it reads), not a model
+ * key (a model's keys come from its Hugging Face config too), stored. */
+static int plain_key(const xs_scn_base *b, const xs_field *f)
+{
+    if (b->read_all || f->offset == XS_NOSTORE || strncmp(f->path, "model.", 6) == 0)
+        return 0;
+    for (size_t i = 0; i < b->nread; i++)
+        if (strcmp(b->read[i], f->path) == 0)
+            return 0;
+    return 1;
+}
+
+int xs_scn_variant(const xs_scn_base *b, const char *const *vary, int n, xs_scenario *out,
+                   xs_error *err)
+{
+    xs_scenario s = b->s;
+    int plain = 1;
+    for (int i = 0; i < n && plain; i++) {
+        const xs_field *f;
+        cJSON *v;
+        xs_error ignored;
+        if (parse_override(vary[i], &f, &v, &ignored) != XS_OK)
+            return XS_EARG; /* the caller loads it whole: the loader's message */
+        if ((plain = plain_key(b, f)))
+            xs_schema_store(f, v, &s);
+        cJSON_Delete(v);
+    }
+    xs_error ignored;
+    if (!plain || check_relations(&s, b->path, &ignored) != XS_OK)
+        return XS_EARG;
+    *out = s;
+    (void)err;
+    return XS_OK;
 }
 
 int xs_scn_check_set(const char *kv, xs_error *err)

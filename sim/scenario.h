@@ -5,6 +5,7 @@
 #ifndef XS_SCENARIO_H
 #define XS_SCENARIO_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -205,6 +206,30 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
 /* xs_resolve("scenarios", id_or_path) then xs_scn_load. */
 int xs_scn_open(const char *id_or_path, const char *const *overrides, int n, xs_scenario *scn,
                 xs_error *err);
+
+/* A scenario loaded once for many variants (a sweep's grid points): the
+ * scenario with its fixed overrides, its file, and the keys completing it
+ * read (the defaults of other keys depend on them). */
+typedef struct {
+    xs_scenario s;
+    char path[PATH_MAX];
+    char read[64][64];
+    size_t nread;
+    int read_all; /* more keys read than the list holds */
+} xs_scn_base;
+
+/* Load id_or_path with overrides as xs_scn_open does, noting what the
+ * completion reads. */
+int xs_scn_base_open(const char *id_or_path, const char *const *overrides, int n,
+                     xs_scn_base *b, xs_error *err);
+
+/* The base with the n overrides vary applied after its own, the scenario
+ * xs_scn_open would load with all of them, when every key varied is plain
+ * (only its own field: no completion reads it, no model key) and the
+ * result passes the loader's checks. XS_EARG otherwise: then the caller
+ * loads it whole (xs_scn_open), which gives the loader's message. */
+int xs_scn_variant(const xs_scn_base *b, const char *const *vary, int n, xs_scenario *out,
+                   xs_error *err);
 
 /* Check one override "key=value" on its own, as xs_scn_load would (a known
  * key, a value its field accepts), with the same error; relations between

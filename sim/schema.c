@@ -134,7 +134,7 @@ int xs_schema_check(const xs_field *f, const cJSON *v, const char *where, xs_err
     return XS_OK;
 }
 
-static void store(const xs_field *f, const cJSON *v, void *dest)
+void xs_schema_store(const xs_field *f, const cJSON *v, void *dest)
 {
     if (f->offset == XS_NOSTORE || !dest)
         return;
@@ -157,8 +157,19 @@ void xs_json_num_or_null(cJSON *o, const char *key, int known, double v)
         cJSON_AddNullToObject(o, key);
 }
 
+static _Thread_local xs_json_path_hook path_hook;
+static _Thread_local void *path_hook_ctx;
+
+void xs_json_path_watch(xs_json_path_hook hook, void *ctx)
+{
+    path_hook = hook;
+    path_hook_ctx = ctx;
+}
+
 cJSON *xs_json_path(const cJSON *root, const char *path)
 {
+    if (path_hook)
+        path_hook(path, path_hook_ctx);
     const cJSON *cur = root;
     char part[128];
     const char *p = path;
@@ -346,7 +357,7 @@ static int store_default(const xs_field *f, const char *where, void *dest, xs_er
     snprintf(what, sizeof what, "%s (the default of '%s')", where, f->path);
     int rc = xs_schema_check(f, d, what, err);
     if (rc == XS_OK)
-        store(f, d, dest);
+        xs_schema_store(f, d, dest);
     cJSON_Delete(d);
     return rc;
 }
@@ -366,7 +377,7 @@ static int apply(const xs_field *fields, size_t n, const cJSON *root, const char
             continue;
         int rc = xs_schema_check_field(f, root, where, &one);
         if (rc == XS_OK && v)
-            store(f, v, dest);
+            xs_schema_store(f, v, dest);
         else if (rc == XS_OK && f->def)
             rc = store_default(f, where, dest, &one);
         stop = record(&p, rc, &one);

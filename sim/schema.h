@@ -84,6 +84,12 @@ int xs_json_load(const char *path, cJSON **out, xs_error *err);
 
 /* Find a value by dotted path; NULL if any part is missing. */
 cJSON *xs_json_path(const cJSON *root, const char *path);
+/* Have this thread's xs_json_path calls report each path they look up to
+ * hook (NULL: none): which keys a computation read. */
+typedef void (*xs_json_path_hook)(const char *path, void *ctx);
+void xs_json_path_watch(xs_json_path_hook hook, void *ctx);
+/* Store v (checked against f already) into dest at f's offset. */
+void xs_schema_store(const xs_field *f, const cJSON *v, void *dest);
 
 /* Add key to o: the number v when known, else null (a figure a row
  * does not have, e.g. a run that does not fit has no cost). */

@@ -80,7 +80,7 @@ static int job_at(const xs_steps_spec *sp, const xs_steps *st, int nsets, xs_job
         sets[i] = st->sets[i];
     xs_job_init(j);
     j->dev = *sp->dev;
-    int rc = xs_job_scenario(j, sp->scenario, sets, nsets, err);
+    int rc = xs_job_scenario_compact(j, sp->scenario, sets, nsets, err);
     if (!rc)
         rc = xs_job_predict(j, 0, err);
     if (rc)

@@ -323,7 +323,20 @@ static int fill_row(const xs_sweep_spec *sp, const xs_job *j, size_t d, xs_sweep
 
 /* One grid point on every device: its rows (ndev of them). -1: out of
  * memory. */
-static int eval_point(const xs_sweep_spec *sp, size_t point, xs_sweep_row *rows)
+/* A point's scenario: the base with the point's values where every key
+ * varied is plain (xs_scn_variant), else loaded whole with every
+ * override, as the loader says it. */
+static int point_scenario(const xs_sweep_spec *sp, const xs_scn_base *base,
+                          const char *const *sets, int n, const char *const *varied,
+                          int nvaried, xs_job *j, xs_error *err)
+{
+    if (base && xs_scn_variant(base, varied, nvaried, &j->s, err) == XS_OK)
+        return xs_wl_build_compact(&j->s, &j->wl, err);
+    return xs_job_scenario_compact(j, sp->scenario, sets, n, err);
+}
+
+static int eval_point(const xs_sweep_spec *sp, const xs_scn_base *base, size_t point,
+                      xs_sweep_row *rows)
 {
     const xs_sweep_grid *g = sp->grid;
     char kv[XS_SWEEP_MAX_AXES][sizeof g->axes[0].key + XS_SWEEP_VALUE_MAX + 2];
@@ -340,7 +353,7 @@ static int eval_point(const xs_sweep_spec *sp, size_t point, xs_sweep_row *rows)
     xs_job j;
     xs_error err;
     xs_job_init(&j);
-    int built = xs_job_scenario(&j, sp->scenario, sets, n, &err) == XS_OK;
+    int built = point_scenario(sp, base, sets, n, varied, (int)g->naxes, &j, &err) == XS_OK;
     int rc = 0;
     for (size_t d = 0; d < sp->ndev; d++) {
         xs_sweep_row *r = &rows[d];
@@ -361,11 +374,20 @@ int xs_sweep_eval(const xs_sweep_spec *sp, size_t first, size_t count, xs_sweep_
 {
     size_t done = 0;
     int failed = 0;
+    /* the scenario loaded once, its fixed overrides applied (each point's
+     * load from the file took most of a point's time); a base that does
+     * not load leaves each point to say why */
+    xs_scn_base *base = malloc(sizeof *base);
+    xs_error ignored;
+    if (base && xs_scn_base_open(sp->scenario, sp->sets, sp->nsets, base, &ignored) != XS_OK) {
+        free(base);
+        base = NULL;
+    }
     /* dynamic: points differ in cost (a larger batch, a device that cannot
      * run them); each writes only its own rows, so the order is the grid's */
     XS_OMP("omp parallel for schedule(dynamic, 1)")
     for (size_t k = 0; k < count; k++) {
-        int bad = eval_point(sp, first + k, rows + k * sp->ndev);
+        int bad = eval_point(sp, base, first + k, rows + k * sp->ndev);
         size_t now;
         XS_OMP("omp atomic capture")
         now = ++done;
@@ -381,6 +403,7 @@ int xs_sweep_eval(const xs_sweep_spec *sp, size_t first, size_t count, xs_sweep_
             sp->progress(now, sp->ctx);
 #endif
     }
+    free(base);
     if (failed) {
         xs_sweep_rows_free(rows, count * sp->ndev);
         return xs_error_set(err, XS_ENOMEM, "out of memory while sweeping");

@@ -368,7 +368,7 @@ static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, doubl
     xs_job j;
     xs_job_init(&j);
     j.dev = *dev;
-    if (xs_job_scenario(&j, r->scenario, sets, n, &err) || xs_job_predict(&j, 1, &err)) {
+    if (xs_job_scenario_compact(&j, r->scenario, sets, n, &err) || xs_job_predict(&j, 1, &err)) {
         snprintf(r->reason, sizeof r->reason, "%s", err.msg);
         xs_job_free(&j);
         return -1;

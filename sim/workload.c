@@ -361,7 +361,9 @@ static int order_runs(const xs_wb *c, xs_workload *wl)
         return -1;
     wl->order = malloc(total * sizeof *wl->order);
     wl->layer_of = malloc(total * sizeof *wl->layer_of);
-    if (!wl->order || !wl->layer_of)
+    /* at most a single span before each run's blocks, the blocks, and one after */
+    wl->spans = malloc((size_t)(4 * c->nruns + 1) * sizeof *wl->spans);
+    if (!wl->order || !wl->layer_of || !wl->spans)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < wl->n;) {
@@ -374,12 +376,19 @@ static int order_runs(const xs_wb *c, xs_workload *wl)
                 u = &c->runs[r], down = 1;
         }
         if (!u) {
+            struct xs_wl_span *sp = wl->nspans ? &wl->spans[wl->nspans - 1] : NULL;
+            if (sp && sp->repeat == 1 && sp->first + sp->len == i)
+                sp->len++;
+            else
+                wl->spans[wl->nspans++] = (struct xs_wl_span){(uint32_t)i, 1, 1};
             wl->order[k] = (uint32_t)i;
             wl->layer_of[k++] = wl->ops[i].layer;
             i++;
             continue;
         }
         size_t first = down ? u->b0 : u->f0, last = down ? u->b1 : u->f1;
+        wl->spans[wl->nspans++] =
+            (struct xs_wl_span){(uint32_t)first, (uint32_t)(last - first), (uint32_t)u->count};
         for (int64_t rep = 0; rep < u->count; rep++) {
             int shift = (int)(down ? u->count - 1 - rep : rep);
             for (size_t j = first; j < last; j++) {
@@ -413,7 +422,8 @@ int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err)
     size_t n = xs_wl_steps(in);
     out->order = NULL;
     out->layer_of = NULL;
-    out->norder = 0;
+    out->spans = NULL;
+    out->norder = out->nspans = 0;
     out->n = out->cap = n;
     out->ops = malloc((n ? n : 1) * sizeof *out->ops);
     if (!out->ops) {
@@ -510,10 +520,12 @@ void xs_wl_free(xs_workload *wl)
     free(wl->ops);
     free(wl->order);
     free(wl->layer_of);
+    free(wl->spans);
     wl->ops = NULL;
     wl->order = NULL;
     wl->layer_of = NULL;
-    wl->n = wl->cap = wl->norder = 0;
+    wl->spans = NULL;
+    wl->n = wl->cap = wl->norder = wl->nspans = 0;
 }
 
 /* The ops of one kernel row come from the builders above, run on a context

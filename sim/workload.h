@@ -24,6 +24,13 @@ typedef struct {
     uint32_t *order;
     int32_t *layer_of;
     size_t norder;
+    /* ... and the same order as spans (owned): ops[first, first + len)
+     * run `repeat` times one after another; what the step's loops walk
+     * span by span (predict's timeline) */
+    struct xs_wl_span {
+        uint32_t first, len, repeat;
+    } *spans;
+    size_t nspans;
     double params;        /* the model's parameters, frozen or not */
     double trainable_params; /* those the optimizer updates (all but under LoRA) */
     double params_matmul; /* weights a token is multiplied by (6PT rule) */

@@ -67,6 +67,19 @@ train.batch=7 train.seq=129 model.hidden=1000 model.heads=10
 EOF
     case_ predict-default predict
     case_ compare-devs compare -d t4,l4,a10 -s bert-base-squad --format csv
+    # sweeps whose keys are plain (one field each) and not (read by the
+    # scenario's completion: train.seq, the optimizer; model keys), with
+    # points the scenario or a device refuses
+    case_ sweep-plain sweep -s bert-large-squad -d a100-sxm4-80gb,t4,tpu-v3 \
+        --vary train.batch=1,8,24,4000 --vary data.samples=1000,88641 \
+        --vary train.grad_accum=1,2 --band
+    case_ sweep-derived sweep -s gpt2-medium-finetune -d h100-sxm5-80gb,l4 \
+        --vary train.seq=128,1024,2048 --vary train.optimizer=adamw,sgd,adan \
+        --vary train.precision=amp_fp16,bf16,fp8 --format json
+    case_ sweep-model sweep -s llama2-7b-lora -d a100-sxm4-80gb --vary model.layers=2,32 \
+        --vary train.lora.rank=0,8 --vary train.checkpointing=none,layer --set train.batch=2
+    case_ compare-vary compare -s bert-base-squad -d t4,a10 --vary train.batch=8,32 \
+        --weights time=1,cost=2 --format json
     for f in data/measured/dev-*.csv tests/data/measured/*.csv; do
         [ -f "$f" ] || continue
         local b

@@ -2,6 +2,7 @@
  * identical layers built once) is the step xs_wl_build lists, op for op,
  * and every device predicts it to the same bits. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
@@ -155,6 +156,45 @@ static void layer_named_target_should_build_flat(void)
     xs_wl_free(&compact);
 }
 
+/* A sweep's point from the scenario loaded once: the same scenario as a
+ * whole load with every override, for keys that set only their field;
+ * keys the completion reads, and model keys, are left to the whole load. */
+static void variant_should_equal_a_whole_load(void)
+{
+    const char *const fixed[] = {"train.grad_accum=2"};
+    const char *const plain[] = {"train.batch=7",        "data.samples=1234",
+                                 "train.kernels=fused",  "train.precision=bf16",
+                                 "cluster.devices=4",    "train.checkpointing=layer",
+                                 "train.attention=flash"};
+    const char *const derived[] = {"train.seq=128", "model.layers=3", "train.optimizer=sgd",
+                                   "train.lora.rank=8"};
+    const char *const ids[] = {"bert-large-squad", "gpt2-medium-finetune", "t5-base-summarization"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        xs_scn_base *b = malloc(sizeof *b);
+        xs_error err;
+        CU_ASSERT_EQUAL_FATAL(xs_scn_base_open(ids[i], fixed, 1, b, &err), XS_OK);
+        for (size_t k = 0; k < sizeof plain / sizeof plain[0]; k++) {
+            const char *all[] = {fixed[0], plain[k]};
+            xs_scenario whole, fast;
+            memset(&whole, 0, sizeof whole);
+            memset(&fast, 0, sizeof fast);
+            int rw = xs_scn_open(ids[i], all, 2, &whole, &err);
+            int rf = xs_scn_variant(b, &plain[k], 1, &fast, &err);
+            if (rw == XS_OK) {
+                CU_ASSERT_EQUAL(rf, XS_OK);
+                CU_ASSERT_EQUAL(memcmp(&whole, &fast, sizeof whole), 0);
+            } else { /* the whole load's refusal is the caller's to give */
+                CU_ASSERT_EQUAL(rf, XS_EARG);
+            }
+        }
+        for (size_t k = 0; k < sizeof derived / sizeof derived[0]; k++) {
+            xs_scenario fast;
+            CU_ASSERT_EQUAL(xs_scn_variant(b, &derived[k], 1, &fast, &err), XS_EARG);
+        }
+        free(b);
+    }
+}
+
 int tu_add_compact_suite(void)
 {
     CU_pSuite s = CU_add_suite("compact", NULL, NULL);
@@ -163,5 +203,6 @@ int tu_add_compact_suite(void)
     CU_ADD_TEST(s, compact_should_list_the_same_step);
     CU_ADD_TEST(s, compact_should_predict_the_same_bits);
     CU_ADD_TEST(s, layer_named_target_should_build_flat);
+    CU_ADD_TEST(s, variant_should_equal_a_whole_load);
     return 0;
 }

@@ -227,7 +227,8 @@ int cli_compare(int argc, char **argv)
         free(devs);
         return rc;
     }
-    if (xs_job_scenario(&j, o.scenario ? o.scenario : DEFAULT_SCENARIO, o.sets, o.nsets, &err)) {
+    if (xs_job_scenario_compact(&j, o.scenario ? o.scenario : DEFAULT_SCENARIO, o.sets, o.nsets,
+                                &err)) {
         free(devs);
         return cli_fail_err(&err);
     }
