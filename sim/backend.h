@@ -38,6 +38,10 @@ typedef struct {
     void (*gemm_engine)(const xs_device *dev, xs_gemm_engine *e);
     /* Time and bound of one call of op on dev (energy is filled later). */
     int (*estimate)(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err);
+    /* The same given the engine gemm_engine described for dev (what a
+     * prediction computes once for its many ops); NULL: estimate alone. */
+    int (*estimate_on)(const xs_device *dev, const xs_gemm_engine *eng, const xs_op *op,
+                       xs_estimate *est, xs_error *err);
     /* dev with its uncertain parameters at the slow (which < 0) or fast
      * (which > 0) end of their range; which == 0 copies. */
     void (*corner)(const xs_device *dev, int which, xs_device *out);

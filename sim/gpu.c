@@ -83,18 +83,17 @@ static void gpu_engine(const xs_device *dev, xs_gemm_engine *e)
     e->launch_us = g->kernel_launch_us;
 }
 
-static int gemm_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
+static int gemm_estimate(const xs_gemm_engine *e, const xs_op *op, xs_estimate *est,
+                         xs_error *err)
 {
     int ob = op->hints.out_bytes > 0 ? op->hints.out_bytes : xs_dtype_bytes(op->dtype);
     xs_gemm_shape g = {op->m, op->n, op->k, op->batch > 0 ? op->batch : 1, op->ta, op->tb,
                        op->dtype, ob};
-    xs_gemm_engine e;
-    gpu_engine(dev, &e);
     xs_gemm_result r;
-    int rc = xs_gemm_model(&e, &g, &r, err);
+    int rc = xs_gemm_model(e, &g, &r, err);
     if (rc)
         return rc;
-    double rate = xs_gemm_rate(&e, op->dtype, &est->engine, &est->tensor);
+    double rate = xs_gemm_rate(e, op->dtype, &est->engine, &est->tensor);
     est->compute_s = op->flops / rate;
     est->memory_s = r.memory_s;
     est->overhead_s = r.overhead_s;
@@ -141,16 +140,21 @@ static double chain_time(const xs_device *dev, const xs_op *op)
     return op->hints.serial_trips * dev->gpu.mem_latency_ns * 1e-9;
 }
 
-static int gpu_estimate_model(const xs_device *dev, const xs_op *op, xs_estimate *est,
-                              xs_error *err)
+/* eng: dev's engine (gpu_engine), or NULL to work it out */
+static int gpu_estimate_model(const xs_device *dev, const xs_gemm_engine *eng, const xs_op *op,
+                              xs_estimate *est, xs_error *err)
 {
+    xs_gemm_engine own;
+    if (!eng && (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM ||
+                 op->kind == XS_OP_ATTENTION)) {
+        gpu_engine(dev, &own);
+        eng = &own;
+    }
     if (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM)
-        return gemm_estimate(dev, op, est, err);
+        return gemm_estimate(eng, op, est, err);
     if (op->kind == XS_OP_ATTENTION) {
         /* fused attention: matrix-engine math against its own DRAM traffic */
-        xs_gemm_engine e;
-        gpu_engine(dev, &e);
-        est->compute_s = op->flops / xs_gemm_rate(&e, op->dtype, &est->engine, &est->tensor);
+        est->compute_s = op->flops / xs_gemm_rate(eng, op->dtype, &est->engine, &est->tensor);
     } else {
         /* pointwise math runs on the fp32 vector units */
         est->engine = XS_FP32;
@@ -184,12 +188,18 @@ static void apply_class_time_factor(const xs_device *dev, const xs_op *op, xs_es
         est->time_s = (est->time_s - est->overhead_s) * f + est->overhead_s;
 }
 
-static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
+static int gpu_estimate_on(const xs_device *dev, const xs_gemm_engine *eng, const xs_op *op,
+                           xs_estimate *est, xs_error *err)
 {
-    int rc = gpu_estimate_model(dev, op, est, err);
+    int rc = gpu_estimate_model(dev, eng, op, est, err);
     if (!rc)
         apply_class_time_factor(dev, op, est);
     return rc;
+}
+
+static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err)
+{
+    return gpu_estimate_on(dev, NULL, op, est, err);
 }
 
 static void gpu_corner(const xs_device *dev, int which, xs_device *out)
@@ -230,6 +240,7 @@ const xs_backend xs_gpu_backend = {
     .arch_name = gpu_arch_name,
     .gemm_engine = gpu_engine,
     .estimate = gpu_estimate,
+    .estimate_on = gpu_estimate_on,
     .corner = gpu_corner,
     .async = 1,
     .top_clock_scale = gpu_top_clock_scale,

@@ -12,18 +12,23 @@ void xs_op_name_copy(char *dst, const char *name)
     dst[n] = '\0';
 }
 
+void xs_op_init(xs_op *op, int kind, int phase, xs_dtype dtype, const char *name)
+{
+    memset(op, 0, sizeof *op);
+    xs_op_name_copy(op->name, name);
+    op->layer = -1;
+    op->phase = phase;
+    op->kind = kind;
+    op->dtype = dtype;
+    op->launches = 1;
+    op->count = 1;
+    op->hints.fn = -1;
+}
+
 xs_op xs_op_make(int kind, int phase, xs_dtype dtype, const char *name)
 {
     xs_op op;
-    memset(&op, 0, sizeof op);
-    xs_op_name_copy(op.name, name);
-    op.layer = -1;
-    op.phase = phase;
-    op.kind = kind;
-    op.dtype = dtype;
-    op.launches = 1;
-    op.count = 1;
-    op.hints.fn = -1;
+    xs_op_init(&op, kind, phase, dtype, name);
     return op;
 }
 

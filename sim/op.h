@@ -163,6 +163,8 @@ typedef struct {
 /* An op of the given kind, phase and name with every other field zero,
  * one launch and one call, in dtype; hints.fn = -1. */
 xs_op xs_op_make(int kind, int phase, xs_dtype dtype, const char *name);
+/* The same into *op (the builder's ops: no copy of the struct). */
+void xs_op_init(xs_op *op, int kind, int phase, xs_dtype dtype, const char *name);
 
 /* Copy name into an op's name field (dst, sizeof xs_op.name bytes),
  * cut as snprintf would cut it. */

@@ -263,7 +263,8 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
             e->engine = op->dtype;
             continue;
         }
-        int rc = be->estimate(dev, op, e, err);
+        int rc = be->estimate_on ? be->estimate_on(dev, &eng, op, e, err)
+                                 : be->estimate(dev, op, e, err);
         if (!rc)
             rc = check_estimate(dev, s, &wl->ops[i], &p->est[i], err);
         if (rc) {

@@ -95,6 +95,7 @@ typedef struct xs_wb {
      * that turns out not to repeat exactly (the backward's carried terms)
      * sets not_compact and the step is built flat instead */
     int compact, not_compact;
+    xs_op scratch; /* where an op nobody keeps is built (wl_emit.c) */
     xs_wb_run runs[XS_WB_MAX_RUNS];
     int nruns;
 } xs_wb;
@@ -109,7 +110,7 @@ typedef struct {
 
 /* wl_emit.c */
 int xs_wb_push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op);
-xs_op xs_wb_base(xs_wb *c, int phase, int kind, const char *fmt, va_list ap);
+void xs_wb_base(xs_wb *c, xs_op *op, int phase, int kind, const char *fmt, va_list ap);
 void xs_wb_emit(xs_wb *c, const xs_op *given);
 void xs_wb_enter_modules(xs_wb *c, int64_t n);
 void xs_wb_issued(xs_wb *c, int issue);

@@ -35,7 +35,7 @@ static void join_name(char *dst, size_t size, const char *a, const char *b)
     dst[na + nb] = '\0';
 }
 
-xs_op xs_wb_base(xs_wb *c, int phase, int kind, const char *fmt, va_list ap)
+void xs_wb_base(xs_wb *c, xs_op *op, int phase, int kind, const char *fmt, va_list ap)
 {
     char name[sizeof ((xs_op *)0)->name];
     /* most names are one string given as "%s" or a constant: copied, not
@@ -46,13 +46,42 @@ xs_op xs_wb_base(xs_wb *c, int phase, int kind, const char *fmt, va_list ap)
         xs_op_name_copy(name, fmt);
     else
         vsnprintf(name, sizeof name, fmt, ap);
-    xs_op op = xs_op_make(kind, phase, c->mm, name);
-    op.layer = c->layer;
-    op.count = phase == XS_PH_FWD || phase == XS_PH_BWD ? c->wl->micro_batches : 1;
+    xs_op_init(op, kind, phase, c->mm, name);
+    op->layer = c->layer;
+    op->count = phase == XS_PH_FWD || phase == XS_PH_BWD ? c->wl->micro_batches : 1;
     /* forward ops are Python calls; backward nodes run in the C++ engine;
      * the optimizer phase states its own */
-    op.issue = phase == XS_PH_BWD ? XS_ISSUE_ENGINE : XS_ISSUE_EAGER;
-    return op;
+    op->issue = phase == XS_PH_BWD ? XS_ISSUE_ENGINE : XS_ISSUE_EAGER;
+}
+
+/* Where the next op of phase goes, built in place: the tape's or the
+ * list's next slot, or, for a backward op nobody records or out of
+ * memory, the scratch op; emit_commit counts it. */
+static xs_op *emit_slot(xs_wb *c, int phase)
+{
+    c->dropped = c->nograd && phase == XS_PH_BWD && !c->replayed;
+    if (c->dropped)
+        return &c->scratch;
+    c->last_in_tape = phase == XS_PH_BWD && !c->replayed;
+    xs_op **arr = c->last_in_tape ? &c->tape : &c->wl->ops;
+    size_t n = c->last_in_tape ? c->tn : c->wl->n;
+    xs_op *grown = xs_grow(*arr, c->last_in_tape ? &c->tcap : &c->wl->cap, n, sizeof *grown, 256);
+    if (!grown) {
+        c->failed = 1;
+        return &c->scratch;
+    }
+    *arr = grown;
+    return &grown[n];
+}
+
+static void emit_commit(xs_wb *c, xs_op *op)
+{
+    if (op->phase == XS_PH_FWD && c->modules > 0) {
+        op->modules += c->modules;
+        c->modules = 0;
+    }
+    if (op != &c->scratch)
+        ++*(c->last_in_tape ? &c->tn : &c->wl->n);
 }
 
 void xs_wb_emit(xs_wb *c, const xs_op *given)
@@ -219,23 +248,24 @@ __attribute__((format(printf, 8, 9))) void xs_wb_mem_op(xs_wb *c, int phase, int
 {
     va_list ap;
     va_start(ap, fmt);
-    xs_op op = xs_wb_base(c, phase, kind, fmt, ap);
+    xs_op *op = emit_slot(c, phase);
+    xs_wb_base(c, op, phase, kind, fmt, ap);
     va_end(ap);
-    op.bytes = elems * bpe;
-    op.flops = elems * fpe;
-    op.elems = elems;
-    op.launches = launches;
+    op->bytes = elems * bpe;
+    op->flops = elems * fpe;
+    op->elems = elems;
+    op->launches = launches;
     if (generic_loop(c, phase, kind))
-        op.hints.bw_scale = c->s->train.generic_loop_efficiency;
+        op->hints.bw_scale = c->s->train.generic_loop_efficiency;
     if (elementwise_loop(c, phase, kind))
-        op.hints.loop_elems = (double)c->s->train.loop_elems;
+        op->hints.loop_elems = (double)c->s->train.loop_elems;
     if (c->transposing)
-        op.hints.strided_elems = elems;
+        op->hints.strided_elems = elems;
     /* its output, taken in the format of the fp32 islands (the wider one
      * under autocast); optimizer-phase ops work in place */
     if (phase != XS_PH_OPT)
-        op.mem.temp = elems * c->I;
-    xs_wb_emit(c, &op);
+        op->mem.temp = elems * c->I;
+    emit_commit(c, op);
 }
 
 /* C[m x n] = op(A)[m x k] op(B)[k x n], batch times, inputs in bytes ib,
@@ -248,18 +278,19 @@ __attribute__((format(printf, 12, 13))) void xs_wb_gemm(xs_wb *c, int phase, int
 {
     va_list ap;
     va_start(ap, fmt);
-    xs_op op = xs_wb_base(c, phase, kind, fmt, ap);
+    xs_op *op = emit_slot(c, phase);
+    xs_wb_base(c, op, phase, kind, fmt, ap);
     va_end(ap);
-    op.m = (int64_t)m;
-    op.n = (int64_t)n;
-    op.k = (int64_t)k;
-    op.batch = (int64_t)batch;
-    op.ta = ta;
-    op.tb = tb;
-    op.flops = 2 * m * n * k * batch;
-    op.bytes = batch * ((m * k + k * n) * ib + m * n * ob);
-    op.mem.temp = batch * m * n * ob;
-    xs_wb_emit(c, &op);
+    op->m = (int64_t)m;
+    op->n = (int64_t)n;
+    op->k = (int64_t)k;
+    op->batch = (int64_t)batch;
+    op->ta = ta;
+    op->tb = tb;
+    op->flops = 2 * m * n * k * batch;
+    op->bytes = batch * ((m * k + k * n) * ib + m * n * ob);
+    op->mem.temp = batch * m * n * ob;
+    emit_commit(c, op);
 }
 
 /* One parameter tensor of `count` elements; decay: in the weight-decay

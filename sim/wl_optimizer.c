@@ -154,7 +154,8 @@ __attribute__((format(printf, 9, 10))) static void opt_op(xs_wb *c, int kind, do
 {
     va_list ap;
     va_start(ap, fmt);
-    xs_op op = xs_wb_base(c, XS_PH_OPT, kind, fmt, ap);
+    xs_op op;
+    xs_wb_base(c, &op, XS_PH_OPT, kind, fmt, ap);
     va_end(ap);
     op.bytes = elems * bpe;
     op.flops = elems * fpe;

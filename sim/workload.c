@@ -66,17 +66,17 @@ static int replay_tape(xs_wb *c)
         cg += c->ggrad[g];
         cgs += c->ggrad_slack[g];
         for (size_t i = c->groups[g]; i < end; i++) {
-            xs_op op = c->tape[i];
-            op.mem.grads += cg;
-            op.mem.grad_slack += cgs;
+            if (xs_wb_push(&c->wl->ops, &c->wl->n, &c->wl->cap, &c->tape[i]))
+                return -1;
+            xs_op *op = &c->wl->ops[c->wl->n - 1];
+            op->mem.grads += cg;
+            op->mem.grad_slack += cgs;
             cg = cgs = 0;
             if (i + 1 == end) {
-                op.mem.freed += cf;
-                op.mem.freed_slack += cfs;
+                op->mem.freed += cf;
+                op->mem.freed_slack += cfs;
                 cf = cfs = 0;
             }
-            if (xs_wb_push(&c->wl->ops, &c->wl->n, &c->wl->cap, &op))
-                return -1;
         }
         if (run >= 0 && g == c->runs[run].g0) {
             /* the run's block repeats only if it hands the next layer what
