@@ -95,6 +95,8 @@ typedef struct xs_wb {
      * that turns out not to repeat exactly (the backward's carried terms)
      * sets not_compact and the step is built flat instead */
     int compact, not_compact;
+    int first_layer_differs; /* set before xs_wb_layers by a family whose
+                                first layer emits ops the others do not */
     xs_op scratch; /* where an op nobody keeps is built (wl_emit.c) */
     xs_wb_run runs[XS_WB_MAX_RUNS];
     int nruns;

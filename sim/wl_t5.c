@@ -383,6 +383,7 @@ static void encoder(xs_wb *c)
     xs_wb_dropout(c, "embed.dropout", Te * c->h, c->I, m->dropout);
     c->nograd = 0;
     c->input_nograd = c->lora;
+    c->first_layer_differs = 1; /* the relative position bias */
     xs_wb_layers(c, m->layers, encoder_layer);
     stack_end(c, Te);
     name_stack(c, f0, t0, "enc");
@@ -436,6 +437,7 @@ static void decoder(xs_wb *c)
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, Te * c->h, 3.0 * c->I, 1, 1,
                      "enc_out.grad_sum");
     c->input_nograd = c->lora;
+    c->first_layer_differs = 1; /* the relative position bias */
     xs_wb_layers(c, Ld, decoder_layer);
     if (!c->amp) /* one tensor, kept by the first cross-attention k */
         xs_wb_kept_from(c, enc_out);

@@ -220,16 +220,17 @@ void xs_wb_embeddings(xs_wb *c, void (*embeddings)(xs_wb *))
 }
 
 /* What a layer's ops depend on besides the scenario: the builder's state
- * where the layer starts, the last op before it (whose transient the
- * layer's first op may take over), and the layer's number (through the
- * LoRA targets: xs_lora_layer_blind). Two layers that start from equal
- * entries emit equal ops. */
+ * where the layer starts, the phase of the op before it (whose transient
+ * the layer's first linear takes over if it is a forward op: the builders
+ * write that op, they read nothing else of it), and the layer's number
+ * (through the LoRA targets, xs_lora_layer_blind, and in a family whose
+ * first layer differs, first_layer_differs). Two layers that start from
+ * equal entries emit equal ops. */
 typedef struct {
     double d[4];
     int64_t modules;
     int flags[12];
-    xs_op last;
-    int has_last;
+    int last_phase;
 } layer_entry;
 
 static void entry_of(const xs_wb *c, layer_entry *e)
@@ -244,18 +245,13 @@ static void entry_of(const xs_wb *c, layer_entry *e)
                          c->frozen,  c->broadcast, c->transposing, c->dropped,
                          c->last_in_tape, c->failed, c->replayed, c->has_tied};
     memcpy(e->flags, flags, sizeof flags);
-    if (c->wl->n > 0) {
-        e->last = c->wl->ops[c->wl->n - 1];
-        e->last.layer = 0;
-        e->has_last = 1;
-    }
+    e->last_phase = c->wl->n > 0 ? c->wl->ops[c->wl->n - 1].phase : -1;
 }
 
 static int entries_equal(const layer_entry *a, const layer_entry *b)
 {
     return memcmp(a->d, b->d, sizeof a->d) == 0 && a->modules == b->modules &&
-           memcmp(a->flags, b->flags, sizeof a->flags) == 0 && a->has_last == b->has_last &&
-           memcmp(&a->last, &b->last, sizeof a->last) == 0;
+           memcmp(a->flags, b->flags, sizeof a->flags) == 0 && a->last_phase == b->last_phase;
 }
 
 /* The workload's sums a layer adds to, to add the skipped layers' share. */
@@ -270,8 +266,9 @@ static wl_sums sums_of(const xs_workload *wl)
                      wl->quant_bytes, wl->tensors, wl->fp8_linears};
 }
 
-/* Layers 2 .. n-2 of a stack are the template layer (layer 1, just built
- * from wl->ops[f0] on, its groups from g0 and parameters from pn0) again:
+/* The layers after the template layer (just built from wl->ops[f0] on,
+ * its groups from g0 and parameters from pn0) up to the last but one are
+ * it again:
  * their parameters, units and checkpoint slots are added as the template
  * added its own, one after another (the sums are of whole numbers, exact
  * in any order), and the run recorded. */
@@ -321,13 +318,16 @@ static void repeat_template(xs_wb *c, size_t f0, size_t g0, size_t pn0, const wl
 
 void xs_wb_layers(xs_wb *c, int64_t n, void (*layer)(xs_wb *))
 {
+    int repeated = 0;
     for (int64_t l = 0; l < n; l++) {
         c->layer = (int)l;
         c->unit = c->units++;
         size_t start = c->wl->n, g0 = c->gn, pn0 = c->pn;
-        /* the second layer is the template of the run up to the last but
-         * one, if it starts where it ends */
-        int tmpl = c->compact && l == 1 && n >= 4 && xs_lora_layer_blind(c->s);
+        /* the first layer (else the second: LoRA's first layer takes no
+         * gradient in, T5's holds the position bias) is the template of the
+         * run up to the last but one, if it starts where it ends */
+        int tmpl = c->compact && !repeated && n >= 4 && xs_lora_layer_blind(c->s) &&
+                   (l == 1 || (l == 0 && !c->first_layer_differs));
         layer_entry in, out;
         wl_sums before = sums_of(c->wl);
         if (tmpl)
@@ -338,11 +338,13 @@ void xs_wb_layers(xs_wb *c, int64_t n, void (*layer)(xs_wb *))
         if (tmpl && !c->failed) {
             entry_of(c, &out);
             if (entries_equal(&in, &out)) {
-                repeat_template(c, start, g0, pn0, &before, n - 3);
+                repeat_template(c, start, g0, pn0, &before, n - 2 - l);
                 l = n - 2;
+                repeated = 1;
             }
         }
     }
+    c->first_layer_differs = 0;
     c->input_nograd = 0;
     c->layer = -1;
     c->unit = -1;
