@@ -16,7 +16,7 @@ int xs_fit_memory_at(const xs_device *dev, const xs_scenario *s, int64_t batch, 
     xs_scenario t = *s;
     t.train.batch = batch;
     xs_workload wl;
-    int rc = xs_wl_build_compact(&t, &wl, err);
+    int rc = xs_wl_build_compact(&t, &wl, NULL, err);
     if (rc)
         return rc;
     rc = xs_memory_predict(dev, &t, &wl, m, err);
@@ -124,7 +124,7 @@ int xs_fit_splits(const xs_device *dev, const xs_scenario *s, int64_t global, xs
         t.train.grad_accum = global / b;
         xs_workload wl;
         xs_error e;
-        int built = xs_wl_build_compact(&t, &wl, &e);
+        int built = xs_wl_build_compact(&t, &wl, NULL, &e);
         if (built == XS_ERANGE) /* shapes the scenario limits refuse: it cannot run */
             continue;
         if (built) {

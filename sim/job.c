@@ -19,7 +19,7 @@ int xs_job_scenario_compact(xs_job *j, const char *scenario, const char *const *
                             int nsets, xs_error *err)
 {
     int rc = xs_scn_open(scenario, sets, nsets, &j->s, err);
-    return rc ? rc : xs_wl_build_compact(&j->s, &j->wl, err);
+    return rc ? rc : xs_wl_build_compact(&j->s, &j->wl, NULL, err);
 }
 
 int xs_job_predict(xs_job *j, int band, xs_error *err)

@@ -52,6 +52,49 @@ static void sums_of(const xs_op *op, const xs_estimate *e, const xs_host *h, op_
     o->comm = op->kind == XS_OP_COMM; /* NCCL's stream: data_parallel() */
 }
 
+/* The step's sums over its ops in order. Each sum is held in a register
+ * (a sum in memory, indexed by the op's phase or bound, waits on its own
+ * store at every op): the phase's while the phase lasts, each bound's
+ * adding 0 for the others' ops (exact: the sums and times are >= 0), so
+ * every sum sees the same additions in the same order. */
+static void sum_step(const xs_workload *wl, const op_sums *o, xs_prediction *p)
+{
+    double t = 0, energy = 0, flops = 0, mm_flops = 0, mm_t = 0, phase_t = 0;
+    double bound[XS_BOUND_COUNT] = {0};
+    int phase = -1;
+    for (size_t k = 0, steps = xs_wl_steps(wl); k < steps; k++) {
+        const op_sums *x = &o[xs_wl_op_at(wl, k)];
+        if (x->comm)
+            continue;
+        t += x->t;
+        energy += x->energy;
+        flops += x->flops;
+        if (x->phase != phase) {
+            if (phase >= 0)
+                p->phase_time_s[phase] = phase_t;
+            phase = x->phase;
+            phase_t = p->phase_time_s[phase];
+        }
+        phase_t += x->t;
+        for (int b = 0; b < XS_BOUND_COUNT; b++)
+            bound[b] += x->bound == b ? x->t : 0.0;
+        if (x->matmul) {
+            if (x->model)
+                mm_flops += x->flops;
+            mm_t += x->t;
+        }
+    }
+    if (phase >= 0)
+        p->phase_time_s[phase] = phase_t;
+    for (int b = 0; b < XS_BOUND_COUNT; b++)
+        p->bound_time_s[b] = bound[b];
+    p->step_time_s = t;
+    p->step_energy_j = energy;
+    p->step_flops = flops;
+    p->matmul_flops = mm_flops;
+    p->matmul_time_s = mm_t;
+}
+
 /* fmax for the timeline's times, which are finite: inlined, where fmax is
  * a call (it must handle NaN) */
 static inline double later(double a, double b)
@@ -300,21 +343,7 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     /* in the step's order, as the kernels run: the same sums, bit for bit,
      * whether the list is compact or not */
     size_t steps = xs_wl_steps(wl);
-    for (size_t k = 0; k < steps; k++) {
-        const op_sums *x = &o[xs_wl_op_at(wl, k)];
-        if (x->comm)
-            continue;
-        p->step_time_s += x->t;
-        p->step_energy_j += x->energy;
-        p->step_flops += x->flops;
-        p->phase_time_s[x->phase] += x->t;
-        p->bound_time_s[x->bound] += x->t;
-        if (x->matmul) {
-            if (x->model)
-                p->matmul_flops += x->flops;
-            p->matmul_time_s += x->t;
-        }
-    }
+    sum_step(wl, o, p);
     p->device_time_s = p->step_time_s;
     /* each device's loop fetches its own micro-batches */
     double load_s = s->loader_us * 1e-6 * (double)(s->train.batch * s->train.grad_accum);

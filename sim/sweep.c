@@ -327,16 +327,17 @@ static int fill_row(const xs_sweep_spec *sp, const xs_job *j, size_t d, xs_sweep
  * varied is plain (xs_scn_variant), else loaded whole with every
  * override, as the loader says it. */
 static int point_scenario(const xs_sweep_spec *sp, const xs_scn_base *base,
-                          const char *const *sets, int n, const char *const *varied,
-                          int nvaried, xs_job *j, xs_error *err)
+                          xs_wl_scratch *scratch, const char *const *sets, int n,
+                          const char *const *varied, int nvaried, xs_job *j, xs_error *err)
 {
-    if (base && xs_scn_variant(base, varied, nvaried, &j->s, err) == XS_OK)
-        return xs_wl_build_compact(&j->s, &j->wl, err);
-    return xs_job_scenario_compact(j, sp->scenario, sets, n, err);
+    int rc = base && xs_scn_variant(base, varied, nvaried, &j->s, err) == XS_OK
+                 ? XS_OK
+                 : xs_scn_open(sp->scenario, sets, n, &j->s, err);
+    return rc ? rc : xs_wl_build_compact(&j->s, &j->wl, scratch, err);
 }
 
-static int eval_point(const xs_sweep_spec *sp, const xs_scn_base *base, size_t point,
-                      xs_sweep_row *rows)
+static int eval_point(const xs_sweep_spec *sp, const xs_scn_base *base, xs_wl_scratch *scratch,
+                      size_t point, xs_sweep_row *rows)
 {
     const xs_sweep_grid *g = sp->grid;
     char kv[XS_SWEEP_MAX_AXES][sizeof g->axes[0].key + XS_SWEEP_VALUE_MAX + 2];
@@ -353,7 +354,8 @@ static int eval_point(const xs_sweep_spec *sp, const xs_scn_base *base, size_t p
     xs_job j;
     xs_error err;
     xs_job_init(&j);
-    int built = point_scenario(sp, base, sets, n, varied, (int)g->naxes, &j, &err) == XS_OK;
+    int built =
+        point_scenario(sp, base, scratch, sets, n, varied, (int)g->naxes, &j, &err) == XS_OK;
     int rc = 0;
     for (size_t d = 0; d < sp->ndev; d++) {
         xs_sweep_row *r = &rows[d];
@@ -383,11 +385,31 @@ int xs_sweep_eval(const xs_sweep_spec *sp, size_t first, size_t count, xs_sweep_
         free(base);
         base = NULL;
     }
+    /* each thread's builder arrays, kept from point to point (NULL where
+     * out of memory: each build then allocates its own) */
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+#else
+    int threads = 1;
+#endif
+    xs_wl_scratch **scratch = calloc((size_t)threads, sizeof *scratch);
+    for (int t = 0; scratch && t < threads; t++)
+        if (!(scratch[t] = xs_wl_scratch_new())) {
+            for (int u = 0; u < t; u++)
+                xs_wl_scratch_free(scratch[u]);
+            free(scratch);
+            scratch = NULL;
+        }
     /* dynamic: points differ in cost (a larger batch, a device that cannot
      * run them); each writes only its own rows, so the order is the grid's */
     XS_OMP("omp parallel for schedule(dynamic, 1)")
     for (size_t k = 0; k < count; k++) {
-        int bad = eval_point(sp, base, first + k, rows + k * sp->ndev);
+#ifdef _OPENMP
+        xs_wl_scratch *mine = scratch ? scratch[omp_get_thread_num()] : NULL;
+#else
+        xs_wl_scratch *mine = scratch ? scratch[0] : NULL;
+#endif
+        int bad = eval_point(sp, base, mine, first + k, rows + k * sp->ndev);
         size_t now;
         XS_OMP("omp atomic capture")
         now = ++done;
@@ -404,6 +426,9 @@ int xs_sweep_eval(const xs_sweep_spec *sp, size_t first, size_t count, xs_sweep_
 #endif
     }
     free(base);
+    for (int t = 0; scratch && t < threads; t++)
+        xs_wl_scratch_free(scratch[t]);
+    free(scratch);
     if (failed) {
         xs_sweep_rows_free(rows, count * sp->ndev);
         return xs_error_set(err, XS_ENOMEM, "out of memory while sweeping");

@@ -136,6 +136,59 @@ static void setup(xs_wb *c, const xs_scenario *s, xs_workload *wl)
     c->unit = -1;
 }
 
+struct xs_wl_scratch {
+    xs_wb kept; /* only its arrays and their capacities */
+};
+
+xs_wl_scratch *xs_wl_scratch_new(void)
+{
+    return calloc(1, sizeof(xs_wl_scratch));
+}
+
+/* Move the working arrays (and their capacities) from one builder state to
+ * another; from is left without them. */
+static void move_arrays(xs_wb *to, xs_wb *from)
+{
+    to->tape = from->tape;
+    to->tcap = from->tcap;
+    to->groups = from->groups;
+    to->gcap = from->gcap;
+    to->gfree = from->gfree;
+    to->gfree_slack = from->gfree_slack;
+    to->ggrad = from->ggrad;
+    to->ggrad_slack = from->ggrad_slack;
+    to->glayer = from->glayer;
+    to->psize = from->psize;
+    to->pdecay = from->pdecay;
+    to->pcap = from->pcap;
+    to->pchunks = from->pchunks;
+    to->recomp = from->recomp;
+    to->rcap = from->rcap;
+    to->rstart = from->rstart;
+    to->ckpt_in = from->ckpt_in;
+    from->tape = NULL;
+    from->groups = NULL;
+    from->gfree = from->gfree_slack = from->ggrad = from->ggrad_slack = NULL;
+    from->glayer = NULL;
+    from->psize = NULL;
+    from->pdecay = NULL;
+    from->pchunks = NULL;
+    from->recomp = NULL;
+    from->rstart = NULL;
+    from->ckpt_in = NULL;
+    from->tcap = from->gcap = from->pcap = from->rcap = 0;
+}
+
+static void bld_free(xs_wb *c);
+
+void xs_wl_scratch_free(xs_wl_scratch *scratch)
+{
+    if (!scratch)
+        return;
+    bld_free(&scratch->kept);
+    free(scratch);
+}
+
 static void bld_free(xs_wb *c)
 {
     free(c->tape);
@@ -405,17 +458,19 @@ static int order_runs(const xs_wb *c, xs_workload *wl)
     return 0;
 }
 
-static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_error *err);
+static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_wl_scratch *scratch,
+                 xs_error *err);
 
 int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
 {
-    return build(s, wl, 0, err);
+    return build(s, wl, 0, NULL, err);
 }
 
-int xs_wl_build_compact(const xs_scenario *s, xs_workload *wl, xs_error *err)
+int xs_wl_build_compact(const xs_scenario *s, xs_workload *wl, xs_wl_scratch *scratch,
+                        xs_error *err)
 {
     /* data parallel's buckets cut across layers (wl_ddp.c) */
-    return build(s, wl, s->devices == 1, err);
+    return build(s, wl, s->devices == 1, scratch, err);
 }
 
 int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err)
@@ -440,7 +495,8 @@ int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err)
     return XS_OK;
 }
 
-static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_error *err)
+static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_wl_scratch *scratch,
+                 xs_error *err)
 {
     const xs_model *m = &s->model;
     if (m->arch == XS_DECODER && m->head == XS_HEAD_SPAN)
@@ -475,6 +531,8 @@ static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_error *e
                             where);
     xs_wb c;
     setup(&c, s, wl);
+    if (scratch)
+        move_arrays(&c, &scratch->kept);
     c.compact = compact;
     int fp8 = s->train.precision == XS_P_FP8;
     wl->matmul_dtype = fp8 ? XS_FP8 : c.mm;
@@ -504,10 +562,13 @@ static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_error *e
         rc = xs_wb_data_parallel_step(&c);
     if (rc == 0 && !c.failed && c.nruns > 0 && !c.not_compact)
         rc = order_runs(&c, wl);
-    bld_free(&c);
+    if (scratch)
+        move_arrays(&scratch->kept, &c);
+    else
+        bld_free(&c);
     if (rc == 0 && !c.failed && c.not_compact) { /* no run proven: the whole list */
         xs_wl_free(wl);
-        return build(s, wl, 0, err);
+        return build(s, wl, 0, scratch, err);
     }
     if (rc || c.failed) {
         xs_wl_free(wl);

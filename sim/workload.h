@@ -51,6 +51,14 @@ typedef struct {
     double first_bucket_bytes, largest_bucket_bytes;
 } xs_workload;
 
+/* The builder's working arrays (the backward tape, its groups, the
+ * parameter list), kept between the builds of a caller that builds many
+ * (a sweep's thread): they stop being allocated once grown. NULL where a
+ * build takes one: it allocates its own. One per thread. */
+typedef struct xs_wl_scratch xs_wl_scratch;
+xs_wl_scratch *xs_wl_scratch_new(void);
+void xs_wl_scratch_free(xs_wl_scratch *scratch);
+
 /* Build the op list for one optimizer step of s, every op in order. */
 int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err);
 /* The same step, each run of identical layers built and kept once (a
@@ -59,7 +67,8 @@ int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err);
  * as from xs_wl_build's list. Where no run can be proven identical (a
  * LoRA target that names a layer, data parallel's buckets that cut across
  * layers) the list is xs_wl_build's. */
-int xs_wl_build_compact(const xs_scenario *s, xs_workload *wl, xs_error *err);
+int xs_wl_build_compact(const xs_scenario *s, xs_workload *wl, xs_wl_scratch *scratch,
+                        xs_error *err);
 /* The list xs_wl_build would have built, from a compact one (a flat one is
  * copied). */
 int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err);
