@@ -59,11 +59,12 @@ static void sums_of(const xs_op *op, const xs_estimate *e, const xs_host *h, op_
  * every sum sees the same additions in the same order. */
 static void sum_step(const xs_workload *wl, const op_sums *o, xs_prediction *p)
 {
-    double t = 0, energy = 0, flops = 0, mm_flops = 0, mm_t = 0, phase_t = 0;
+    double t = 0, energy = 0, flops = 0, mm_flops = 0, mm_t = 0, phase_t = 0, issue = 0;
     double bound[XS_BOUND_COUNT] = {0};
     int phase = -1;
     for (size_t k = 0, steps = xs_wl_steps(wl); k < steps; k++) {
         const op_sums *x = &o[xs_wl_op_at(wl, k)];
+        issue += x->issue; /* the host issues the collectives too */
         if (x->comm)
             continue;
         t += x->t;
@@ -93,6 +94,7 @@ static void sum_step(const xs_workload *wl, const op_sums *o, xs_prediction *p)
     p->step_flops = flops;
     p->matmul_flops = mm_flops;
     p->matmul_time_s = mm_t;
+    p->host_issue_s = issue;
 }
 
 /* fmax for the timeline's times, which are finite: inlined, where fmax is
@@ -122,18 +124,30 @@ static inline void run_op(const op_sums *x, double *host, double *dev)
  * share, with a margin for the roundings of the sums (1e-9 of the clocks,
  * far above the ~1e-16 an addition loses). A span with a sync, or a
  * collective, takes the general path. */
-static int run_span(const op_sums *o, const struct xs_wl_span *sp, double *host, double *dev)
+typedef struct {
+    double issue, reach; /* the span's issue time; the most an op needs ahead */
+    int general;         /* a sync or a collective: the general path */
+} span_need;
+
+static void need_of(const op_sums *o, const struct xs_wl_span *sp, span_need *n)
 {
-    double issue = 0, reach = 0;
+    n->issue = n->reach = 0;
+    n->general = 0;
     for (uint32_t i = sp->first; i < sp->first + sp->len; i++) {
         const op_sums *x = &o[i];
-        if (x->sync || x->comm)
-            return 0;
-        issue += x->issue;
-        reach = later(reach, later(x->first, x->issue + x->tail));
+        n->general |= x->sync || x->comm;
+        n->issue += x->issue;
+        n->reach = later(n->reach, later(x->first, x->issue + x->tail));
     }
-    double lead = *dev - *host, margin = 1e-12 + 1e-9 * (fabs(*dev) + fabs(*host) + issue);
-    if (!(lead > issue + reach + margin))
+}
+
+static int run_span(const op_sums *o, const struct xs_wl_span *sp, const span_need *n,
+                    double *host, double *dev)
+{
+    if (n->general)
+        return 0;
+    double lead = *dev - *host, margin = 1e-12 + 1e-9 * (fabs(*dev) + fabs(*host) + n->issue);
+    if (!(lead > n->issue + n->reach + margin))
         return 0;
     double h = *host, d = *dev;
     for (uint32_t i = sp->first; i < sp->first + sp->len; i++) {
@@ -149,13 +163,18 @@ static double timeline(const xs_workload *wl, const op_sums *o, double load_s, i
 {
     double host = 0, dev = 0, first_end = 0;
     size_t steps = xs_wl_steps(wl);
+    span_need local[32];
+    span_need *need = wl->nspans <= 32 ? local : malloc(wl->nspans * sizeof *need);
+    int spans = wl->spans && need;
+    for (size_t j = 0; spans && j < wl->nspans; j++)
+        need_of(o, &wl->spans[j], &need[j]);
     for (int step = 0; step < 2; step++) {
         host += load_s;
-        if (wl->spans) {
+        if (spans) {
             for (size_t j = 0; j < wl->nspans; j++) {
                 const struct xs_wl_span *sp = &wl->spans[j];
                 for (uint32_t r = 0; r < sp->repeat; r++)
-                    if (!run_span(o, sp, &host, &dev))
+                    if (!run_span(o, sp, &need[j], &host, &dev))
                         for (uint32_t i = sp->first; i < sp->first + sp->len; i++)
                             run_op(&o[i], &host, &dev);
             }
@@ -168,6 +187,8 @@ static double timeline(const xs_workload *wl, const op_sums *o, double load_s, i
         if (step == 0)
             first_end = dev;
     }
+    if (need != local)
+        free(need);
     return dev - first_end;
 }
 
@@ -342,7 +363,6 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     }
     /* in the step's order, as the kernels run: the same sums, bit for bit,
      * whether the list is compact or not */
-    size_t steps = xs_wl_steps(wl);
     sum_step(wl, o, p);
     p->device_time_s = p->step_time_s;
     /* each device's loop fetches its own micro-batches */
@@ -353,8 +373,6 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
         p->host_wait_s = outside_s + fmax(0, load_s - p->device_time_s);
     } else if (be->async) {
         double t = timeline(wl, o, load_s, s->train.loss_sync);
-        for (size_t k = 0; k < steps; k++)
-            p->host_issue_s += o[xs_wl_op_at(wl, k)].issue;
         p->host_wait_s = fmax(0, t - p->device_time_s);
     } else {
         p->host_wait_s = load_s; /* the host is the device: loading is serial */
