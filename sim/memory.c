@@ -94,6 +94,12 @@ static int is_gpu(const xs_device *dev)
     return b && strcmp(b->name, "gpu") == 0;
 }
 
+/* What the walk reads of an op. */
+typedef struct {
+    double saved, slack, grads, grad_slack, temp, temp_slack, freed, freed_slack;
+    int phase, comm;
+} walk_op;
+
 int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                       xs_memory *m, xs_error *err)
 {
@@ -136,32 +142,39 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
     int gpu = is_gpu(dev);
     int prev_phase = -1;
     size_t peak_at = 0;
-    /* the allocator's rounding of each op's transient, once per op of the
-     * list (a compact list runs each many times) */
-    double local[256];
-    double *temp_slack = wl->n <= 256 ? local : malloc(wl->n * sizeof *temp_slack);
-    if (!temp_slack)
+    /* what the walk needs of each op, once per op of the list (a compact
+     * list runs each many times), the allocator's rounding of its
+     * transient included */
+    walk_op local[128];
+    walk_op *w = wl->n <= 128 ? local : malloc(wl->n * sizeof *w);
+    if (!w)
         return xs_error_set(err, XS_ENOMEM, "out of memory");
-    for (size_t i = 0; i < wl->n; i++)
-        temp_slack[i] = xs_alloc_slack(wl->ops[i].mem.temp);
+    for (size_t i = 0; i < wl->n; i++) {
+        const xs_op *op = &wl->ops[i];
+        w[i] = (walk_op){op->mem.saved,      op->mem.slack,     op->mem.grads * eb.grad * gshard,
+                         op->mem.grad_slack, op->mem.temp,      xs_alloc_slack(op->mem.temp),
+                         op->mem.freed,      op->mem.freed_slack, op->phase,
+                         op->kind == XS_OP_COMM};
+    }
+    double activations_max = m->activations_max;
     for (size_t k = 0, steps = xs_wl_steps(wl); k < steps; k++) {
         size_t at = xs_wl_op_at(wl, k);
-        const xs_op *op = &wl->ops[at];
-        if (op->kind == XS_OP_COMM) /* in place in the buckets: nothing of its own */
+        const walk_op *op = &w[at];
+        if (op->comm) /* in place in the buckets: nothing of its own */
             continue;
         /* forward ops, and a checkpointed layer's forward run again in the
          * backward */
-        saved += op->mem.saved;
-        slack += op->mem.slack;
+        saved += op->saved;
+        slack += op->slack;
         if (!persist) {
-            grads += op->mem.grads * eb.grad * gshard;
-            grad_slack += op->mem.grad_slack;
+            grads += op->grads;
+            grad_slack += op->grad_slack;
         }
         double extra = op->phase == XS_PH_OPT || master_all_step ? master_grads : 0;
         int same = op->phase == prev_phase;
         double prev = same ? prev_temp : 0;
-        double tr = op->mem.temp + prev;
-        double frag = gpu ? slack + grad_slack + temp_slack[at] + (same ? prev_temp_slack : 0)
+        double tr = op->temp + prev;
+        double frag = gpu ? slack + grad_slack + op->temp_slack + (same ? prev_temp_slack : 0)
                           : 0; /* the caching allocator is CUDA's; a CPU tensor is a malloc */
         double live = saved + grads + extra + tr + frag;
         if (live > peak) {
@@ -172,19 +185,20 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
             m->fragmentation = frag;
             peak_at = at;
         }
-        if (saved > m->activations_max)
-            m->activations_max = saved;
+        if (saved > activations_max)
+            activations_max = saved;
         if (op->phase == XS_PH_BWD) {
-            double left = saved - op->mem.freed, left_slack = slack - op->mem.freed_slack;
+            double left = saved - op->freed, left_slack = slack - op->freed_slack;
             saved = left > 0 ? left : 0; /* fmax(0, x), inlined */
             slack = left_slack > 0 ? left_slack : 0;
         }
-        prev_temp = op->mem.temp;
-        prev_temp_slack = temp_slack[at];
+        prev_temp = op->temp;
+        prev_temp_slack = op->temp_slack;
         prev_phase = op->phase;
     }
-    if (temp_slack != local)
-        free(temp_slack);
+    m->activations_max = activations_max;
+    if (w != local)
+        free(w);
     if (peak >= 0) {
         snprintf(m->peak_op, sizeof m->peak_op, "%s", wl->ops[peak_at].name);
         m->peak_phase = wl->ops[peak_at].phase;
