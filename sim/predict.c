@@ -29,72 +29,87 @@
 /* What the loops over the step need of an op, worked out once per op of
  * the list (a compact list runs each many times): its calls' time,
  * energy and FLOPs, the host's time to issue them, and the share of both
- * before its first and after its last kernel. */
+ * before its first and after its last kernel. The step's sums read the
+ * op's lanes: one per sum, the op's share of it or 0 (a collective's only
+ * share is its issue time; an op adds its time to its own phase's and
+ * bound's lanes). */
+enum {
+    L_ISSUE,
+    L_T,
+    L_ENERGY,
+    L_FLOPS,
+    L_MM_FLOPS, /* MFU counts the model's FLOPs, not a recomputation's */
+    L_MM_T,
+    L_PHASE,
+    L_BOUND = L_PHASE + XS_PHASE_COUNT,
+    L_COUNT = L_BOUND + XS_BOUND_COUNT,
+    L_VECS = (L_COUNT + 1) / 2, /* pairs: SSE2's and NEON's width, any host's */
+    L_PAD = 2 * L_VECS
+};
+
+/* two lanes, added as one vector where the target has them (a GNU C
+ * extension gcc and clang share) */
+typedef double lane_pair __attribute__((vector_size(16)));
+
 typedef struct {
-    double t, energy, flops, issue, first, tail;
-    int phase, bound, matmul, model, sync, comm;
+    union {
+        double lane[L_PAD];
+        lane_pair pair[L_VECS];
+    };
+    double t, issue, first, tail;
+    int sync, comm;
 } op_sums;
 
 static void sums_of(const xs_op *op, const xs_estimate *e, const xs_host *h, op_sums *o)
 {
     double n = (double)op->count, launches = (double)op->launches * n;
+    memset(o, 0, sizeof *o);
     o->t = e->time_s * n;
-    o->energy = e->energy_j * n;
-    o->flops = op->flops * n;
     o->issue = h ? xs_host_op_s(h, op) * n : 0;
     o->first = launches > 0 ? o->issue / launches : 0;
     o->tail = launches > 0 ? o->t / launches : 0;
-    o->phase = op->phase;
-    o->bound = e->bound;
-    o->matmul = xs_op_is_matmul(op->kind);
-    o->model = o->matmul && !op->recompute; /* MFU counts the model's FLOPs, not a recomputation's */
     o->sync = op->sync;
     o->comm = op->kind == XS_OP_COMM; /* NCCL's stream: data_parallel() */
+    o->lane[L_ISSUE] = o->issue; /* the host issues the collectives too */
+    if (o->comm)
+        return;
+    int matmul = xs_op_is_matmul(op->kind);
+    o->lane[L_T] = o->t;
+    o->lane[L_ENERGY] = e->energy_j * n;
+    o->lane[L_FLOPS] = op->flops * n;
+    o->lane[L_MM_FLOPS] = matmul && !op->recompute ? o->lane[L_FLOPS] : 0;
+    o->lane[L_MM_T] = matmul ? o->t : 0;
+    o->lane[L_PHASE + op->phase] = o->t;
+    o->lane[L_BOUND + e->bound] = o->t;
 }
 
-/* The step's sums over its ops in order. Each sum is held in a register
- * (a sum in memory, indexed by the op's phase or bound, waits on its own
- * store at every op): the phase's while the phase lasts, each bound's
- * adding 0 for the others' ops (exact: the sums and times are >= 0), so
- * every sum sees the same additions in the same order. */
+/* The step's sums over its ops in order, every lane at every op: adding
+ * an op's 0 leaves a sum as it was (the sums start at +0 and grow by
+ * values >= 0), so each sum sees its own ops' additions in the step's
+ * order, the same bits as adding them one sum at a time, and the lanes
+ * add side by side in vector registers. */
 static void sum_step(const xs_workload *wl, const op_sums *o, xs_prediction *p)
 {
-    double t = 0, energy = 0, flops = 0, mm_flops = 0, mm_t = 0, phase_t = 0, issue = 0;
-    double bound[XS_BOUND_COUNT] = {0};
-    int phase = -1;
+    lane_pair sum[L_VECS] = {{0}};
     for (size_t k = 0, steps = xs_wl_steps(wl); k < steps; k++) {
-        const op_sums *x = &o[xs_wl_op_at(wl, k)];
-        issue += x->issue; /* the host issues the collectives too */
-        if (x->comm)
-            continue;
-        t += x->t;
-        energy += x->energy;
-        flops += x->flops;
-        if (x->phase != phase) {
-            if (phase >= 0)
-                p->phase_time_s[phase] = phase_t;
-            phase = x->phase;
-            phase_t = p->phase_time_s[phase];
-        }
-        phase_t += x->t;
-        for (int b = 0; b < XS_BOUND_COUNT; b++)
-            bound[b] += x->bound == b ? x->t : 0.0;
-        if (x->matmul) {
-            if (x->model)
-                mm_flops += x->flops;
-            mm_t += x->t;
-        }
+        const lane_pair *v = o[xs_wl_op_at(wl, k)].pair;
+        /* unrolled, so that the sums stay in registers */
+#pragma GCC unroll 16
+        for (int l = 0; l < L_VECS; l++)
+            sum[l] += v[l];
     }
-    if (phase >= 0)
-        p->phase_time_s[phase] = phase_t;
+    double acc[L_PAD];
+    memcpy(acc, sum, sizeof acc);
+    for (int ph = 0; ph < XS_PHASE_COUNT; ph++)
+        p->phase_time_s[ph] = acc[L_PHASE + ph];
     for (int b = 0; b < XS_BOUND_COUNT; b++)
-        p->bound_time_s[b] = bound[b];
-    p->step_time_s = t;
-    p->step_energy_j = energy;
-    p->step_flops = flops;
-    p->matmul_flops = mm_flops;
-    p->matmul_time_s = mm_t;
-    p->host_issue_s = issue;
+        p->bound_time_s[b] = acc[L_BOUND + b];
+    p->step_time_s = acc[L_T];
+    p->step_energy_j = acc[L_ENERGY];
+    p->step_flops = acc[L_FLOPS];
+    p->matmul_flops = acc[L_MM_FLOPS];
+    p->matmul_time_s = acc[L_MM_T];
+    p->host_issue_s = acc[L_ISSUE];
 }
 
 /* fmax for the timeline's times, which are finite: inlined, where fmax is

@@ -161,7 +161,7 @@ static void move_arrays(xs_wb *to, xs_wb *from)
     to->psize = from->psize;
     to->pdecay = from->pdecay;
     to->pcap = from->pcap;
-    to->pchunks = from->pchunks;
+    to->mta = from->mta;
     to->recomp = from->recomp;
     to->rcap = from->rcap;
     to->rstart = from->rstart;
@@ -172,7 +172,7 @@ static void move_arrays(xs_wb *to, xs_wb *from)
     from->glayer = NULL;
     from->psize = NULL;
     from->pdecay = NULL;
-    from->pchunks = NULL;
+    memset(&from->mta, 0, sizeof from->mta);
     from->recomp = NULL;
     from->rstart = NULL;
     from->ckpt_in = NULL;
@@ -200,7 +200,9 @@ static void bld_free(xs_wb *c)
     free(c->glayer);
     free(c->psize);
     free(c->pdecay);
-    free(c->pchunks);
+    free(c->mta.psize);
+    free(c->mta.chunks);
+    free(c->mta.pdecay);
     free(c->recomp);
     free(c->rstart);
     free(c->ckpt_in);
