@@ -4,6 +4,7 @@
  * of both, below). */
 #include "predict.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,15 +57,20 @@ typedef struct {
         double lane[L_PAD];
         lane_pair pair[L_VECS];
     };
-    double t, issue, first, tail;
+    union { /* the time on the device and on the host: one vector add a step */
+        struct {
+            double t, issue;
+        };
+        lane_pair dev_host;
+    };
+    double first, tail;
     int sync, comm;
 } op_sums;
 
 static void sums_of(const xs_op *op, const xs_estimate *e, const xs_host *h, op_sums *o)
 {
     double n = (double)op->count, launches = (double)op->launches * n;
-    memset(o, 0, sizeof *o);
-    o->t = e->time_s * n;
+    *o = (op_sums){.t = e->time_s * n};
     o->issue = h ? xs_host_op_s(h, op) * n : 0;
     o->first = launches > 0 ? o->issue / launches : 0;
     o->tail = launches > 0 ? o->t / launches : 0;
@@ -164,13 +170,11 @@ static int run_span(const op_sums *o, const struct xs_wl_span *sp, const span_ne
     double lead = *dev - *host, margin = 1e-12 + 1e-9 * (fabs(*dev) + fabs(*host) + n->issue);
     if (!(lead > n->issue + n->reach + margin))
         return 0;
-    double h = *host, d = *dev;
-    for (uint32_t i = sp->first; i < sp->first + sp->len; i++) {
-        d += o[i].t;
-        h += o[i].issue;
-    }
-    *host = h;
-    *dev = d;
+    lane_pair dh = {*dev, *host};
+    for (const op_sums *x = o + sp->first, *end = x + sp->len; x < end; x++)
+        dh += x->dev_host;
+    *dev = dh[0];
+    *host = dh[1];
     return 1;
 }
 
@@ -268,9 +272,17 @@ static void data_parallel(const xs_workload *wl, const xs_estimate *est, xs_pred
 
 /* One op's estimate must be a time: finite and not negative. The device
  * and scenario limits (bounds.h) keep it so; this names the op if not. */
+static inline int a_time(double t)
+{
+    return t >= 0 && t <= DBL_MAX; /* false for NaN */
+}
+
 static int check_estimate(const xs_device *dev, const xs_scenario *s, const xs_op *op,
                           const xs_estimate *e, xs_error *err)
 {
+    if (a_time(e->time_s) && a_time(e->compute_s) && a_time(e->memory_s) &&
+        a_time(e->overhead_s))
+        return XS_OK;
     const double t[] = {e->time_s, e->compute_s, e->memory_s, e->overhead_s};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!isfinite(t[i]) || t[i] < 0)
@@ -322,6 +334,7 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     const xs_backend *be = xs_backend_of(dev);
     xs_gemm_engine eng;
     be->gemm_engine(dev, &eng);
+    xs_gemm_memo_bind(&eng); /* the step's GEMMs all run on it */
     int tensor;
     if (be->matmul_format)
         be->matmul_format(dev, wl->matmul_dtype, &p->matmul_engine, &tensor);
@@ -371,9 +384,10 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     }
     if (be->async && !be->whole_step)
         xs_scn_host(s, &p->host);
+    double core = xs_energy_core(dev);
     for (size_t i = 0; i < wl->n; i++) {
         if (wl->ops[i].kind != XS_OP_COMM)
-            xs_energy_fill(dev, &p->est[i]);
+            xs_energy_fill_at(dev, core, &p->est[i]);
         sums_of(&wl->ops[i], &p->est[i], be->async && !be->whole_step ? &p->host : NULL, &o[i]);
     }
     /* in the step's order, as the kernels run: the same sums, bit for bit,

@@ -123,6 +123,8 @@ typedef struct {
 } param_mark;
 
 /* wl_emit.c */
+/* a and b into dst of size bytes, cut as snprintf("%s%s") cuts them */
+void xs_wb_join(char *dst, size_t size, const char *a, const char *b);
 int xs_wb_push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op);
 void xs_wb_base(xs_wb *c, xs_op *op, int phase, int kind, const char *fmt, va_list ap);
 void xs_wb_emit(xs_wb *c, const xs_op *given);
