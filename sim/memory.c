@@ -164,15 +164,6 @@ static inline void walk_step(walk_state *st, const walk_op *op, size_t at, int p
     st->prev_phase = op->phase;
 }
 
-static void walk_ops(walk_state *st, const walk_op *w, const xs_workload *wl, size_t k0,
-                     size_t k1, int persist, int gpu, walk_peak *pk)
-{
-    for (size_t k = k0; k < k1; k++) {
-        size_t at = xs_wl_op_at(wl, k);
-        walk_step(st, &w[at], at, persist, gpu, pk, NULL);
-    }
-}
-
 /* A whole number of bytes, from 0 to 2^52 (adding 2^52 rounds a double
  * in that range to a whole number: it is one if that changes nothing). */
 static inline int whole(double x)
@@ -328,7 +319,8 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
         for (size_t j = 0; j < wl->nspans; j++)
             walk_span(&st, w, &wl->spans[j], persist, gpu, &pk);
     } else {
-        walk_ops(&st, w, wl, 0, xs_wl_steps(wl), persist, gpu, &pk);
+        for (size_t i = 0; i < wl->n; i++)
+            walk_step(&st, &w[i], i, persist, gpu, &pk, NULL);
     }
     if (w != local)
         free(w);

@@ -97,13 +97,16 @@ static void sums_of(const xs_op *op, const xs_estimate *e, const xs_host *h, op_
 static void sum_step(const xs_workload *wl, const op_sums *o, xs_prediction *p)
 {
     lane_pair sum[L_VECS] = {{0}};
-    for (size_t k = 0, steps = xs_wl_steps(wl); k < steps; k++) {
-        const lane_pair *v = o[xs_wl_op_at(wl, k)].pair;
-        /* unrolled, so that the sums stay in registers */
+    struct xs_wl_span flat = {0, (uint32_t)wl->n, 1, 0};
+    const struct xs_wl_span *spans = wl->spans ? wl->spans : &flat;
+    for (size_t j = 0, n = wl->spans ? wl->nspans : 1; j < n; j++)
+        for (uint32_t r = 0; r < spans[j].repeat; r++)
+            for (const op_sums *x = o + spans[j].first, *end = x + spans[j].len; x < end; x++) {
+                /* unrolled, so that the sums stay in registers */
 #pragma GCC unroll 16
-        for (int l = 0; l < L_VECS; l++)
-            sum[l] += v[l];
-    }
+                for (int l = 0; l < L_VECS; l++)
+                    sum[l] += x->pair[l];
+            }
     double acc[L_PAD];
     memcpy(acc, sum, sizeof acc);
     for (int ph = 0; ph < XS_PHASE_COUNT; ph++)
@@ -181,7 +184,6 @@ static int run_span(const op_sums *o, const struct xs_wl_span *sp, const span_ne
 static double timeline(const xs_workload *wl, const op_sums *o, double load_s, int loss_sync)
 {
     double host = 0, dev = 0, first_end = 0;
-    size_t steps = xs_wl_steps(wl);
     span_need local[32];
     span_need *need = wl->nspans <= 32 ? local : malloc(wl->nspans * sizeof *need);
     int spans = wl->spans && need;
@@ -198,8 +200,8 @@ static double timeline(const xs_workload *wl, const op_sums *o, double load_s, i
                             run_op(&o[i], &host, &dev);
             }
         } else {
-            for (size_t k = 0; k < steps; k++)
-                run_op(&o[xs_wl_op_at(wl, k)], &host, &dev);
+            for (size_t i = 0; i < wl->n; i++)
+                run_op(&o[i], &host, &dev);
         }
         if (loss_sync)
             host = later(host, dev);
@@ -343,12 +345,14 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     p->matmul_asked = wl->matmul_dtype;
     p->matmul_tensor = tensor;
     p->matmul_clock_mhz = eng.clock_mhz;
-    p->est = calloc(wl->n ? wl->n : 1, sizeof *p->est);
+    /* each cleared as it is estimated: calloc clears a block a word at a time */
+    p->est = malloc((wl->n ? wl->n : 1) * sizeof *p->est);
     if (!p->est)
         return xs_error_set(err, XS_ENOMEM, "out of memory");
     for (size_t i = 0; i < wl->n; i++) {
         const xs_op *op = &wl->ops[i];
         xs_estimate *e = &p->est[i];
+        *e = (xs_estimate){0};
         if (op->kind == XS_OP_COMM) { /* its own stream: data_parallel() */
             e->time_s = xs_comm_best(&p->topo, op->coll, op->bytes, NULL);
             e->bound = XS_BOUND_LATENCY;
@@ -530,7 +534,7 @@ static int single_device(const xs_device *dev, const xs_scenario *s, xs_predicti
  * a compact list expanded. */
 static int needs_order(const xs_device *dev, const xs_scenario *s, const xs_workload *wl)
 {
-    return wl->order && (xs_backend_of(dev)->whole_step || s->devices > 1);
+    return wl->spans && (xs_backend_of(dev)->whole_step || s->devices > 1);
 }
 
 /* Predict a compact list expanded; the estimates kept are each op's first
@@ -551,8 +555,12 @@ static int predict_expanded(const xs_device *dev, const xs_scenario *s, const xs
         xs_prediction_free(p);
         return xs_error_set(err, XS_ENOMEM, "out of memory");
     }
-    for (size_t k = xs_wl_steps(wl); k-- > 0;)
-        est[wl->order[k]] = p->est[k];
+    for (size_t j = 0, k = 0; j < wl->nspans; j++) { /* each op's first repetition */
+        const struct xs_wl_span *sp = &wl->spans[j];
+        for (uint32_t i = 0; i < sp->len; i++)
+            est[sp->first + i] = p->est[k + i];
+        k += (size_t)sp->len * sp->repeat;
+    }
     free(p->est);
     p->est = est;
     return XS_OK;

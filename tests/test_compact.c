@@ -92,7 +92,7 @@ static void compact_should_list_the_same_step(void)
                      RECIPES[r][0] ? RECIPES[r][0] : "(as shipped)");
             expect_same_workload(&flat, &ex, what);
             cases++;
-            compacted += compact.order != NULL && compact.n < flat.n / 2;
+            compacted += compact.spans != NULL && compact.n < flat.n / 2;
             xs_wl_free(&flat);
             xs_wl_free(&compact);
             xs_wl_free(&ex);
@@ -156,7 +156,7 @@ static void layer_named_target_should_build_flat(void)
     xs_error err;
     CU_ASSERT_EQUAL_FATAL(xs_wl_build(&s, &flat, &err), XS_OK);
     CU_ASSERT_EQUAL_FATAL(xs_wl_build_compact(&s, &compact, NULL, &err), XS_OK);
-    CU_ASSERT_PTR_NULL(compact.order);
+    CU_ASSERT_PTR_NULL(compact.spans);
     CU_ASSERT_EQUAL(compact.n, flat.n);
     xs_wl_free(&flat);
     xs_wl_free(&compact);
@@ -205,8 +205,8 @@ static void variant_should_equal_a_whole_load(void)
  * span of two ops run 5 times, a backward span of two run 5 times, the
  * optimizer. Each forward repetition keeps `kept` bytes, each backward one
  * frees `freed`. */
-static void walk_list(xs_workload *wl, xs_op *ops, uint32_t *order, int32_t *layer_of,
-                      struct xs_wl_span *spans, double kept, double freed)
+static void walk_list(xs_workload *wl, xs_op *ops, struct xs_wl_span *spans, double kept,
+                      double freed)
 {
     memset(wl, 0, sizeof *wl);
     const int phase[6] = {XS_PH_FWD, XS_PH_FWD, XS_PH_FWD, XS_PH_BWD, XS_PH_BWD, XS_PH_OPT};
@@ -222,24 +222,13 @@ static void walk_list(xs_workload *wl, xs_op *ops, uint32_t *order, int32_t *lay
     wl->ops = ops;
     wl->n = wl->cap = 6;
     wl->trainable_params = 35;
-    size_t k = 0;
-    order[k++] = 0;
-    for (int r = 0; r < 5; r++)
-        order[k++] = 1, order[k++] = 2;
-    for (int r = 0; r < 5; r++)
-        order[k++] = 3, order[k++] = 4;
-    order[k++] = 5;
-    for (size_t j = 0; j < k; j++)
-        layer_of[j] = -1;
-    wl->order = order;
-    wl->layer_of = layer_of;
-    wl->norder = k;
-    spans[0] = (struct xs_wl_span){0, 1, 1};
-    spans[1] = (struct xs_wl_span){1, 2, 5};
-    spans[2] = (struct xs_wl_span){3, 2, 5};
-    spans[3] = (struct xs_wl_span){5, 1, 1};
+    spans[0] = (struct xs_wl_span){0, 1, 1, 0};
+    spans[1] = (struct xs_wl_span){1, 2, 5, 0};
+    spans[2] = (struct xs_wl_span){3, 2, 5, 1};
+    spans[3] = (struct xs_wl_span){5, 1, 1, 0};
     wl->spans = spans;
     wl->nspans = 4;
+    wl->norder = 22;
 }
 
 /* The walk over a compact list takes the repetitions of a span in one
@@ -259,11 +248,9 @@ static void compact_memory_walk_should_match_the_flat_walk(void)
             xs_error err;
             CU_ASSERT_EQUAL_FATAL(xs_scn_open("bert-base-squad", recipes[r], 1, &s, &err), XS_OK);
             xs_op ops[6];
-            uint32_t order[22];
-            int32_t layer_of[22];
             struct xs_wl_span spans[4];
             xs_workload wl, flat;
-            walk_list(&wl, ops, order, layer_of, spans, cases[c][0], cases[c][1]);
+            walk_list(&wl, ops, spans, cases[c][0], cases[c][1]);
             CU_ASSERT_EQUAL_FATAL(xs_wl_expand(&wl, &flat, &err), XS_OK);
             xs_memory a, b;
             CU_ASSERT_EQUAL_FATAL(xs_memory_predict(&dev, &s, &flat, &a, &err), XS_OK);
