@@ -84,18 +84,17 @@ static void name_format(char *dst, size_t size, const char *fmt, va_list ap)
 
 void xs_wb_base(xs_wb *c, xs_op *op, int phase, int kind, const char *fmt, va_list ap)
 {
-    char name[sizeof ((xs_op *)0)->name];
+    xs_op_init(op, kind, phase, c->mm, "");
     /* most names are one string given as "%s" or a constant: copied, not
      * formatted */
     if (fmt[0] == '%' && fmt[1] == 's' && !strchr(fmt + 2, '%'))
-        xs_wb_join(name, sizeof name, va_arg(ap, const char *), fmt + 2);
+        xs_wb_join(op->name, sizeof op->name, va_arg(ap, const char *), fmt + 2);
     else if (!strchr(fmt, '%'))
-        xs_op_name_copy(name, fmt);
+        xs_op_name_copy(op->name, fmt);
     else if (plain_format(fmt))
-        name_format(name, sizeof name, fmt, ap);
+        name_format(op->name, sizeof op->name, fmt, ap);
     else
-        vsnprintf(name, sizeof name, fmt, ap);
-    xs_op_init(op, kind, phase, c->mm, name);
+        vsnprintf(op->name, sizeof op->name, fmt, ap);
     op->layer = c->layer;
     op->count = phase == XS_PH_FWD || phase == XS_PH_BWD ? c->wl->micro_batches : 1;
     /* forward ops are Python calls; backward nodes run in the C++ engine;
