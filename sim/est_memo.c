@@ -25,6 +25,10 @@ typedef struct {
     unsigned long stamp; /* last use, for eviction */
     xs_device dev;
     memo_entry slots[MEMO_SLOTS];
+    /* the slot that held the op at each place of the last list predicted
+     * (+1; 0: none): where the next list's op at that place is looked for
+     * first, as the next prediction often has the same ops */
+    unsigned short at[MEMO_SLOTS];
 } memo_device;
 
 static _Thread_local memo_device tables[MEMO_DEVICES];
@@ -48,56 +52,68 @@ void *xs_est_memo_table(const xs_device *dev)
     return oldest;
 }
 
-/* A few fields that tell most ops apart, mixed: where to look first. The
- * whole op is compared. */
+/* A few fields that tell most ops apart, mixed (independent multiplies,
+ * one mix at the end): where to look first. The whole op is compared. */
 static unsigned op_hash(const xs_op *op)
 {
-    uint64_t w[6], h = 0x9e3779b97f4a7c15ull;
-    memcpy(&w[0], &op->bytes, 8);
-    memcpy(&w[1], &op->flops, 8);
-    memcpy(&w[2], &op->elems, 8);
-    w[3] = (uint64_t)op->m ^ (uint64_t)op->n << 21 ^ (uint64_t)op->k << 42;
-    w[4] = (uint64_t)op->kind << 8 ^ (uint64_t)op->phase ^ (uint64_t)op->layer << 16;
-    memcpy(&w[5], op->name, 8);
-    for (int i = 0; i < 6; i++) {
-        h ^= w[i];
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 33;
-    }
-    return (unsigned)h;
+    uint64_t bytes, flops, name;
+    memcpy(&bytes, &op->bytes, 8);
+    memcpy(&flops, &op->flops, 8);
+    memcpy(&name, op->name, 8);
+    uint64_t shape = (uint64_t)op->m ^ (uint64_t)op->n << 20 ^ (uint64_t)op->k << 40;
+    uint64_t h = bytes * 0x9e3779b97f4a7c15ull ^ flops * 0xc2b2ae3d27d4eb4full ^
+                 shape * 0x165667b19e3779f9ull ^ name * 0xff51afd7ed558ccdull ^
+                 (uint64_t)(op->kind << 8 ^ op->phase ^ op->layer << 12);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return (unsigned)(h ^ h >> 32);
 }
 
-int xs_est_memo_get(void *table, const xs_op *op, xs_estimate *e)
+int xs_est_memo_get(void *table, size_t i, const xs_op *op, xs_estimate *e)
 {
     memo_device *t = table;
+    unsigned short *at = i < MEMO_SLOTS ? &t->at[i] : NULL;
+    if (at && *at) {
+        const memo_entry *s = &t->slots[*at - 1];
+        if (s->gen == t->gen && memcmp(&s->op, op, sizeof *op) == 0) {
+            *e = s->e;
+            return 1;
+        }
+    }
     unsigned h = op_hash(op);
     for (unsigned p = 0; p < MEMO_PROBES; p++) {
-        const memo_entry *s = &t->slots[(h + p) & (MEMO_SLOTS - 1)];
+        unsigned k = (h + p) & (MEMO_SLOTS - 1);
+        const memo_entry *s = &t->slots[k];
         if (s->gen != t->gen)
             return 0;
         if (memcmp(&s->op, op, sizeof *op) == 0) {
             *e = s->e;
+            if (at)
+                *at = (unsigned short)(k + 1);
             return 1;
         }
     }
     return 0;
 }
 
-void xs_est_memo_put(void *table, const xs_op *op, const xs_estimate *e)
+void xs_est_memo_put(void *table, size_t i, const xs_op *op, const xs_estimate *e)
 {
     memo_device *t = table;
     unsigned h = op_hash(op);
-    memo_entry *s = &t->slots[h & (MEMO_SLOTS - 1)]; /* full: the first probe's is replaced */
+    unsigned k = h & (MEMO_SLOTS - 1); /* full: the first probe's is replaced */
     for (unsigned p = 0; p < MEMO_PROBES; p++) {
-        memo_entry *q = &t->slots[(h + p) & (MEMO_SLOTS - 1)];
-        if (q->gen != t->gen) {
-            s = q;
+        unsigned q = (h + p) & (MEMO_SLOTS - 1);
+        if (t->slots[q].gen != t->gen) {
+            k = q;
             break;
         }
     }
+    memo_entry *s = &t->slots[k];
     s->gen = t->gen;
     s->op = *op;
     s->e = *e;
+    if (i < MEMO_SLOTS)
+        t->at[i] = (unsigned short)(k + 1);
 }
 
 void xs_est_memo_forget(void)

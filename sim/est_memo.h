@@ -6,6 +6,8 @@
 #ifndef XS_EST_MEMO_H
 #define XS_EST_MEMO_H
 
+#include <stddef.h>
+
 #include "device.h"
 #include "op.h"
 
@@ -15,11 +17,12 @@
 void *xs_est_memo_table(const xs_device *dev);
 
 /* 1 and *e as estimated before where op (all its bytes) is in the table,
- * else 0. */
-int xs_est_memo_get(void *table, const xs_op *op, xs_estimate *e);
+ * else 0. i: op's place in its list (where the table looks first: the
+ * op that was at i in the last list predicted). */
+int xs_est_memo_get(void *table, size_t i, const xs_op *op, xs_estimate *e);
 
-/* Remember e, the device model's estimate of op. */
-void xs_est_memo_put(void *table, const xs_op *op, const xs_estimate *e);
+/* Remember e, the device model's estimate of op, the i-th of its list. */
+void xs_est_memo_put(void *table, size_t i, const xs_op *op, const xs_estimate *e);
 
 /* Forget all this thread remembers (tests: a prediction from nothing). */
 void xs_est_memo_forget(void);

@@ -64,11 +64,3 @@ int xs_op_is_matmul(int kind)
     return kind == XS_OP_GEMM || kind == XS_OP_BGEMM || kind == XS_OP_ATTENTION;
 }
 
-double xs_alloc_slack(double bytes)
-{
-    const double mib = 1048576.0;
-    if (!(bytes > 0))
-        return 0;
-    double unit = bytes >= 10 * mib ? 2 * mib : 512;
-    return ceil(bytes / unit) * unit - bytes;
-}

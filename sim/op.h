@@ -6,6 +6,7 @@
 #ifndef XS_OP_H
 #define XS_OP_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "dtype.h"
@@ -101,7 +102,25 @@ typedef struct {
  * c10/cuda/CUDACachingAllocator.cpp, kRoundLarge, get_allocation_size,
  * should_split); smaller ones are rounded to 512 bytes (kMinBlockSize,
  * round_size) inside shared 2 MiB or 20 MiB segments. */
-double xs_alloc_slack(double bytes);
+static inline double xs_alloc_slack(double bytes)
+{
+    const double mib = 1048576.0;
+    if (!(bytes > 0))
+        return 0;
+    double unit = bytes >= 10 * mib ? 2 * mib : 512;
+    /* ceil(bytes / unit) without a division or a libm call: unit is a
+     * power of two, so bytes * (1 / unit) is the quotient's very double,
+     * and below 2^62 a whole number converts back exactly */
+    double q = bytes * (bytes >= 10 * mib ? 0x1p-21 : 0x1p-9);
+    double up = q;
+    if (q < 0x1p62) {
+        up = (double)(int64_t)q;
+        up += up < q;
+    } else {
+        up = ceil(q);
+    }
+    return up * unit - bytes;
+}
 
 /* One kernel (or a short fixed sequence of them) of a training step. */
 typedef struct {

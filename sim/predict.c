@@ -68,11 +68,12 @@ typedef struct {
     int sync, comm;
 } op_sums;
 
-static void sums_of(const xs_op *op, const xs_estimate *e, const xs_host *h, op_sums *o)
+static void sums_of(const xs_op *op, const xs_estimate *e, const xs_host *h,
+                    const xs_host_costs *hc, op_sums *o)
 {
     double n = (double)op->count, launches = (double)op->launches * n;
     *o = (op_sums){.t = e->time_s * n};
-    o->issue = h ? xs_host_op_s(h, op) * n : 0;
+    o->issue = h ? xs_host_op_s_at(h, hc, op) * n : 0;
     o->first = launches > 0 ? o->issue / launches : 0;
     o->tail = launches > 0 ? o->t / launches : 0;
     o->sync = op->sync;
@@ -395,9 +396,11 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
         return xs_error_set(err, XS_ENOMEM, "out of memory");
     }
     const xs_host *host = NULL;
+    xs_host_costs hc;
     if (be->async && !be->whole_step) {
         xs_scn_host(s, &p->host);
         host = &p->host;
+        xs_host_costs_of(host, &hc);
     }
     double core = xs_energy_core(dev);
     /* Each op in one pass: its estimate (remembered with its energy where
@@ -413,7 +416,7 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
             *e = (xs_estimate){.time_s = xs_comm_best(&p->topo, op->coll, op->bytes, NULL),
                                .bound = XS_BOUND_LATENCY,
                                .engine = op->dtype};
-        } else if (!memo || !xs_est_memo_get(memo, op, e)) {
+        } else if (!memo || !xs_est_memo_get(memo, i, op, e)) {
             *e = (xs_estimate){0};
             rc = be->estimate_on ? be->estimate_on(dev, &eng, op, e, err)
                                  : be->estimate(dev, op, e, err);
@@ -422,10 +425,10 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
             if (!rc && one_pass)
                 xs_energy_fill_at(dev, core, e);
             if (!rc && memo)
-                xs_est_memo_put(memo, op, e);
+                xs_est_memo_put(memo, i, op, e);
         }
         if (one_pass)
-            sums_of(op, e, host, &o[i]);
+            sums_of(op, e, host, &hc, &o[i]);
     }
     /* a compiled step: what the compiler does across ops, and its infeed */
     double outside_s = 0;
@@ -435,7 +438,7 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
             rc = check_estimate(dev, s, &wl->ops[i], &p->est[i], err);
             if (wl->ops[i].kind != XS_OP_COMM)
                 xs_energy_fill_at(dev, core, &p->est[i]);
-            sums_of(&wl->ops[i], &p->est[i], host, &o[i]);
+            sums_of(&wl->ops[i], &p->est[i], host, &hc, &o[i]);
         }
     }
     if (rc) {

@@ -146,6 +146,9 @@ __attribute__((format(printf, 12, 13))) void xs_wb_gemm(xs_wb *c, int phase, int
 void xs_wb_add_param(xs_wb *c, double count, int decay, int matmul);
 /* A trainable tensor's entry in the list the optimizer packs. */
 void xs_wb_add_tensor_entry(xs_wb *c, double count, int decay);
+/* The n entries from `from` on again, at the list's end (a layer's
+ * tensors for a layer not built). */
+void xs_wb_repeat_tensor_entries(xs_wb *c, size_t from, size_t n);
 
 /* wl_ops.c */
 void xs_wb_linear(xs_wb *c, const char *name, double rows, double K, double N, int bias,

@@ -358,22 +358,41 @@ void xs_wb_add_param(xs_wb *c, double count, int decay, int matmul)
     xs_wb_add_tensor_entry(c, count, decay);
 }
 
+/* Room for n more entries in the parameter list; 0 where out of memory. */
+static int reserve_params(xs_wb *c, size_t n)
+{
+    if (c->pn + n <= c->pcap)
+        return 1;
+    size_t cap = c->pcap ? 2 * c->pcap : 256;
+    while (cap < c->pn + n)
+        cap *= 2;
+    double *ps = realloc(c->psize, cap * sizeof *ps);
+    if (ps)
+        c->psize = ps;
+    unsigned char *pd = ps ? realloc(c->pdecay, cap) : NULL;
+    if (pd)
+        c->pdecay = pd;
+    if (!ps || !pd) {
+        c->failed = 1;
+        return 0;
+    }
+    c->pcap = cap;
+    return 1;
+}
+
 void xs_wb_add_tensor_entry(xs_wb *c, double count, int decay)
 {
-    if (c->pn == c->pcap) {
-        size_t cap = c->pcap ? 2 * c->pcap : 256;
-        double *ps = realloc(c->psize, cap * sizeof *ps);
-        if (ps)
-            c->psize = ps;
-        unsigned char *pd = ps ? realloc(c->pdecay, cap) : NULL;
-        if (pd)
-            c->pdecay = pd;
-        if (!ps || !pd) {
-            c->failed = 1;
-            return;
-        }
-        c->pcap = cap;
-    }
+    if (!reserve_params(c, 1))
+        return;
     c->psize[c->pn] = count;
     c->pdecay[c->pn++] = (unsigned char)decay;
+}
+
+void xs_wb_repeat_tensor_entries(xs_wb *c, size_t from, size_t n)
+{
+    if (!reserve_params(c, n))
+        return;
+    memcpy(c->psize + c->pn, c->psize + from, n * sizeof *c->psize);
+    memcpy(c->pdecay + c->pn, c->pdecay + from, n);
+    c->pn += n;
 }

@@ -346,8 +346,7 @@ static void repeat_template(xs_wb *c, size_t f0, size_t g0, size_t pn0, const wl
         wl->quant_bytes += after.quant_bytes - before->quant_bytes;
         wl->tensors += after.tensors - before->tensors;
         wl->fp8_linears += after.fp8_linears - before->fp8_linears;
-        for (size_t i = 0; i < np; i++) /* the optimizer packs every tensor */
-            xs_wb_add_tensor_entry(c, c->psize[pn0 + i], c->pdecay[pn0 + i]);
+        xs_wb_repeat_tensor_entries(c, pn0, np); /* the optimizer packs every tensor */
     }
     if (c->ckpt && !c->failed) {
         int tmpl = c->unit, last = c->unit + (int)skipped;
