@@ -48,7 +48,7 @@ void *xs_est_memo_table(const xs_device *dev)
     }
     oldest->gen = ++memo_gens;
     oldest->stamp = ++memo_clock;
-    oldest->dev = *dev;
+    memcpy(&oldest->dev, dev, sizeof *dev);
     return oldest;
 }
 
@@ -63,7 +63,8 @@ static unsigned op_hash(const xs_op *op)
     uint64_t shape = (uint64_t)op->m ^ (uint64_t)op->n << 20 ^ (uint64_t)op->k << 40;
     uint64_t h = bytes * 0x9e3779b97f4a7c15ull ^ flops * 0xc2b2ae3d27d4eb4full ^
                  shape * 0x165667b19e3779f9ull ^ name * 0xff51afd7ed558ccdull ^
-                 (uint64_t)(op->kind << 8 ^ op->phase ^ op->layer << 12);
+                 ((uint64_t)(unsigned)op->kind << 8 ^ (uint64_t)(unsigned)op->phase ^
+                  (uint64_t)(unsigned)op->layer << 12);
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
     return (unsigned)(h ^ h >> 32);
@@ -76,7 +77,7 @@ int xs_est_memo_get(void *table, size_t i, const xs_op *op, xs_estimate *e)
     if (at && *at) {
         const memo_entry *s = &t->slots[*at - 1];
         if (s->gen == t->gen && memcmp(&s->op, op, sizeof *op) == 0) {
-            *e = s->e;
+            memcpy(e, &s->e, sizeof *e);
             return 1;
         }
     }
@@ -87,7 +88,7 @@ int xs_est_memo_get(void *table, size_t i, const xs_op *op, xs_estimate *e)
         if (s->gen != t->gen)
             return 0;
         if (memcmp(&s->op, op, sizeof *op) == 0) {
-            *e = s->e;
+            memcpy(e, &s->e, sizeof *e);
             if (at)
                 *at = (unsigned short)(k + 1);
             return 1;
@@ -110,8 +111,9 @@ void xs_est_memo_put(void *table, size_t i, const xs_op *op, const xs_estimate *
     }
     memo_entry *s = &t->slots[k];
     s->gen = t->gen;
-    s->op = *op;
-    s->e = *e;
+    /* as bytes, padding and all: the key is compared as bytes */
+    memcpy(&s->op, op, sizeof *op);
+    memcpy(&s->e, e, sizeof *e);
     if (i < MEMO_SLOTS)
         t->at[i] = (unsigned short)(k + 1);
 }

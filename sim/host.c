@@ -53,8 +53,11 @@
  * 2025-08-11): a Grace host is 0.41 and 0.36 of that Xeon. */
 #include "host.h"
 
+#include <string.h>
+
 void xs_host_framework_defaults(int fw, xs_host *h)
 {
+    memset(h, 0, sizeof *h); /* its padding too: predictions compare as bytes */
     h->framework = fw > XS_FW_UNSTATED && fw < XS_FW_COUNT ? fw : XS_FW_UNSTATED;
     h->python_us = 1.0;
     h->dispatch_us = 1.0;
@@ -96,7 +99,7 @@ void xs_host_resolve(const xs_host *given, xs_host *out)
             h.cpu_scale = given->cpu_scale;
         h.flat_us = given->flat_us > 0 ? given->flat_us : 0;
     }
-    *out = h;
+    memcpy(out, &h, sizeof h);
 }
 
 double xs_host_launch_us(const xs_host *h, int issue)

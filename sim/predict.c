@@ -413,11 +413,12 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
         const xs_op *op = &wl->ops[i];
         xs_estimate *e = &p->est[i];
         if (op->kind == XS_OP_COMM) { /* its own stream: data_parallel() */
-            *e = (xs_estimate){.time_s = xs_comm_best(&p->topo, op->coll, op->bytes, NULL),
-                               .bound = XS_BOUND_LATENCY,
-                               .engine = op->dtype};
+            memset(e, 0, sizeof *e);
+            e->time_s = xs_comm_best(&p->topo, op->coll, op->bytes, NULL);
+            e->bound = XS_BOUND_LATENCY;
+            e->engine = op->dtype;
         } else if (!memo || !xs_est_memo_get(memo, i, op, e)) {
-            *e = (xs_estimate){0};
+            memset(e, 0, sizeof *e); /* padding too: estimates compare as bytes */
             rc = be->estimate_on ? be->estimate_on(dev, &eng, op, e, err)
                                  : be->estimate(dev, op, e, err);
             if (!rc)

@@ -64,7 +64,7 @@ static double dec_rows(const xs_wb *c)
  * (tape) with the stack's. */
 static void prefix_name(char *name, const char *stack)
 {
-    char buf[sizeof ((xs_op *)0)->name];
+    char buf[sizeof ((xs_op *)0)->name] = {0}; /* its tail zero, as a new op's name is */
     size_t n = strlen(stack);
     if (strncmp(name, stack, n) == 0 && name[n] == '.') /* named so already (linears) */
         return;

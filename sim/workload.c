@@ -485,7 +485,7 @@ int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err)
             int shift = (int)(sp->down ? sp->repeat - 1 - r : r);
             for (uint32_t i = sp->first; i < sp->first + sp->len; i++) {
                 xs_op *op = &out->ops[k++];
-                *op = in->ops[i];
+                memcpy(op, &in->ops[i], sizeof *op); /* its padding too: lists compare as bytes */
                 if (op->layer >= 0)
                     op->layer += shift;
             }
