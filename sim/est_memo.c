@@ -23,6 +23,7 @@ typedef struct {
 typedef struct {
     unsigned long gen; /* 0: unused */
     unsigned long stamp; /* last use, for eviction */
+    unsigned live;       /* entries put since gen began */
     xs_device dev;
     memo_entry slots[MEMO_SLOTS];
     /* the slot that held the op at each place of the last list predicted
@@ -47,6 +48,7 @@ void *xs_est_memo_table(const xs_device *dev)
             oldest = t;
     }
     oldest->gen = ++memo_gens;
+    oldest->live = 0;
     oldest->stamp = ++memo_clock;
     memcpy(&oldest->dev, dev, sizeof *dev);
     return oldest;
@@ -100,6 +102,12 @@ int xs_est_memo_get(void *table, size_t i, const xs_op *op, xs_estimate *e)
 void xs_est_memo_put(void *table, size_t i, const xs_op *op, const xs_estimate *e)
 {
     memo_device *t = table;
+    /* three quarters full (a sweep's earlier points' ops): start afresh,
+     * before long probe chains and evictions within one list set in */
+    if (++t->live > MEMO_SLOTS / 4 * 3) {
+        t->gen = ++memo_gens;
+        t->live = 1;
+    }
     unsigned h = op_hash(op);
     unsigned k = h & (MEMO_SLOTS - 1); /* full: the first probe's is replaced */
     for (unsigned p = 0; p < MEMO_PROBES; p++) {

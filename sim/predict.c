@@ -491,14 +491,28 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     }
     p->power_limit_w = xs_dev_power_limit(dev);
     p->clock_scale = xs_dev_clock_scale(dev);
-    p->steps = wl->steps;
-    p->run_time_s = p->step_time_s * (double)wl->steps;
-    p->run_energy_kwh = p->step_energy_j * (double)wl->steps * (double)s->devices / 3.6e6;
-    p->run_cost_usd = xs_cost_usd(dev, p->run_time_s, s->devices);
-    rc = check_totals(dev, s, p, err);
+    rc = xs_predict_rerun(dev, s, wl->steps, p, err);
     if (rc)
         xs_prediction_free(p);
     return rc;
+}
+
+int xs_predict_rerun(const xs_device *dev, const xs_scenario *s, int64_t steps, xs_prediction *p,
+                     xs_error *err)
+{
+    p->steps = steps;
+    p->run_time_s = p->step_time_s * (double)steps;
+    p->run_energy_kwh = p->step_energy_j * (double)steps * (double)s->devices / 3.6e6;
+    p->run_cost_usd = xs_cost_usd(dev, p->run_time_s, s->devices);
+    return check_totals(dev, s, p, err);
+}
+
+void xs_predict_band_rerun(const xs_device *dev, const xs_scenario *s, xs_prediction *p)
+{
+    /* each corner's run, priced as its own prediction prices it (a
+     * corner device keeps dev's price) */
+    p->run_cost_high_usd = xs_cost_usd(dev, p->step_time_high_s * (double)p->steps, s->devices);
+    p->run_cost_low_usd = xs_cost_usd(dev, p->step_time_low_s * (double)p->steps, s->devices);
 }
 
 /* The clock under a power limit is one clock for the whole step, set by

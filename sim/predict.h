@@ -74,6 +74,16 @@ int xs_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl
                xs_prediction *p, xs_error *err);
 void xs_prediction_free(xs_prediction *p);
 
+/* The run of a step already predicted (p, from xs_predict on dev) over
+ * `steps` steps of s: p's steps, run time, energy and cost as xs_predict
+ * works them out from its step, checked as it checks them. For callers
+ * that predict one step for many runs (a sweep over data.samples). */
+int xs_predict_rerun(const xs_device *dev, const xs_scenario *s, int64_t steps, xs_prediction *p,
+                     xs_error *err);
+/* The same for the band's run costs (p from xs_predict_band, its steps
+ * set). */
+void xs_predict_band_rerun(const xs_device *dev, const xs_scenario *s, xs_prediction *p);
+
 /* Fill p's band fields by predicting s on dev's slow and fast corners, at
  * the power limit and clock scale of p (xs_predict's result). */
 int xs_predict_band(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,

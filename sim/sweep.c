@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "job.h"
 #include "memory.h"
+#include "predict.h"
 #include "schema.h"
 
 #ifdef _OPENMP
@@ -279,7 +281,46 @@ static char *reason_dup(const char *msg, const char *const *varied, size_t n)
     return strdup(out);
 }
 
-static int fill_row(const xs_sweep_spec *sp, const xs_job *j, size_t d, xs_sweep_row *r)
+/* A row from p, the prediction on device d of a step of samples_per_step
+ * samples run `steps` times (p's run fields are of that run). */
+static int row_of(const xs_prediction *p, int64_t steps, int64_t samples_per_step,
+                  xs_sweep_row *r)
+{
+    r->steps = steps;
+    r->samples_per_step = samples_per_step;
+    r->predicted = 1;
+    r->fits = p->mem.fits;
+    r->matmul_engine = p->matmul_engine;
+    r->step_time_s = p->step_time_s;
+    r->samples_per_s = p->samples_per_s;
+    r->tokens_per_s = p->tokens_per_s;
+    r->mfu = p->mfu;
+    r->avg_power_w = p->avg_power_w;
+    r->memory_gb = p->mem.total / XS_GIB;
+    r->capacity_gb = p->mem.capacity / XS_GIB;
+    r->samples_per_s_low = p->samples_per_s_low;
+    r->samples_per_s_high = p->samples_per_s_high;
+    if (!p->mem.fits) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "does not fit: the step needs %.2f GB, the device has %.2f GB", r->memory_gb,
+                 r->capacity_gb);
+        return (r->reason = strdup(msg)) ? 0 : -1;
+    }
+    /* a run that cannot start has no run to price (as compare has it) */
+    r->run_time_s = p->run_time_s;
+    r->run_energy_kwh = p->run_energy_kwh;
+    r->run_cost_usd = p->run_cost_usd;
+    r->run_cost_low_usd = p->run_cost_low_usd;
+    r->run_cost_high_usd = p->run_cost_high_usd;
+    return 0;
+}
+
+/* The point's row on device d; keeps the prediction in *kept (its
+ * estimates freed) where it was made. 1: kept, 0: a reason row, -1: out
+ * of memory. */
+static int fill_row(const xs_sweep_spec *sp, const xs_job *j, size_t d, xs_sweep_row *r,
+                    xs_prediction *kept)
 {
     xs_error err;
     xs_prediction p;
@@ -293,32 +334,8 @@ static int fill_row(const xs_sweep_spec *sp, const xs_job *j, size_t d, xs_sweep
         return (r->reason = strdup(err.msg)) ? 0 : -1;
     }
     xs_prediction_free(&p); /* the totals are all a row needs */
-    r->predicted = 1;
-    r->fits = p.mem.fits;
-    r->matmul_engine = p.matmul_engine;
-    r->step_time_s = p.step_time_s;
-    r->samples_per_s = p.samples_per_s;
-    r->tokens_per_s = p.tokens_per_s;
-    r->mfu = p.mfu;
-    r->avg_power_w = p.avg_power_w;
-    r->memory_gb = p.mem.total / XS_GIB;
-    r->capacity_gb = p.mem.capacity / XS_GIB;
-    r->samples_per_s_low = p.samples_per_s_low;
-    r->samples_per_s_high = p.samples_per_s_high;
-    if (!p.mem.fits) {
-        char msg[160];
-        snprintf(msg, sizeof msg,
-                 "does not fit: the step needs %.2f GB, the device has %.2f GB", r->memory_gb,
-                 r->capacity_gb);
-        return (r->reason = strdup(msg)) ? 0 : -1;
-    }
-    /* a run that cannot start has no run to price (as compare has it) */
-    r->run_time_s = p.run_time_s;
-    r->run_energy_kwh = p.run_energy_kwh;
-    r->run_cost_usd = p.run_cost_usd;
-    r->run_cost_low_usd = p.run_cost_low_usd;
-    r->run_cost_high_usd = p.run_cost_high_usd;
-    return 0;
+    *kept = p;
+    return row_of(&p, j->wl.steps, j->wl.samples_per_step, r) ? -1 : 1;
 }
 
 /* One grid point on every device: its rows (ndev of them). -1: out of
@@ -336,36 +353,121 @@ static int point_scenario(const xs_sweep_spec *sp, const xs_scn_base *base,
     return rc ? rc : xs_wl_build_compact(&j->s, &j->wl, scratch, err);
 }
 
+/* A thread's last point whose step every device predicted: its step's
+ * key (the values of the axes that are not the run's length) and the
+ * predictions. A point with the same key is the same step on every device
+ * (the devices, the fixed overrides and the step's keys are all the
+ * same): only its run differs, xs_predict_rerun's to work out. */
+typedef struct {
+    int valid;
+    char key[XS_SWEEP_MAX_AXES * (XS_SWEEP_VALUE_MAX + 2)];
+    int64_t samples_per_step;
+    xs_prediction *pred; /* ndev of them, estimates freed */
+} last_step;
+
+/* data.samples and data.epochs set only how many steps the run takes */
+static int run_key(const char *key)
+{
+    return strcmp(key, "data.samples") == 0 || strcmp(key, "data.epochs") == 0;
+}
+
+static void step_key(const xs_sweep_grid *g, const char (*values)[XS_SWEEP_VALUE_MAX + 1],
+                     char *key, size_t size)
+{
+    size_t used = 0;
+    key[0] = '\0';
+    for (size_t a = 0; a < g->naxes; a++)
+        if (!run_key(g->axes[a].key))
+            used += (size_t)snprintf(key + used, used < size ? size - used : 0, "%s\n",
+                                     values[a]);
+}
+
+/* The rows of a point whose step is last's: each device's prediction with
+ * this point's run. 0: done; 1: not this way (the caller predicts). */
+static int rerun_point(const xs_sweep_spec *sp, const last_step *last, const xs_scenario *s,
+                       xs_sweep_row *rows)
+{
+    int64_t per_epoch, steps;
+    xs_error err;
+    char where[96];
+    snprintf(where, sizeof where, "scenario %s", s->id);
+    if (xs_scn_bounds_check(s, where, &err) ||
+        xs_wl_run_steps(s, last->samples_per_step, &per_epoch, &steps))
+        return 1; /* the build's own message */
+    for (size_t d = 0; d < sp->ndev; d++) {
+        xs_prediction p = last->pred[d];
+        if (xs_predict_rerun(&sp->devs[d], s, steps, &p, &err))
+            return 1;
+        if (sp->band)
+            xs_predict_band_rerun(&sp->devs[d], s, &p);
+        if (row_of(&p, steps, last->samples_per_step, &rows[d]))
+            return -1;
+    }
+    return 0;
+}
+
 static int eval_point(const xs_sweep_spec *sp, const xs_scn_base *base, xs_wl_scratch *scratch,
-                      size_t point, xs_sweep_row *rows)
+                      last_step *last, size_t point, xs_sweep_row *rows)
 {
     const xs_sweep_grid *g = sp->grid;
     char kv[XS_SWEEP_MAX_AXES][sizeof g->axes[0].key + XS_SWEEP_VALUE_MAX + 2];
+    char values[XS_SWEEP_MAX_AXES][XS_SWEEP_VALUE_MAX + 1];
     const char *sets[64 + XS_SWEEP_MAX_AXES], *varied[XS_SWEEP_MAX_AXES];
     int n = 0;
     for (int i = 0; i < sp->nsets && n < 64; i++)
         sets[n++] = sp->sets[i];
     for (size_t a = 0; a < g->naxes; a++) {
-        char v[XS_SWEEP_VALUE_MAX + 1];
         snprintf(kv[a], sizeof kv[a], "%s=%s", g->axes[a].key,
-                 xs_sweep_value(g, point, a, v, sizeof v));
+                 xs_sweep_value(g, point, a, values[a], sizeof values[a]));
         sets[n++] = varied[a] = kv[a];
     }
+    for (size_t d = 0; d < sp->ndev; d++) {
+        memset(&rows[d], 0, sizeof rows[d]);
+        rows[d].point = point;
+        rows[d].dev = d;
+    }
+    char key[sizeof last->key];
+    step_key(g, values, key, sizeof key);
     xs_job j;
     xs_error err;
     xs_job_init(&j);
+    /* the same step as the last point's: its run alone */
+    if (last && last->valid && strcmp(key, last->key) == 0 && base &&
+        xs_scn_variant(base, varied, (int)g->naxes, &j.s, &err) == XS_OK) {
+        int rc = rerun_point(sp, last, &j.s, rows);
+        if (rc <= 0) {
+            xs_job_free(&j);
+            return rc;
+        }
+        xs_sweep_rows_free(rows, sp->ndev); /* a partial row set: all again */
+        for (size_t d = 0; d < sp->ndev; d++) {
+            memset(&rows[d], 0, sizeof rows[d]);
+            rows[d].point = point;
+            rows[d].dev = d;
+        }
+    }
     int built =
         point_scenario(sp, base, scratch, sets, n, varied, (int)g->naxes, &j, &err) == XS_OK;
-    int rc = 0;
+    int rc = 0, all = built;
+    if (last)
+        last->valid = 0;
     for (size_t d = 0; d < sp->ndev; d++) {
         xs_sweep_row *r = &rows[d];
-        memset(r, 0, sizeof *r);
-        r->point = point;
-        r->dev = d;
-        if (!built)
+        if (!built) {
             rc |= (r->reason = reason_dup(err.msg, varied, g->naxes)) ? 0 : -1;
-        else
-            rc |= fill_row(sp, &j, d, r);
+            continue;
+        }
+        xs_prediction kept;
+        int got = fill_row(sp, &j, d, r, &kept);
+        rc |= got < 0 ? -1 : 0;
+        all &= got == 1;
+        if (got == 1 && last)
+            last->pred[d] = kept;
+    }
+    if (last && all && !rc) {
+        last->valid = 1;
+        last->samples_per_step = j.wl.samples_per_step;
+        memcpy(last->key, key, sizeof key);
     }
     xs_job_free(&j);
     return rc;
@@ -392,6 +494,16 @@ int xs_sweep_eval(const xs_sweep_spec *sp, size_t first, size_t count, xs_sweep_
 #else
     int threads = 1;
 #endif
+    /* and each thread's last step, for the points that differ only in
+     * their run (NULL where out of memory: each point predicted whole) */
+    last_step *last = calloc((size_t)threads, sizeof *last);
+    for (int t = 0; last && t < threads; t++)
+        if (!(last[t].pred = calloc(sp->ndev ? sp->ndev : 1, sizeof *last[t].pred))) {
+            for (int u = 0; u < t; u++)
+                free(last[u].pred);
+            free(last);
+            last = NULL;
+        }
     xs_wl_scratch **scratch = calloc((size_t)threads, sizeof *scratch);
     for (int t = 0; scratch && t < threads; t++)
         if (!(scratch[t] = xs_wl_scratch_new())) {
@@ -401,15 +513,19 @@ int xs_sweep_eval(const xs_sweep_spec *sp, size_t first, size_t count, xs_sweep_
             scratch = NULL;
         }
     /* dynamic: points differ in cost (a larger batch, a device that cannot
-     * run them); each writes only its own rows, so the order is the grid's */
-    XS_OMP("omp parallel for schedule(dynamic, 1)")
+     * run them); each writes only its own rows, so the order is the grid's.
+     * Runs of 8 neighbours a thread: points next to each other in the grid
+     * differ in the last axis alone, often the run's length only */
+    XS_OMP("omp parallel for schedule(dynamic, 8)")
     for (size_t k = 0; k < count; k++) {
 #ifdef _OPENMP
-        xs_wl_scratch *mine = scratch ? scratch[omp_get_thread_num()] : NULL;
+        int me = omp_get_thread_num();
 #else
-        xs_wl_scratch *mine = scratch ? scratch[0] : NULL;
+        int me = 0;
 #endif
-        int bad = eval_point(sp, base, mine, first + k, rows + k * sp->ndev);
+        xs_wl_scratch *mine = scratch ? scratch[me] : NULL;
+        int bad = eval_point(sp, base, mine, last ? &last[me] : NULL, first + k,
+                             rows + k * sp->ndev);
         size_t now;
         XS_OMP("omp atomic capture")
         now = ++done;
@@ -426,6 +542,9 @@ int xs_sweep_eval(const xs_sweep_spec *sp, size_t first, size_t count, xs_sweep_
 #endif
     }
     free(base);
+    for (int t = 0; last && t < threads; t++)
+        free(last[t].pred);
+    free(last);
     for (int t = 0; scratch && t < threads; t++)
         xs_wl_scratch_free(scratch[t]);
     free(scratch);

@@ -450,6 +450,16 @@ static int order_runs(const xs_wb *c, xs_workload *wl)
 static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_wl_scratch *scratch,
                  xs_error *err);
 
+int xs_wl_run_steps(const xs_scenario *s, int64_t samples_per_step, int64_t *per_epoch,
+                    int64_t *steps)
+{
+    int64_t sps = samples_per_step;
+    if (sps < 1)
+        return -1;
+    *per_epoch = s->samples / sps + (s->samples % sps != 0);
+    return xs_mul_i64(*per_epoch, s->epochs, steps) ? -1 : 0;
+}
+
 int xs_wl_build(const xs_scenario *s, xs_workload *wl, xs_error *err)
 {
     return build(s, wl, 0, NULL, err);
@@ -519,12 +529,8 @@ static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_wl_scrat
      * that a later change to the limits cannot make these wrap */
     const int64_t samples[] = {s->train.batch, s->train.grad_accum, s->devices};
     int bad = xs_prod_i64(samples, 3, &wl->samples_per_step) ||
-              xs_mul_i64(wl->samples_per_step, s->train.seq, &wl->tokens_per_step);
-    if (!bad) {
-        int64_t sps = wl->samples_per_step;
-        wl->steps_per_epoch = s->samples / sps + (s->samples % sps != 0);
-        bad = xs_mul_i64(wl->steps_per_epoch, s->epochs, &wl->steps);
-    }
+              xs_mul_i64(wl->samples_per_step, s->train.seq, &wl->tokens_per_step) ||
+              xs_wl_run_steps(s, wl->samples_per_step, &wl->steps_per_epoch, &wl->steps);
     if (bad)
         return xs_error_set(err, XS_ERANGE, "%s: the step and run counts overflow 64 bits",
                             where);

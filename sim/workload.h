@@ -73,6 +73,11 @@ int xs_wl_build_compact(const xs_scenario *s, xs_workload *wl, xs_wl_scratch *sc
 int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err);
 void xs_wl_free(xs_workload *wl);
 
+/* The steps of an epoch and of the run of s, samples_per_step a step
+ * (its data.samples and data.epochs); -1 where they overflow. */
+int xs_wl_run_steps(const xs_scenario *s, int64_t samples_per_step, int64_t *per_epoch,
+                    int64_t *steps);
+
 /* Ops a step runs. */
 static inline size_t xs_wl_steps(const xs_workload *wl)
 {

@@ -345,10 +345,74 @@ static void grid_should_give_one_row_a_point_and_device_with_reasons(void)
     omp_set_num_threads(omp_get_num_procs());
 }
 
+/* Points that differ only in data.samples and data.epochs share their
+ * step (one prediction, each run worked out from it): every row is the
+ * one a single prediction of that point gives, the band's costs and the
+ * runs whose step count overflows included. */
+static void run_keys_should_give_each_point_its_own_prediction(void)
+{
+    xs_device devs[3] = {tu_device("a100-sxm4-80gb"), tu_device("tpu-v3"),
+                         tu_device("xeon-amx-2c")};
+    xs_sweep_grid g;
+    xs_error err;
+    xs_sweep_init(&g);
+    CU_ASSERT_EQUAL_FATAL(xs_sweep_add(&g, "train.batch=4,16", &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_sweep_add(&g, "data.epochs=1,3", &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_sweep_add(&g, "data.samples=1,777,90001,1000000000000", &err),
+                          XS_OK);
+    xs_sweep_spec sp = {"bert-base-squad", NULL, 0, &g, devs, 3, 1, NULL, NULL};
+    size_t n = g.points * 3;
+    xs_sweep_row *rows = calloc(n, sizeof *rows);
+    omp_set_num_threads(1); /* one thread walks the points in order: reruns */
+    CU_ASSERT_EQUAL_FATAL(xs_sweep_eval(&sp, 0, g.points, rows, &err), XS_OK);
+    int compared = 0;
+    for (size_t i = 0; i < n; i++) {
+        const xs_sweep_row *r = &rows[i];
+        char v[3][XS_SWEEP_VALUE_MAX + 1], kv[3][sizeof g.axes[0].key + XS_SWEEP_VALUE_MAX + 2];
+        const char *pt[3];
+        for (int a = 0; a < 3; a++) {
+            xs_sweep_value(&g, r->point, (size_t)a, v[a], sizeof v[a]);
+            snprintf(kv[a], sizeof kv[a], "%.100s=%.100s", g.axes[a].key, v[a]);
+            pt[a] = kv[a];
+        }
+        xs_job j;
+        xs_job_init(&j);
+        int rc = xs_job_scenario(&j, "bert-base-squad", pt, 3, &err);
+        if (rc == XS_OK) {
+            j.dev = devs[r->dev];
+            rc = xs_job_predict(&j, 1, &err);
+        }
+        CU_ASSERT_EQUAL(rc == XS_OK, r->predicted);
+        if (rc == XS_OK && r->predicted) {
+            CU_ASSERT_EQUAL(r->steps, j.p.steps);
+            CU_ASSERT_EQUAL(r->step_time_s, j.p.step_time_s);
+            if (r->fits) {
+                CU_ASSERT_EQUAL(r->run_time_s, j.p.run_time_s);
+                CU_ASSERT_EQUAL(r->run_energy_kwh, j.p.run_energy_kwh);
+                CU_ASSERT_EQUAL(r->run_cost_usd, j.p.run_cost_usd);
+                CU_ASSERT_EQUAL(r->run_cost_low_usd, j.p.run_cost_low_usd);
+                CU_ASSERT_EQUAL(r->run_cost_high_usd, j.p.run_cost_high_usd);
+            }
+            compared++;
+        } else if (rc != XS_OK && r->reason) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(r->reason, strchr(err.msg, ':') ? strchr(err.msg, ':')
+                                                                           : err.msg));
+        }
+        xs_job_free(&j);
+    }
+    CU_ASSERT(compared >= 30);
+    xs_sweep_rows_free(rows, n);
+    free(rows);
+    xs_sweep_free(&g);
+    omp_set_num_threads(omp_get_num_procs());
+}
+
 int tu_add_sweep_suite(void)
 {
     CU_pSuite s = CU_add_suite("sweep", NULL, NULL);
     return !s ||
+           !CU_add_test(s, "run_keys_should_give_each_point_its_own_prediction",
+                        run_keys_should_give_each_point_its_own_prediction) ||
            !CU_add_test(s, "weights_should_parse_any_subset_and_refuse_bad_parts",
                         weights_should_parse_any_subset_and_refuse_bad_parts) ||
            !CU_add_test(s, "score_should_be_the_weighted_mean_of_best_over_value",

@@ -4,12 +4,18 @@
  * 100,000 predictions a second on the 2-core build machine) are read by
  * people against the `bench:` lines; nothing is asserted.
  *
- *   predict_step_us  median of xs_wl_build_compact + xs_predict (with its
- *                    memory walk) for bert-large-squad on a100-sxm4-80gb,
- *                    one thread, the scenario and device loaded once, the
- *                    builder's scratch kept (as a sweep's thread keeps it);
- *   sweep_per_s      rows a second of `xpusim sweep` over a 10,000-point
- *                    grid written to CSV, wall time of the command. */
+ *   predict_step_us   median of xs_wl_build_compact + xs_predict (with its
+ *                     memory walk) for bert-large-squad on a100-sxm4-80gb,
+ *                     one thread, the scenario and device loaded once, the
+ *                     builder's scratch kept (as a sweep's thread keeps it)
+ *                     and the memos warm (GEMMs and op estimates: a
+ *                     repeated prediction finds every op in them);
+ *   sweep_per_s       rows a second of `xpusim sweep` over a 10,000-point
+ *                     grid (100 batches x 100 data sizes) written to CSV,
+ *                     wall time of the command; the points of one batch
+ *                     share their step, each its own run (xs_predict_rerun);
+ *   sweep_steps_per_s the same over 100 batches x 100 grad_accum: every
+ *                     point a step of its own, built and predicted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +75,9 @@ static int predict_step(double *median_us)
     return 0;
 }
 
-/* 100 batch sizes x 100 sample counts on one device: 10,000 rows. */
-static int sweep_rate(const char *xpusim, double *per_s)
+/* 100 batch sizes x the 100 values of `second` on one device: 10,000
+ * rows. */
+static int sweep_rate(const char *xpusim, const char *second, double *per_s)
 {
     char out[] = "/tmp/xpusim-bench-XXXXXX";
     int fd = mkstemp(out);
@@ -79,8 +86,8 @@ static int sweep_rate(const char *xpusim, double *per_s)
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "%s sweep -s bert-large-squad -d a100-sxm4-80gb --vary train.batch=1:100 "
-             "--vary data.samples=1000:100000:1000 -o %s 2>/dev/null",
-             xpusim, out);
+             "--vary %s -o %s 2>/dev/null",
+             xpusim, second, out);
     double t0 = now_s();
     int rc = system(cmd);
     double t = now_s() - t0;
@@ -111,11 +118,19 @@ int main(int argc, char **argv)
         printf("  bert-large-squad on a100-sxm4-80gb, build + predict, median of %d: %.1f us\n"
                "bench: predict_step_us %.1f\n",
                RUNS, us, us);
-    if (sweep_rate(xpusim, &rate))
+    if (sweep_rate(xpusim, "data.samples=1000:100000:1000", &rate))
         printf("bench: sweep_per_s skipped: `%s sweep` failed\n", xpusim);
     else
-        printf("  xpusim sweep, 10000 points on all cores to CSV: %.0f predictions/s\n"
+        printf("  xpusim sweep, 100 batches x 100 data sizes on all cores to CSV: %.0f "
+               "predictions/s\n"
                "bench: sweep_per_s %.0f\n",
+               rate, rate);
+    if (sweep_rate(xpusim, "train.grad_accum=1:100", &rate))
+        printf("bench: sweep_steps_per_s skipped: `%s sweep` failed\n", xpusim);
+    else
+        printf("  xpusim sweep, 100 batches x 100 grad_accum (each point its own step): "
+               "%.0f predictions/s\n"
+               "bench: sweep_steps_per_s %.0f\n",
                rate, rate);
     return 0;
 }
