@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "fsdp.h"
 #include "host.h"
 
 /* Bytes a parameter takes in each role, by precision and AMP mode: the
@@ -97,6 +98,7 @@ static int is_gpu(const xs_device *dev)
 /* What the walk reads of an op. */
 typedef struct {
     double saved, slack, grads, grad_slack, temp, temp_slack, freed, freed_slack;
+    double gather, unsharded_freed, grads_freed; /* FSDP's (op.h) */
     int phase, comm;
 } walk_op;
 
@@ -119,10 +121,18 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
      * sec. 5: P_os, P_os+g); what DDP keeps whole is 1/1 */
     double shard = s->devices > 1 && s->sharding != XS_SHARD_NONE ? 1.0 / (double)s->devices : 1;
     double gshard = s->devices > 1 && s->sharding == XS_SHARD_ZERO2 ? shard : 1;
-    m->weights = (wl->params - wl->quant_params) * eb.weight + wl->quant_bytes +
-                 P * eb.master * shard;
+    /* FSDP shards the parameters too; the walk adds the units gathered at
+     * the peak. Its gradients are written unsharded, in its reduce format,
+     * and each unit's reduce-scatter leaves its shard (wl_fsdp.c); they
+     * persist across micro-batches only under no_sync (fsdp.h). */
+    int fsdp = xs_fsdp_on(s);
+    xs_fsdp_formats ff;
+    xs_fsdp_formats_of(s, &ff);
+    double gbytes = fsdp ? ff.reduce : eb.grad;
+    m->weights = (wl->params - wl->quant_params) * eb.weight * (fsdp ? shard : 1) +
+                 wl->quant_bytes + P * eb.master * shard;
     m->optimizer = P * state_elems(o) * eb.state * shard;
-    int persist = grads_persist(t, o2);
+    int persist = fsdp ? t->grad_accum > 1 : grads_persist(t, o2);
     /* apex O2's fp32 master gradients exist from its unscale after the
      * backward to the end of the step (apex/amp/_process_optimizer.py @
      * f17401f: post_backward_with_master_weights makes them, new_step sets
@@ -136,8 +146,8 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
      * input (the op before's output) are alive while it runs. The slack is
      * what the allocator rounds those tensors up by. */
     /* DDP's buckets (wl_ddp.c) are allocated once and live all step */
-    double saved = 0, slack = 0, grads = (persist ? P * eb.grad * gshard : 0) + wl->ddp_buffer_bytes;
-    double grad_slack = 0;
+    double saved = 0, slack = 0, grads = (persist ? P * gbytes * gshard : 0) + wl->ddp_buffer_bytes;
+    double grad_slack = 0, unsharded = 0, unsharded_at_peak = 0;
     double prev_temp = 0, prev_temp_slack = 0, peak = -1;
     int gpu = is_gpu(dev);
     int prev_phase = -1;
@@ -151,17 +161,21 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
         return xs_error_set(err, XS_ENOMEM, "out of memory");
     for (size_t i = 0; i < wl->n; i++) {
         const xs_op *op = &wl->ops[i];
-        w[i] = (walk_op){op->mem.saved,      op->mem.slack,     op->mem.grads * eb.grad * gshard,
+        w[i] = (walk_op){op->mem.saved,      op->mem.slack,     op->mem.grads * gbytes * gshard,
                          op->mem.grad_slack, op->mem.temp,      xs_alloc_slack(op->mem.temp),
-                         op->mem.freed,      op->mem.freed_slack, op->phase,
+                         op->mem.freed,      op->mem.freed_slack, op->mem.fsdp_gather,
+                         op->mem.fsdp_free,  op->mem.fsdp_grad_free, op->phase,
                          op->kind == XS_OP_COMM};
     }
     double activations_max = m->activations_max;
     for (size_t k = 0, steps = xs_wl_steps(wl); k < steps; k++) {
         size_t at = xs_wl_op_at(wl, k);
         const walk_op *op = &w[at];
-        if (op->comm) /* in place in the buckets: nothing of its own */
+        if (op->comm) { /* in place in the buckets; FSDP's gathered units */
+            unsharded += op->gather;
+            grads -= op->grads_freed;
             continue;
+        }
         /* forward ops, and a checkpointed layer's forward run again in the
          * backward */
         saved += op->saved;
@@ -176,9 +190,10 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
         double tr = op->temp + prev;
         double frag = gpu ? slack + grad_slack + op->temp_slack + (same ? prev_temp_slack : 0)
                           : 0; /* the caching allocator is CUDA's; a CPU tensor is a malloc */
-        double live = saved + grads + extra + tr + frag;
+        double live = saved + grads + extra + tr + frag + unsharded;
         if (live > peak) {
             peak = live;
+            unsharded_at_peak = unsharded;
             m->activations = saved;
             m->grads = grads + extra;
             m->transient = tr;
@@ -192,10 +207,12 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
             saved = left > 0 ? left : 0; /* fmax(0, x), inlined */
             slack = left_slack > 0 ? left_slack : 0;
         }
+        unsharded -= op->unsharded_freed;
         prev_temp = op->temp;
         prev_temp_slack = op->temp_slack;
         prev_phase = op->phase;
     }
+    m->weights += unsharded_at_peak;
     m->activations_max = activations_max;
     if (w != local)
         free(w);

@@ -13,6 +13,7 @@
 #include "bounds.h"
 #include "fileio.h"
 #include "fp8.h"
+#include "fsdp.h"
 #include "lora.h"
 #include "paths.h"
 #include "suggest.h"
@@ -313,7 +314,19 @@ static const xs_field SCENARIO_FIELDS[] = {
              "none (the default: DDP, every device keeps all gradients and optimizer state), "
              "zero1 (optimizer state and master weights split over the devices; gradients "
              "all-reduced, each device updates its shard, then the weights all-gathered) or "
-             "zero2 (gradients too: reduce-scattered in the buckets instead of all-reduced)"),
+             "zero2 (gradients too: reduce-scattered in the buckets instead of all-reduced), "
+             "fsdp (PyTorch FSDP, FULL_SHARD: parameters too; each Transformer layer is a unit "
+             "whose parameters are all-gathered before its forward and again before its "
+             "backward, its gradients reduce-scattered after) or fsdp_grad_op (SHARD_GRAD_OP: "
+             "the parameters gathered once, kept from the forward through the backward)"),
+    {"cluster.fsdp_mixed_precision", XS_F_BOOL, 0, 0, 0, 0, NULL,
+     offsetof(xs_scenario, fsdp_mixed_precision), 0,
+     "under cluster.sharding fsdp|fsdp_grad_op with train.precision amp_fp16|amp_bf16: "
+     "FSDP's MixedPrecision(param_dtype, reduce_dtype) in the AMP format, as accelerate "
+     "and the Trainer set it, so parameters are gathered and gradients reduced in 16 "
+     "bits and autocast has no weight to cast (default true); false: fp32 parameters "
+     "gathered, fp32 gradients reduced, autocast casting each weight",
+     "true"},
     ENUM_DEF("cluster.ddp", XS_DDP_CHOICES, ddp, "torch",
              "whose DistributedDataParallel buckets the gradients: torch (the default: "
              "bucket_cap_mb 25, the first bucket 1 MB, buckets copied out of and back into "
@@ -429,6 +442,12 @@ const char *xs_optimizer_name(int o)
 {
     static const char *names[] = {"sgd", "adam", "adamw", "adan", "bertadam"};
     return o >= 0 && o <= XS_OPT_BERTADAM ? names[o] : "?";
+}
+
+const char *xs_sharding_name(int sharding)
+{
+    static const char *names[] = {"none", "zero1", "zero2", "fsdp", "fsdp_grad_op"};
+    return sharding >= 0 && sharding <= XS_SHARD_FSDP_GRAD_OP ? names[sharding] : "?";
 }
 
 static const xs_field *find_field(const char *path)
@@ -1509,8 +1528,8 @@ static int check_cluster(const xs_scenario *s, const char *path, xs_error *err)
         return xs_error_set(err, XS_EFIELD,
                             "%s: cluster.sharding %s splits state over devices: needs "
                             "cluster.devices > 1",
-                            path, s->sharding == XS_SHARD_ZERO1 ? "zero1" : "zero2");
-    return XS_OK;
+                            path, xs_sharding_name(s->sharding));
+    return xs_fsdp_check(s, path, err);
 }
 
 /* Relations between fields; then the sizes (bounds.h). */
