@@ -313,7 +313,7 @@ static const xs_field SCENARIO_FIELDS[] = {
     ENUM_DEF("cluster.sharding", XS_SHARDING_CHOICES, sharding, "none",
              "none (the default: DDP, every device keeps all gradients and optimizer state), "
              "zero1 (optimizer state and master weights split over the devices; gradients "
-             "all-reduced, each device updates its shard, then the weights all-gathered) or "
+             "all-reduced, each device updates its shard, then the weights all-gathered), "
              "zero2 (gradients too: reduce-scattered in the buckets instead of all-reduced), "
              "fsdp (PyTorch FSDP, FULL_SHARD: parameters too; each Transformer layer is a unit "
              "whose parameters are all-gathered before its forward and again before its "
