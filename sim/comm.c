@@ -156,22 +156,20 @@ double xs_comm_contention(const xs_topo *t, double busbw_gbs)
     return fmax(sm, mem);
 }
 
-/* SXM boards sit on a baseboard whose NVLink joins every GPU of the node
- * (NVSwitch from the A100 on; the V100's hybrid cube-mesh, over which NCCL
- * builds its rings); a PCIe card's NVLink is an optional bridge to one
- * neighbour (datasheets.md 1c). */
-static int is_sxm(const xs_device *dev)
-{
-    return strstr(dev->name, "SXM") != NULL;
-}
-
+/* The link inside a node is the device file's (interconnect.nvlink):
+ * NVSwitch and the V100 SXM2 hybrid cube-mesh join every GPU of the
+ * baseboard, so NCCL rings over NVLink by default; a PCIe card's NVLink is
+ * an optional bridge, so it goes through the host unless told otherwise,
+ * and then only as many GPUs as the bridge joins. A node holds the usual
+ * server's GPUs (interconnect.gpus_per_node) unless cluster.per_node
+ * says otherwise. */
 int xs_topo_of(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error *err)
 {
     memset(t, 0, sizeof *t);
-    int64_t n = s->devices, g = s->per_node > 0 ? s->per_node : (n < 8 ? n : 8);
+    int64_t n = s->devices;
     t->n = (int)n;
-    t->per_node = (int)g;
-    t->nodes = (int)(n / g);
+    t->per_node = (int)n;
+    t->nodes = 1;
     if (n <= 1)
         return XS_OK;
     const xs_backend *b = xs_backend_at(dev->cls);
@@ -180,27 +178,46 @@ int xs_topo_of(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error 
                             "scenario %s on device %s: cluster.devices %lld needs GPUs: the "
                             "collectives modelled are NCCL's",
                             s->id, dev->id, (long long)n);
+    const xs_gpu_params *gp = &dev->gpu;
+    int64_t usual = gp->gpus_per_node > 0 ? gp->gpus_per_node : 8;
+    int64_t g = s->per_node > 0 ? s->per_node : (n < usual ? n : usual);
+    if (n % g != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "scenario %s: cluster.devices %lld is not whole nodes of device %s's "
+                            "%lld GPUs (interconnect.gpus_per_node); set cluster.per_node",
+                            s->id, (long long)n, dev->id, (long long)g);
+    t->per_node = (int)g;
+    t->nodes = (int)(n / g);
     int ic = s->interconnect;
+    int fabric = gp->nvlink == XS_NVLINK_SWITCH || gp->nvlink == XS_NVLINK_MESH;
     if (ic == XS_IC_AUTO)
-        ic = is_sxm(dev) && dev->nvlink_gbs_bidir > 0 ? XS_IC_NVLINK : XS_IC_PCIE;
-    if (ic == XS_IC_NVLINK && !(dev->nvlink_gbs_bidir > 0))
+        ic = fabric ? XS_IC_NVLINK : XS_IC_PCIE;
+    if (ic == XS_IC_NVLINK && gp->nvlink == XS_NVLINK_NONE)
         return xs_error_set(err, XS_EFIELD,
                             "scenario %s: cluster.interconnect nvlink: device %s has no NVLink "
-                            "(interconnect.nvlink_gbs_bidir); use pcie",
+                            "(interconnect.nvlink none); use pcie",
                             s->id, dev->id);
-    if (ic == XS_IC_NVLINK && !is_sxm(dev) && g > 2)
+    if (ic == XS_IC_NVLINK && g > gp->nvlink_gpus) {
+        if (gp->nvlink == XS_NVLINK_BRIDGE)
+            return xs_error_set(err, XS_EFIELD,
+                                "scenario %s: cluster.interconnect nvlink with cluster.per_node "
+                                "%lld: device %s is a PCIe card whose NVLink bridge joins %s "
+                                "(interconnect.nvlink_gpus %lld); use pcie, or %lld per node",
+                                s->id, (long long)g, dev->id,
+                                gp->nvlink_gpus == 2 ? "pairs" : "fewer GPUs",
+                                (long long)gp->nvlink_gpus, (long long)gp->nvlink_gpus);
         return xs_error_set(err, XS_EFIELD,
-                            "scenario %s: cluster.interconnect nvlink with cluster.per_node %lld: "
-                            "device %s is a PCIe card whose NVLink bridge joins pairs; use pcie, "
-                            "or 2 per node",
-                            s->id, (long long)g, dev->id);
+                            "scenario %s: cluster.per_node %lld: device %s's NVLink joins %lld "
+                            "GPUs (interconnect.nvlink_gpus); use at most that many per node",
+                            s->id, (long long)g, dev->id, (long long)gp->nvlink_gpus);
+    }
     if (t->nodes > 1 && !(s->network_gbs > 0))
         return xs_error_set(err, XS_EFIELD,
                             "scenario %s: %d nodes need cluster.network_gbs", s->id, t->nodes);
     t->link = ic == XS_IC_NVLINK ? XS_LINK_NVLINK : XS_LINK_PCIE;
     t->intra_gbs = (ic == XS_IC_NVLINK ? dev->nvlink_gbs_bidir : dev->host_gbs_bidir) / 2;
     t->net_gbs = t->nodes > 1 ? s->network_gbs : 0;
-    t->sm_count = (int)dev->gpu.sm_count;
+    t->sm_count = (int)gp->sm_count;
     t->mem_bw_gbs = dev->mem_bw_gbs;
     return XS_OK;
 }

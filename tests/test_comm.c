@@ -142,6 +142,41 @@ static void topology_should_follow_the_board_and_refuse_what_it_lacks(void)
     CU_ASSERT_DOUBLE_EQUAL(t.net_gbs, 50, 1e-9);
 }
 
+/* A node holds the usual server's GPUs (interconnect.gpus_per_node) unless
+ * cluster.per_node says otherwise: 8 T4s are two g4dn.12xlarge nodes of 4,
+ * which need a network; 6 are not whole nodes. A bridge joins only its
+ * GPUs over NVLink; the V100 SXM2 mesh rings over NVLink by default. */
+static void node_size_and_links_should_come_from_the_device_file(void)
+{
+    xs_topo t;
+    xs_error err;
+    const char *eight[] = {"cluster.devices=8"};
+    CU_ASSERT_EQUAL(topo_for("t4", eight, 1, &t, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "2 nodes need cluster.network_gbs"));
+    const char *net[] = {"cluster.devices=8", "cluster.network_gbs=12.5"};
+    CU_ASSERT_EQUAL(topo_for("t4", net, 2, &t, &err), XS_OK);
+    CU_ASSERT_EQUAL(t.per_node, 4);
+    CU_ASSERT_EQUAL(t.nodes, 2);
+    CU_ASSERT_EQUAL(t.link, XS_LINK_PCIE);
+    CU_ASSERT_DOUBLE_EQUAL(t.intra_gbs, 16, 1e-9);
+    const char *six[] = {"cluster.devices=6"};
+    CU_ASSERT_EQUAL(topo_for("t4", six, 1, &t, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "interconnect.gpus_per_node"));
+    const char *one_node[] = {"cluster.devices=8", "cluster.per_node=8"};
+    CU_ASSERT_EQUAL(topo_for("t4", one_node, 2, &t, &err), XS_OK);
+    CU_ASSERT_EQUAL(t.nodes, 1);
+    CU_ASSERT_EQUAL(topo_for("v100-sxm2-16gb", eight, 1, &t, &err), XS_OK);
+    CU_ASSERT_EQUAL(t.link, XS_LINK_NVLINK);
+    CU_ASSERT_DOUBLE_EQUAL(t.intra_gbs, 150, 1e-9);
+    /* H200 NVL's bridge joins 4: 4 on NVLink, 8 not */
+    const char *four[] = {"cluster.devices=4", "cluster.interconnect=nvlink"};
+    CU_ASSERT_EQUAL(topo_for("h200-nvl-141gb", four, 2, &t, &err), XS_OK);
+    CU_ASSERT_EQUAL(t.link, XS_LINK_NVLINK);
+    const char *eight_nvl[] = {"cluster.devices=8", "cluster.interconnect=nvlink"};
+    CU_ASSERT_EQUAL(topo_for("h200-nvl-141gb", eight_nvl, 2, &t, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "interconnect.nvlink_gpus 4"));
+}
+
 /* A scenario's cluster must be whole nodes, with a network when it spans
  * several; sharding needs several devices. One line each, naming the key. */
 static void scenario_should_refuse_an_impossible_cluster(void)
@@ -202,6 +237,7 @@ int tu_add_comm_suite(void)
     CU_ADD_TEST(s, hierarchical_should_beat_ring_across_nodes_at_large_sizes);
     CU_ADD_TEST(s, collectives_should_grow_with_bytes);
     CU_ADD_TEST(s, topology_should_follow_the_board_and_refuse_what_it_lacks);
+    CU_ADD_TEST(s, node_size_and_links_should_come_from_the_device_file);
     CU_ADD_TEST(s, scenario_should_refuse_an_impossible_cluster);
     CU_ADD_TEST(s, published_allreduce_rows_should_be_predicted);
     return 0;
