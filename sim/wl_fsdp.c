@@ -11,15 +11,16 @@
  * Emitted, around the ops of the step (after the backward's replay):
  *   forward:  all_gather(root); per unit, all_gather(u) before its first
  *             op, which waits for it; FULL_SHARD reshards u after its last
- *             op, and all_gather(u) may start only once unit u-2 is
- *             resharded (limit_all_gathers);
+ *             op;
  *   backward: FULL_SHARD, at each unit's first op, all_gather(u) if not
  *             prefetched and the prefetch of all_gather(u-1) (BACKWARD_PRE);
  *             at its last op the reshard and reduce_scatter(u), which
  *             starts after that op; the root's reduce_scatter after the
  *             backward's last op.
- * The optimizer's first op waits for the last reduce-scatter
- * (xs_wb_fsdp_step). */
+ * Every all-gather waits, as limit_all_gathers makes the host wait, for
+ * the reshard two before it (the forward's unit u-2; at the backward's
+ * start the forward's last but one). The optimizer's first op waits for
+ * the last reduce-scatter (xs_wb_fsdp_step). */
 #include "wl_build.h"
 
 #include <stdio.h>
@@ -45,6 +46,23 @@ static size_t runs_of(const xs_op *ops, size_t from, size_t to, unit_run *out)
             out[n++] = (unit_run){i, i};
     }
     return n;
+}
+
+/* limit_all_gathers: the reshards' free events in order, the ops after
+ * which they are recorded (indices into the new list); before issuing an
+ * all-gather the host waits for the oldest once two are pending
+ * (_FreeEventQueue.dequeue_if_needed, _max_num_inflight_all_gathers 2). */
+typedef struct {
+    size_t *at;
+    size_t head, tail;
+} free_queue;
+
+/* The compute op (1-based) an all-gather issued now must wait for. */
+static int32_t limit(free_queue *q)
+{
+    if (q->tail - q->head < 2)
+        return 0;
+    return (int32_t)q->at[q->head++] + 1;
 }
 
 typedef struct {
@@ -100,10 +118,11 @@ int xs_wb_fsdp(xs_wb *c)
             bwd0 = i;
     unit_run *fr = malloc((n ? n : 1) * sizeof *fr), *br = malloc((n ? n : 1) * sizeof *br);
     double *elems = calloc(n ? n : 1, sizeof *elems);
-    size_t *ag = malloc((n ? n : 1) * sizeof *ag), *fwd_end = malloc((n ? n : 1) * sizeof *fwd_end);
+    size_t *ag = malloc((n ? n : 1) * sizeof *ag);
+    free_queue q = {malloc((2 * n + 2) * sizeof *q.at), 0, 0};
     emitter e = {.c = c};
     xs_fsdp_formats_of(s, &e.f);
-    int rc = !fr || !br || !elems || !ag || !fwd_end;
+    int rc = !fr || !br || !elems || !ag || !q.at;
     size_t U = rc ? 0 : runs_of(wl->ops, 0, bwd0, fr);
     size_t B = rc ? 0 : runs_of(wl->ops, bwd0, n, br);
     if (!rc && U != B) /* every layer's forward has its backward: not so, not FSDP's units */
@@ -134,20 +153,17 @@ int xs_wb_fsdp(xs_wb *c)
             if (i == 0)
                 op.comm_dep = (int32_t)a + 1;
             if (k < U && i == fr[k].first) {
-                /* limit_all_gathers: the unit two before must be freed
-                 * (FULL_SHARD's reshards are the only free events) */
-                int32_t dep = full && k >= 2 ? (int32_t)fwd_end[k - 2] + 1 : 0;
                 ag[k] = collective(&e, XS_COLL_ALLGATHER, (int)k, op.layer, ".fwd", elems[k],
-                                   e.f.gather, ga, dep);
+                                   e.f.gather, ga, limit(&q));
                 op.comm_dep = (int32_t)ag[k] + 1;
             }
-            if (k < U && i == fr[k].last) {
-                if (full)
-                    op.mem.fsdp_free += elems[k] * e.f.gather;
-                fwd_end[k] = e.n;
-                k++;
-            }
-            push(&e, &op);
+            int ends_unit = k < U && i == fr[k].last;
+            if (ends_unit && full)
+                op.mem.fsdp_free += elems[k] * e.f.gather;
+            size_t at = push(&e, &op);
+            if (ends_unit && full)
+                q.at[q.tail++] = at;
+            k += ends_unit;
         }
         /* the backward: unit u's run is br[U-1-u] */
         unsigned char *gathered = calloc(U ? U : 1, 1);
@@ -161,12 +177,12 @@ int xs_wb_fsdp(xs_wb *c)
             if (j < B && i == br[j].first && full) {
                 if (!gathered[u])
                     ag[u] = collective(&e, XS_COLL_ALLGATHER, (int)u, op.layer, ".bwd", elems[u],
-                                       e.f.gather, ga, 0);
+                                       e.f.gather, ga, limit(&q));
                 gathered[u] = 1;
                 if (u >= 1 && !gathered[u - 1]) { /* BACKWARD_PRE: the next unit's, now */
                     ag[u - 1] = collective(&e, XS_COLL_ALLGATHER, (int)u - 1,
                                            wl->ops[br[j + 1].first].layer, ".bwd", elems[u - 1],
-                                           e.f.gather, ga, 0);
+                                           e.f.gather, ga, limit(&q));
                     gathered[u - 1] = 1;
                 }
                 op.comm_dep = (int32_t)ag[u] + 1;
@@ -177,6 +193,8 @@ int xs_wb_fsdp(xs_wb *c)
             if (i == n - 1) /* the root's backward ends the step's */
                 op.mem.fsdp_free += root * e.f.gather;
             last_compute = push(&e, &op);
+            if (ends_unit)
+                q.at[q.tail++] = last_compute;
             if (ends_unit) {
                 size_t r = collective(&e, XS_COLL_REDUCE_SCATTER, (int)u, op.layer, "", elems[u],
                                       e.f.reduce, 1, (int32_t)last_compute + 1);
@@ -197,7 +215,7 @@ int xs_wb_fsdp(xs_wb *c)
     for (size_t u = 0; u < U; u++)
         if (elems[u] > largest)
             largest = elems[u];
-    free(fr), free(br), free(elems), free(ag), free(fwd_end);
+    free(fr), free(br), free(elems), free(ag), free(q.at);
     if (rc || e.failed) {
         free(e.ops);
         c->failed = 1;
