@@ -51,8 +51,9 @@ void xs_fsdp_formats_of(const xs_scenario *s, xs_fsdp_formats *f);
 int xs_fsdp_half_params(const xs_scenario *s);
 
 /* What the scenario loader checks: FSDP is modelled for torch's autocast,
- * fp32, tf32 and pure bf16, a full fine-tune, torch's own wrapper. An
- * error names the key otherwise. XS_OK when s is not FSDP. */
+ * fp32, tf32 and pure bf16, a full fine-tune (cluster.ddp, the DDP
+ * wrapper, does not apply). An error names the key otherwise. XS_OK when
+ * s is not FSDP. */
 int xs_fsdp_check(const xs_scenario *s, const char *path, xs_error *err);
 
 /* The step on two streams: the compute in op-list order, each op waiting

@@ -316,7 +316,6 @@ static void fsdp_should_refuse_what_it_does_not_model(void)
     } cases[] = {
         {{"cluster.devices=2", "cluster.sharding=fsdp", NULL}, "train.amp_mode autocast"},
         {{"cluster.sharding=fsdp", "train.lora.rank=8", "cluster.devices=2"}, "train.lora"},
-        {{"cluster.sharding=fsdp", "cluster.ddp=apex", "cluster.devices=2"}, "cluster.ddp apex"},
         {{"cluster.devices=1", "cluster.sharding=fsdp_grad_op", NULL}, "cluster.devices > 1"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -339,6 +338,13 @@ static void fsdp_should_refuse_what_it_does_not_model(void)
     xs_scenario s;
     xs_workload wl;
     xs_error err;
+    /* a recipe's DDP wrapper (bert-base-squad: apex's) gives way to FSDP */
+    const char *apex[] = {"cluster.devices=2", "cluster.sharding=fsdp", "train.amp_mode=autocast",
+                          "cluster.ddp=apex"};
+    CU_ASSERT_EQUAL_FATAL(tu_build_err("bert-base-squad", apex, 4, &s, &wl, &err), XS_OK);
+    CU_ASSERT_EQUAL(wl.buckets, 0);
+    CU_ASSERT_EQUAL(wl.fsdp_units, 13);
+    xs_wl_free(&wl);
     const char *fp8[] = {"cluster.devices=2", "cluster.sharding=fsdp"};
     CU_ASSERT_NOT_EQUAL(tu_build_err("llama2-7b-fp8", fp8, 2, &s, &wl, &err), XS_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "fp8"));
