@@ -296,15 +296,16 @@ static const xs_field SCENARIO_FIELDS[] = {
             "devices (data parallel) (default 1: one process, one device)"),
     INT_DEF("cluster.per_node", 0, 65536, per_node, "0",
             "devices in each node; cluster.devices must be a multiple of it (default 0: "
-            "min(cluster.devices, 8), one node of up to 8 GPUs, the HGX/DGX baseboard and "
-            "the cloud's 8-GPU instances)"),
+            "the device file's interconnect.gpus_per_node, the usual server's or instance's "
+            "GPUs (8 on most boards: the HGX/DGX baseboard and the cloud's 8-GPU instances), "
+            "at most cluster.devices; a node of more than 8 needs this key)"),
     ENUM_DEF("cluster.interconnect", XS_INTERCONNECT_CHOICES, interconnect, "auto",
-             "the link between the GPUs of a node: nvlink (the device file's NVLink at its "
-             "full per-GPU bandwidth to every other GPU: NVSwitch, or the V100 SXM2 "
-             "hybrid cube-mesh that NCCL rings over), pcie (the device file's host link, "
-             "through the host bridge) or auto (the default: nvlink on SXM boards, whose "
-             "baseboard links all GPUs of a node; pcie on PCIe cards, whose NVLink bridge is "
-             "optional and links pairs only)"),
+             "the link between the GPUs of a node: nvlink (the device file's NVLink, "
+             "interconnect.nvlink, at its full per-GPU bandwidth: NVSwitch, the V100 SXM2 "
+             "hybrid cube-mesh that NCCL rings over, or a PCIe card's bridge for as many GPUs "
+             "as it joins), pcie (the device file's host link, through the host bridge) or "
+             "auto (the default: nvlink where interconnect.nvlink is switch or mesh, whose "
+             "baseboard links all GPUs of a node; pcie otherwise, a bridge being optional)"),
     {"cluster.network_gbs", XS_F_NUM, 0, 0, 1e5, 0, NULL, offsetof(xs_scenario, network_gbs), 0,
      "one node's network bandwidth each way in GB/s (1e9 B/s), all its NICs together "
      "(8 x 200 Gb/s HDR InfiniBand = 200); required when the job spans several nodes "
