@@ -18,10 +18,15 @@
  * #178): 0.67 and 0.69. No PCIe measurement of the same kind was found, so
  * PCIe takes the same share: a stated assumption. NET_EFF from 3 nodes of 8
  * A100 with 4 x 200 Gb/s HDR InfiniBand each: 84.8 GB/s average busbw of
- * the 100 GB/s the NICs carry (NVIDIA/nccl-tests#119). NVLink SHARP (NVLS,
- * H100 NVSwitch: 480 GB/s busbw, GTC S62129 as quoted in NVIDIA/nccl#1374)
- * reduces inside the switch and is not modelled: H100 rings are the
- * conservative side. */
+ * the 100 GB/s the NICs carry (NVIDIA/nccl-tests#119).
+ *
+ * NVLink SHARP (NVLS) reduces inside a Hopper NVSwitch: each GPU's link
+ * carries its data once each way instead of a ring's 2(n-1)/n, and the
+ * same tuner prices it at 5/6 of the link's bus bandwidth (its "Convert
+ * bus BW to algorithm BW" ratio for NCCL_ALGO_NVLS) after a latency of
+ * 25 us (hwLat NVLINK, NVLS Simple; baseLat 0), within one node only
+ * (NVLS across nodes needs CollNet). The link's achieved share is LINK_EFF
+ * as for a ring: no NVLS measurement went into either figure. */
 #include "comm.h"
 
 #include <math.h>
@@ -38,6 +43,8 @@
 #define TREE_LAT_US 4.0
 #define NET_LAT_US 14.0
 #define TREE_BW 0.46
+#define NVLS_LAT_US 25.0
+#define NVLS_BW (5.0 / 6.0)
 
 /* NCCL runs one CUDA block a channel (its docs: NCCL_MIN_NCHANNELS /
  * NCCL_MAX_NCHANNELS, "the number of CUDA blocks NCCL uses"); how many
@@ -107,6 +114,10 @@ double xs_comm_time(const xs_topo *t, int coll, int algo, double bytes)
         return (BASE_LAT_US + 2 * ((t->per_node - 1) * TREE_LAT_US + log2i(t->nodes) * NET_LAT_US)) *
                    1e-6 +
                bytes / (TREE_BW * ring_bw(t));
+    case XS_ALGO_NVLS:
+        if (coll != XS_COLL_ALLREDUCE || !t->nvls)
+            return INFINITY;
+        return NVLS_LAT_US * 1e-6 + bytes / (NVLS_BW * t->intra_gbs * LINK_EFF * 1e9);
     case XS_ALGO_HIER: {
         if (coll != XS_COLL_ALLREDUCE || t->nodes <= 1 || t->per_node <= 1)
             return INFINITY;
@@ -156,22 +167,36 @@ double xs_comm_contention(const xs_topo *t, double busbw_gbs)
     return fmax(sm, mem);
 }
 
-/* SXM boards sit on a baseboard whose NVLink joins every GPU of the node
- * (NVSwitch from the A100 on; the V100's hybrid cube-mesh, over which NCCL
- * builds its rings); a PCIe card's NVLink is an optional bridge to one
- * neighbour (datasheets.md 1c). */
-static int is_sxm(const xs_device *dev)
+/* NCCL reduces in the switch (NVLS) on an NVSwitch of NVLink 4 or later
+ * (NVLink SHARP arrived with the third-generation NVSwitch of HGX H100),
+ * in one node (its tuner disables NVLS across nodes without CollNet), from
+ * NCCL 2.17 (2.18.1's release notes, docs.nvidia.com/deeplearning/nccl/
+ * release-notes/rel_2-18-1.html, add its inter-node forms to it). PyTorch's
+ * wheels bundle such an NCCL from 2.1 (nvidia-nccl-cu12 2.18.1): a
+ * pytorch-2 host, or an unstated one (nccl-tests rows, a current NCCL),
+ * gets it; PyTorch 1.x (NCCL 2.10-2.14) does not. */
+static int nvls_possible(const xs_device *dev, const xs_scenario *s, const xs_topo *t)
 {
-    return strstr(dev->name, "SXM") != NULL;
+    int fw = s->host.framework;
+    return t->link == XS_LINK_NVLINK && dev->gpu.nvlink == XS_NVLINK_SWITCH &&
+           dev->gpu.nvlink_generation >= 4 && t->nodes == 1 && fw != XS_FW_PT18 &&
+           fw != XS_FW_PT113;
 }
 
+/* The link inside a node is the device file's (interconnect.nvlink):
+ * NVSwitch and the V100 SXM2 hybrid cube-mesh join every GPU of the
+ * baseboard, so NCCL rings over NVLink by default; a PCIe card's NVLink is
+ * an optional bridge, so it goes through the host unless told otherwise,
+ * and then only as many GPUs as the bridge joins. A node holds the usual
+ * server's GPUs (interconnect.gpus_per_node) unless cluster.per_node
+ * says otherwise. */
 int xs_topo_of(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error *err)
 {
     memset(t, 0, sizeof *t);
-    int64_t n = s->devices, g = s->per_node > 0 ? s->per_node : (n < 8 ? n : 8);
+    int64_t n = s->devices;
     t->n = (int)n;
-    t->per_node = (int)g;
-    t->nodes = (int)(n / g);
+    t->per_node = (int)n;
+    t->nodes = 1;
     if (n <= 1)
         return XS_OK;
     const xs_backend *b = xs_backend_at(dev->cls);
@@ -180,27 +205,47 @@ int xs_topo_of(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error 
                             "scenario %s on device %s: cluster.devices %lld needs GPUs: the "
                             "collectives modelled are NCCL's",
                             s->id, dev->id, (long long)n);
+    const xs_gpu_params *gp = &dev->gpu;
+    int64_t usual = gp->gpus_per_node > 0 ? gp->gpus_per_node : 8;
+    int64_t g = s->per_node > 0 ? s->per_node : (n < usual ? n : usual);
+    if (n % g != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "scenario %s: cluster.devices %lld is not whole nodes of device %s's "
+                            "%lld GPUs (interconnect.gpus_per_node); set cluster.per_node",
+                            s->id, (long long)n, dev->id, (long long)g);
+    t->per_node = (int)g;
+    t->nodes = (int)(n / g);
     int ic = s->interconnect;
+    int fabric = gp->nvlink == XS_NVLINK_SWITCH || gp->nvlink == XS_NVLINK_MESH;
     if (ic == XS_IC_AUTO)
-        ic = is_sxm(dev) && dev->nvlink_gbs_bidir > 0 ? XS_IC_NVLINK : XS_IC_PCIE;
-    if (ic == XS_IC_NVLINK && !(dev->nvlink_gbs_bidir > 0))
+        ic = fabric ? XS_IC_NVLINK : XS_IC_PCIE;
+    if (ic == XS_IC_NVLINK && gp->nvlink == XS_NVLINK_NONE)
         return xs_error_set(err, XS_EFIELD,
                             "scenario %s: cluster.interconnect nvlink: device %s has no NVLink "
-                            "(interconnect.nvlink_gbs_bidir); use pcie",
+                            "(interconnect.nvlink none); use pcie",
                             s->id, dev->id);
-    if (ic == XS_IC_NVLINK && !is_sxm(dev) && g > 2)
+    if (ic == XS_IC_NVLINK && g > gp->nvlink_gpus) {
+        if (gp->nvlink == XS_NVLINK_BRIDGE)
+            return xs_error_set(err, XS_EFIELD,
+                                "scenario %s: cluster.interconnect nvlink with cluster.per_node "
+                                "%lld: device %s is a PCIe card whose NVLink bridge joins %s "
+                                "(interconnect.nvlink_gpus %lld); use pcie, or %lld per node",
+                                s->id, (long long)g, dev->id,
+                                gp->nvlink_gpus == 2 ? "pairs" : "fewer GPUs",
+                                (long long)gp->nvlink_gpus, (long long)gp->nvlink_gpus);
         return xs_error_set(err, XS_EFIELD,
-                            "scenario %s: cluster.interconnect nvlink with cluster.per_node %lld: "
-                            "device %s is a PCIe card whose NVLink bridge joins pairs; use pcie, "
-                            "or 2 per node",
-                            s->id, (long long)g, dev->id);
+                            "scenario %s: cluster.per_node %lld: device %s's NVLink joins %lld "
+                            "GPUs (interconnect.nvlink_gpus); use at most that many per node",
+                            s->id, (long long)g, dev->id, (long long)gp->nvlink_gpus);
+    }
     if (t->nodes > 1 && !(s->network_gbs > 0))
         return xs_error_set(err, XS_EFIELD,
                             "scenario %s: %d nodes need cluster.network_gbs", s->id, t->nodes);
     t->link = ic == XS_IC_NVLINK ? XS_LINK_NVLINK : XS_LINK_PCIE;
     t->intra_gbs = (ic == XS_IC_NVLINK ? dev->nvlink_gbs_bidir : dev->host_gbs_bidir) / 2;
     t->net_gbs = t->nodes > 1 ? s->network_gbs : 0;
-    t->sm_count = (int)dev->gpu.sm_count;
+    t->nvls = nvls_possible(dev, s, t);
+    t->sm_count = (int)gp->sm_count;
     t->mem_bw_gbs = dev->mem_bw_gbs;
     return XS_OK;
 }
@@ -213,7 +258,7 @@ const char *xs_coll_name(int coll)
 
 const char *xs_algo_name(int algo)
 {
-    static const char *names[] = {"ring", "tree", "hierarchical"};
+    static const char *names[] = {"ring", "tree", "hierarchical", "nvls"};
     return algo >= 0 && algo < XS_ALGO_COUNT ? names[algo] : "?";
 }
 

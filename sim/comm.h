@@ -23,8 +23,9 @@ typedef enum { XS_COLL_ALLREDUCE, XS_COLL_REDUCE_SCATTER, XS_COLL_ALLGATHER, XS_
 /* ring: every GPU in one ring (2(n-1) steps for all-reduce); tree: NCCL's
  * double binary tree across nodes with a chain inside each node; hier: the
  * two-level scheme, reduce-scatter inside each node, all-reduce of each
- * GPU's shard across nodes, all-gather inside each node. */
-typedef enum { XS_ALGO_RING, XS_ALGO_TREE, XS_ALGO_HIER, XS_ALGO_COUNT } xs_algo;
+ * GPU's shard across nodes, all-gather inside each node; nvls: NVLink
+ * SHARP, the all-reduce done in a Hopper NVSwitch (one node). */
+typedef enum { XS_ALGO_RING, XS_ALGO_TREE, XS_ALGO_HIER, XS_ALGO_NVLS, XS_ALGO_COUNT } xs_algo;
 
 typedef enum { XS_LINK_NVLINK, XS_LINK_PCIE, XS_LINK_COUNT } xs_link;
 
@@ -35,6 +36,7 @@ typedef struct {
     int link;       /* xs_link inside a node */
     double intra_gbs; /* one GPU's link bandwidth each way inside a node, GB/s (1e9) */
     double net_gbs;   /* one node's network bandwidth each way, GB/s; 0 with one node */
+    int nvls;         /* NCCL may reduce in the NVSwitch (NVLS): see xs_topo_of */
     int sm_count;     /* the GPU's SMs, which NCCL's kernels share with compute */
     double mem_bw_gbs; /* the GPU's DRAM bandwidth, which they share too */
 } xs_topo;

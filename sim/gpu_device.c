@@ -55,9 +55,25 @@ static const xs_field GPU_FIELDS[] = {
         "bounds kernels whose threads hold few elements in flight (absent: not modelled)"),
     NOTE("memory.source", "where the memory figures come from"),
     NOTE_OPT("memory.note", "free text"),
-    POS("interconnect.nvlink_gbs_bidir", 0, nvlink_gbs_bidir, "NVLink total bidirectional"),
+    {"interconnect.nvlink", XS_F_ENUM, 1, 0, 0, 0, XS_NVLINK_CHOICES, OFF(gpu.nvlink), 0,
+     "how NVLink joins the node's GPUs: none, bridge (PCIe cards, a bridge between "
+     "interconnect.nvlink_gpus of them), mesh (the V100 SXM2 hybrid cube-mesh) or switch "
+     "(NVSwitch: every GPU of the baseboard at full bandwidth)", NULL},
+    {"interconnect.nvlink_generation", XS_F_INT, 0, 1, 5, 0, NULL, OFF(gpu.nvlink_generation), 0,
+     "NVLink generation (2: Volta and Turing, 3: Ampere, 4: Hopper); with NVLink only", NULL},
+    {"interconnect.nvlink_gpus", XS_F_INT, 0, 2, 576, 0, NULL, OFF(gpu.nvlink_gpus), 0,
+     "GPUs one NVLink fabric joins (8 on an HGX/DGX baseboard, 2 for a bridged pair); with "
+     "NVLink only", NULL},
+    POS("interconnect.nvlink_gbs_bidir", 0, nvlink_gbs_bidir,
+        "NVLink total bidirectional a GPU (GB/s); with NVLink only"),
     STR("interconnect.host_link", 1, host_link, "host link, e.g. PCIe 4.0 x16"),
     POS("interconnect.host_gbs_bidir", 1, host_gbs_bidir, "host link bidirectional"),
+    INT("interconnect.pcie_generation", 1, 6, gpu.pcie_generation,
+        "the host link's PCIe generation (its bandwidth must match host_gbs_bidir)"),
+    INT("interconnect.pcie_lanes", 1, 32, gpu.pcie_lanes, "the host link's PCIe lanes (x16: 16)"),
+    INT("interconnect.gpus_per_node", 1, 64, gpu.gpus_per_node,
+        "GPUs in one node of the usual server or cloud instance for this board: the default "
+        "cluster.per_node"),
     NOTE("interconnect.source", "where the interconnect figures come from"),
     NOTE_OPT("interconnect.note", "free text"),
     POWER_ROWS("board power limit", "idle board power"),
@@ -122,11 +138,62 @@ const xs_field *xs_gpu_fields(size_t *n)
     return GPU_FIELDS;
 }
 
+/* One PCIe lane's bandwidth each way by generation, GB/s: the signalling
+ * rate less the line code (PCI-SIG: 2.5 and 5 GT/s with 8b/10b, 8, 16 and
+ * 32 GT/s with 128b/130b, 64 GT/s PAM4 with FLIT mode's 242/256). */
+static double pcie_lane_gbs(int64_t gen)
+{
+    static const double gbs[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
+    return gen >= 1 && gen <= 6 ? gbs[gen] : 0;
+}
+
+/* The interconnect's fields agree: NVLink's three figures come with a
+ * topology other than none and only then; the host link's bandwidth is
+ * its PCIe generation and lanes' (within 10%: the datasheets round). */
+static int check_links(const xs_device *dev, const char *path, xs_error *err)
+{
+    const xs_gpu_params *d = &dev->gpu;
+    int has = d->nvlink != XS_NVLINK_NONE;
+    const char *missing = !(dev->nvlink_gbs_bidir > 0) ? "interconnect.nvlink_gbs_bidir"
+                          : d->nvlink_generation == 0  ? "interconnect.nvlink_generation"
+                          : d->nvlink_gpus == 0        ? "interconnect.nvlink_gpus"
+                                                       : NULL;
+    const char *extra = dev->nvlink_gbs_bidir > 0   ? "interconnect.nvlink_gbs_bidir"
+                        : d->nvlink_generation != 0 ? "interconnect.nvlink_generation"
+                        : d->nvlink_gpus != 0       ? "interconnect.nvlink_gpus"
+                                                    : NULL;
+    if (has && missing)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field '%s' is required when interconnect.nvlink is not none",
+                            path, missing);
+    if (!has && extra)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field '%s' needs interconnect.nvlink other than none (the board "
+                            "has no NVLink), got it with none",
+                            path, extra);
+    int64_t lanes = d->pcie_lanes;
+    if (lanes & (lanes - 1))
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'interconnect.pcie_lanes' must be 1, 2, 4, 8, 16 or 32, "
+                            "got %lld",
+                            path, (long long)lanes);
+    double nominal = 2 * pcie_lane_gbs(d->pcie_generation) * (double)lanes;
+    if (fabs(dev->host_gbs_bidir - nominal) > 0.1 * nominal)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'interconnect.host_gbs_bidir' must be PCIe %lld x%lld's "
+                            "bandwidth (%.1f GB/s both ways, within 10%%), got %g",
+                            path, (long long)d->pcie_generation, (long long)lanes, nominal,
+                            dev->host_gbs_bidir);
+    return XS_OK;
+}
+
 /* Relations between the fields of a GPU file. */
 int xs_gpu_check_fields(xs_device *dev, const char *path, xs_error *err)
 {
     xs_gpu_params *d = &dev->gpu;
-    int rc;
+    int rc = check_links(dev, path, err);
+    if (rc)
+        return rc;
     double top = fmax(d->clock_boost_mhz, d->clock_tensor_mhz);
     if (dev->mem_usable_mib > dev->mem_capacity_gb * 1024)
         return xs_error_set(err, XS_ERANGE,

@@ -13,6 +13,13 @@
 #define XS_ARCH_CHOICES "volta|turing|ampere|ada|hopper"
 typedef enum { XS_ARCH_VOLTA, XS_ARCH_TURING, XS_ARCH_AMPERE, XS_ARCH_ADA, XS_ARCH_HOPPER } xs_arch;
 
+/* How a board's NVLink joins the GPUs of a node: none; a bridge between
+ * PCIe cards (interconnect.nvlink_gpus of them); the V100 SXM2 baseboard's
+ * hybrid cube-mesh, over which NCCL builds its rings; NVSwitch, every GPU
+ * of the baseboard at its full NVLink bandwidth. */
+#define XS_NVLINK_CHOICES "none|bridge|mesh|switch"
+typedef enum { XS_NVLINK_NONE, XS_NVLINK_BRIDGE, XS_NVLINK_MESH, XS_NVLINK_SWITCH } xs_nvlink;
+
 typedef struct {
     int arch;           /* xs_arch */
     int64_t sm_version; /* CUDA compute capability x 10: 70, 75, 80, 86, 89, 90 */
@@ -52,6 +59,16 @@ typedef struct {
      * measured over what the model predicted for the kernels' bodies
      * (`xpusim calibrate --backend trace`); 0: absent, which is 1. */
     double class_time_factor[XS_KC_COUNT];
+
+    /* The node the board sits in (comm.h): its NVLink (xs_nvlink), that
+     * link's generation and the GPUs one NVLink fabric joins (0 without
+     * NVLink); the host link's PCIe generation and lanes; the GPUs in one
+     * node of the usual server or instance for this board, the default
+     * cluster.per_node. */
+    int nvlink;
+    int64_t nvlink_generation, nvlink_gpus;
+    int64_t pcie_generation, pcie_lanes;
+    int64_t gpus_per_node;
 } xs_gpu_params;
 
 #endif

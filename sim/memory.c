@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "fsdp.h"
 #include "host.h"
 
 /* Bytes a parameter takes in each role, by precision and AMP mode: the
@@ -100,6 +101,7 @@ static int is_gpu(const xs_device *dev)
  * alive while it runs (extra). */
 typedef struct {
     double saved, slack, grads, grad_slack, temp, temp_slack, freed, freed_slack, extra;
+    double gather, unsharded_freed, grads_freed; /* FSDP's (op.h) */
     int phase, comm;
 } walk_op;
 
@@ -107,12 +109,13 @@ typedef struct {
  * activations seen. */
 typedef struct {
     double saved, slack, grads, grad_slack, prev_temp, prev_temp_slack, activations_max;
+    double unsharded; /* FSDP's units gathered now */
     int prev_phase;
 } walk_state;
 
 /* The peak so far: the live bytes, their parts and the op. */
 typedef struct {
-    double live, activations, grads, transient, fragmentation;
+    double live, activations, grads, transient, fragmentation, unsharded;
     size_t at;
 } walk_peak;
 
@@ -131,8 +134,11 @@ typedef struct {
 static inline void walk_step(walk_state *st, const walk_op *op, size_t at, int persist, int gpu,
                              walk_peak *pk, walk_rep *rep)
 {
-    if (op->comm) /* in place in the buckets: nothing of its own */
+    if (op->comm) { /* in place in the buckets; FSDP's gathered units */
+        st->unsharded += op->gather;
+        st->grads -= op->grads_freed;
         return;
+    }
     /* forward ops, and a checkpointed layer's forward run again in the
      * backward */
     st->saved += op->saved;
@@ -145,9 +151,9 @@ static inline void walk_step(walk_state *st, const walk_op *op, size_t at, int p
     double tr = op->temp + (same ? st->prev_temp : 0);
     double frag =
         gpu ? st->slack + st->grad_slack + op->temp_slack + (same ? st->prev_temp_slack : 0) : 0;
-    double live = st->saved + st->grads + op->extra + tr + frag;
+    double live = st->saved + st->grads + op->extra + tr + frag + st->unsharded;
     if (live > pk->live)
-        *pk = (walk_peak){live, st->saved, st->grads + op->extra, tr, frag, at};
+        *pk = (walk_peak){live, st->saved, st->grads + op->extra, tr, frag, st->unsharded, at};
     if (st->saved > st->activations_max)
         st->activations_max = st->saved;
     if (op->phase == XS_PH_BWD) {
@@ -159,6 +165,7 @@ static inline void walk_step(walk_state *st, const walk_op *op, size_t at, int p
         st->saved = left > 0 ? left : 0; /* fmax(0, x), inlined */
         st->slack = left_slack > 0 ? left_slack : 0;
     }
+    st->unsharded -= op->unsharded_freed;
     st->prev_temp = op->temp;
     st->prev_temp_slack = op->temp_slack;
     st->prev_phase = op->phase;
@@ -185,11 +192,13 @@ static int span_exact(const walk_state *st, const walk_op *w, const struct xs_wl
         ok &= whole(start[x]);
         total += start[x];
     }
+    ok &= st->unsharded == 0; /* FSDP's lists are flat: its terms walked op by op */
     for (size_t i = sp->first; i < sp->first + sp->len; i++) {
         const walk_op *op = &w[i];
         ok &= whole(op->saved) & whole(op->slack) & whole(op->grads) & whole(op->grad_slack) &
               whole(op->temp) & whole(op->temp_slack) & whole(op->freed) &
-              whole(op->freed_slack) & whole(op->extra);
+              whole(op->freed_slack) & whole(op->extra) & (op->gather == 0) &
+              (op->unsharded_freed == 0) & (op->grads_freed == 0);
         span += op->saved + op->slack + op->grads + op->grad_slack + op->temp + op->temp_slack +
                 op->freed + op->freed_slack + op->extra;
     }
@@ -219,7 +228,7 @@ static void walk_span(walk_state *st, const walk_op *w, const struct xs_wl_span 
     for (size_t i = sp->first; i < e; i++)
         walk_step(st, &w[i], i, persist, gpu, pk, NULL);
     walk_state before = *st;
-    walk_rep rep = {{-1, 0, 0, 0, 0, 0}, 0, INFINITY, INFINITY};
+    walk_rep rep = {{-1, 0, 0, 0, 0, 0, 0}, 0, INFINITY, INFINITY};
     st->activations_max = 0; /* the second repetition's own, restored below */
     for (size_t i = sp->first; i < e; i++)
         walk_step(st, &w[i], i, persist, gpu, &rep.peak, &rep);
@@ -279,10 +288,18 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
      * sec. 5: P_os, P_os+g); what DDP keeps whole is 1/1 */
     double shard = s->devices > 1 && s->sharding != XS_SHARD_NONE ? 1.0 / (double)s->devices : 1;
     double gshard = s->devices > 1 && s->sharding == XS_SHARD_ZERO2 ? shard : 1;
-    m->weights = (wl->params - wl->quant_params) * eb.weight + wl->quant_bytes +
-                 P * eb.master * shard;
+    /* FSDP shards the parameters too; the walk adds the units gathered at
+     * the peak. Its gradients are written unsharded, in its reduce format,
+     * and each unit's reduce-scatter leaves its shard (wl_fsdp.c); they
+     * persist across micro-batches only under no_sync (fsdp.h). */
+    int fsdp = xs_fsdp_on(s);
+    xs_fsdp_formats ff;
+    xs_fsdp_formats_of(s, &ff);
+    double gbytes = fsdp ? ff.reduce : eb.grad;
+    m->weights = (wl->params - wl->quant_params) * eb.weight * (fsdp ? shard : 1) +
+                 wl->quant_bytes + P * eb.master * shard;
     m->optimizer = P * state_elems(o) * eb.state * shard;
-    int persist = grads_persist(t, o2);
+    int persist = fsdp ? t->grad_accum > 1 : grads_persist(t, o2);
     /* apex O2's fp32 master gradients exist from its unscale after the
      * backward to the end of the step (apex/amp/_process_optimizer.py @
      * f17401f: post_backward_with_master_weights makes them, new_step sets
@@ -293,9 +310,9 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
 
     /* DDP's buckets (wl_ddp.c) are allocated once and live all step */
     walk_state st = {0};
-    st.grads = (persist ? P * eb.grad * gshard : 0) + wl->ddp_buffer_bytes;
+    st.grads = (persist ? P * gbytes * gshard : 0) + wl->ddp_buffer_bytes;
     st.prev_phase = -1;
-    walk_peak pk = {-1, 0, 0, 0, 0, 0};
+    walk_peak pk = {-1, 0, 0, 0, 0, 0, 0};
     int gpu = is_gpu(dev);
     walk_op local[128];
     walk_op *w = wl->n <= 128 ? local : malloc(wl->n * sizeof *w);
@@ -305,13 +322,16 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
         const xs_op *op = &wl->ops[i];
         w[i] = (walk_op){op->mem.saved,
                          op->mem.slack,
-                         op->mem.grads * eb.grad * gshard,
+                         op->mem.grads * gbytes * gshard,
                          op->mem.grad_slack,
                          op->mem.temp,
                          xs_alloc_slack(op->mem.temp),
                          op->mem.freed,
                          op->mem.freed_slack,
                          op->phase == XS_PH_OPT || master_all_step ? master_grads : 0,
+                         op->mem.fsdp_gather,
+                         op->mem.fsdp_free,
+                         op->mem.fsdp_grad_free,
                          op->phase,
                          op->kind == XS_OP_COMM};
     }
@@ -326,6 +346,7 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
         free(w);
     m->activations_max = st.activations_max;
     if (pk.live >= 0) {
+        m->weights += pk.unsharded;
         m->activations = pk.activations;
         m->grads = pk.grads;
         m->transient = pk.transient;

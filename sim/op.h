@@ -94,6 +94,12 @@ typedef struct {
      * of the kept tensors, of the kept tensors released, of the gradients
      * created (in the model weights' format) */
     double slack, freed_slack, grad_slack;
+    /* FSDP (wl_fsdp.c), in bytes: the unsharded parameters an all-gather
+     * allocates when it is issued, those freed once this op has run (a
+     * unit's reshard), and the unsharded gradients a reduce-scatter's
+     * issue frees less the shard it keeps (the unit before's: the one in
+     * flight until now) */
+    double fsdp_gather, fsdp_free, fsdp_grad_free;
 } xs_op_mem;
 
 /* Bytes PyTorch's CUDA caching allocator adds to a tensor of `bytes`: a
@@ -154,6 +160,12 @@ typedef struct {
      * waits for every collective issued before it (DDP's end of backward) */
     int coll;
     int comm_wait;
+    /* FSDP's order between the streams (fsdp.h), as 1 + an index into the
+     * op list (0: none): the collective this compute op waits for (its
+     * unit's all-gather), the compute op this collective starts after (the
+     * backward op that made its gradients; the unit whose reshard lets an
+     * all-gather be issued) */
+    int32_t comm_dep, dep_op;
 } xs_op;
 
 /* compute: the math units; memory: DRAM or L2 bandwidth; latency: loads in

@@ -14,6 +14,7 @@
 #include "energy.h"
 #include "est_memo.h"
 #include "fp8.h"
+#include "fsdp.h"
 #include "gemm.h"
 #include "power.h"
 #include "host.h"
@@ -469,7 +470,17 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
         /* the collectives' share of the step, at idle power: NCCL's few
          * blocks draw little beside the compute they overlap (a stated
          * simplification) */
-        data_parallel(wl, p->est, p);
+        if (xs_fsdp_on(s)) { /* FSDP's two streams: fsdp.h */
+            xs_fsdp_timing ft;
+            xs_fsdp_overlap(&p->topo, wl, p->est, &ft);
+            p->comm_s = ft.comm_s;
+            p->serial_s = ft.stall_s;
+            p->exposed_tail_s = ft.tail_s;
+            p->contention_s = ft.contention_s;
+            p->comm_algo = ft.algo_largest;
+        } else {
+            data_parallel(wl, p->est, p);
+        }
         double comm = p->contention_s + p->exposed_tail_s + p->serial_s;
         p->device_time_s += comm;
         p->step_energy_j += comm * dev->idle_w;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "fsdp.h"
 #include "memory.h"
 
 static const char *sharding_words(int sharding)
@@ -16,31 +17,64 @@ static const char *sharding_words(int sharding)
     switch (sharding) {
     case XS_SHARD_ZERO1: return "zero1 (optimizer state and master weights split)";
     case XS_SHARD_ZERO2: return "zero2 (gradients, optimizer state and master weights split)";
+    case XS_SHARD_FSDP:
+        return "fsdp (FULL_SHARD: parameters, gradients and optimizer state split)";
+    case XS_SHARD_FSDP_GRAD_OP:
+        return "fsdp_grad_op (SHARD_GRAD_OP: parameters, gradients and optimizer state split; "
+               "parameters kept gathered from the forward through the backward)";
     default: return "none (DDP: every device keeps all state)";
     }
+}
+
+/* The format FSDP gathers parameters in, for the report. */
+static const char *gather_format(const xs_scenario *s)
+{
+    xs_fsdp_formats f;
+    xs_fsdp_formats_of(s, &f);
+    if (f.gather == 4)
+        return "fp32";
+    int bf16 = s->train.precision == XS_P_BF16 || s->train.precision == XS_P_AMP_BF16;
+    return bf16 ? "bf16" : "fp16";
 }
 
 void xs_report_cluster_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workload *wl,
                              const xs_prediction *p)
 {
     const xs_topo *t = &p->topo;
+    int fsdp = xs_fsdp_on(s);
     xs_sb_printf(sb, "cluster   %d devices = %d node%s x %d, %s %.0f GB/s each way a GPU",
                  t->n, t->nodes, t->nodes > 1 ? "s" : "", t->per_node, xs_link_name(t->link),
                  t->intra_gbs);
     if (t->nodes > 1)
         xs_sb_printf(sb, ", network %.0f GB/s each way a node", t->net_gbs);
-    xs_sb_printf(sb, "; sharding %s; %s DDP, %lld buckets (first %.1f MB, largest %.1f MB), "
-                     "%s for the largest\n",
-                 sharding_words(s->sharding), s->ddp == XS_DDP_APEX ? "apex" : "torch",
-                 (long long)wl->buckets, wl->first_bucket_bytes / 1e6,
-                 wl->largest_bucket_bytes / 1e6, xs_algo_name(p->comm_algo));
+    if (fsdp)
+        xs_sb_printf(sb, "; sharding %s; %lld units (%lld layers, largest %.1f MB gathered, "
+                         "+ root %.1f MB), gathered in %s, backward prefetch BACKWARD_PRE, "
+                         "%s for the largest\n",
+                     sharding_words(s->sharding), (long long)wl->fsdp_units,
+                     (long long)wl->fsdp_units - 1, wl->fsdp_unit_bytes / 1e6,
+                     wl->fsdp_root_bytes / 1e6, gather_format(s), xs_algo_name(p->comm_algo));
+    else
+        xs_sb_printf(sb, "; sharding %s; %s DDP, %lld buckets (first %.1f MB, largest %.1f MB), "
+                         "%s for the largest\n",
+                     sharding_words(s->sharding), s->ddp == XS_DDP_APEX ? "apex" : "torch",
+                     (long long)wl->buckets, wl->first_bucket_bytes / 1e6,
+                     wl->largest_bucket_bytes / 1e6, xs_algo_name(p->comm_algo));
     double exposed = p->exposed_tail_s + p->serial_s;
-    xs_sb_printf(sb,
-                 "comm      %.2f ms of collectives a step on NCCL's stream; exposed %.2f ms "
-                 "(%.2f after the backward's last kernel + %.2f not overlapped), compute slowed "
-                 "%.2f ms by sharing the GPU\n",
-                 p->comm_s * 1e3, exposed * 1e3, p->exposed_tail_s * 1e3, p->serial_s * 1e3,
-                 p->contention_s * 1e3);
+    if (fsdp)
+        xs_sb_printf(sb,
+                     "comm      %.2f ms of collectives a step on NCCL's stream; exposed %.2f ms "
+                     "(%.2f the compute waiting for all-gathers + %.2f the optimizer waiting "
+                     "for reduce-scatters), compute slowed %.2f ms by sharing the GPU\n",
+                     p->comm_s * 1e3, exposed * 1e3, p->serial_s * 1e3,
+                     p->exposed_tail_s * 1e3, p->contention_s * 1e3);
+    else
+        xs_sb_printf(sb,
+                     "comm      %.2f ms of collectives a step on NCCL's stream; exposed %.2f ms "
+                     "(%.2f after the backward's last kernel + %.2f not overlapped), compute "
+                     "slowed %.2f ms by sharing the GPU\n",
+                     p->comm_s * 1e3, exposed * 1e3, p->exposed_tail_s * 1e3, p->serial_s * 1e3,
+                     p->contention_s * 1e3);
     xs_sb_printf(sb,
                  "scaling   %.1f samples/s a device, %.1f the job; one device alone: %.1f "
                  "samples/s, so %.1f%% scaling efficiency; memory a device %.2f GB (one device "
@@ -61,9 +95,7 @@ cJSON *xs_report_cluster_json(const xs_scenario *s, const xs_workload *wl,
     cJSON_AddStringToObject(o, "interconnect", xs_link_name(t->link));
     cJSON_AddNumberToObject(o, "link_gbs_each_way", t->intra_gbs);
     cJSON_AddNumberToObject(o, "network_gbs_each_way", t->net_gbs);
-    cJSON_AddStringToObject(o, "sharding", s->sharding == XS_SHARD_ZERO1   ? "zero1"
-                                           : s->sharding == XS_SHARD_ZERO2 ? "zero2"
-                                                                           : "none");
+    cJSON_AddStringToObject(o, "sharding", xs_sharding_name(s->sharding));
     cJSON_AddStringToObject(o, "ddp", s->ddp == XS_DDP_APEX ? "apex" : "torch");
     cJSON_AddNumberToObject(o, "buckets", (double)wl->buckets);
     cJSON_AddNumberToObject(o, "first_bucket_bytes", wl->first_bucket_bytes);
@@ -74,6 +106,14 @@ cJSON *xs_report_cluster_json(const xs_scenario *s, const xs_workload *wl,
     cJSON_AddNumberToObject(o, "exposed_tail_s", p->exposed_tail_s);
     cJSON_AddNumberToObject(o, "not_overlapped_s", p->serial_s);
     cJSON_AddNumberToObject(o, "contention_s", p->contention_s);
+    if (xs_fsdp_on(s)) { /* exposed_tail_s: the optimizer's wait; not_overlapped_s: the gathers' */
+        cJSON *f = cJSON_AddObjectToObject(o, "fsdp");
+        cJSON_AddNumberToObject(f, "units", (double)wl->fsdp_units);
+        cJSON_AddNumberToObject(f, "largest_layer_unit_bytes", wl->fsdp_unit_bytes);
+        cJSON_AddNumberToObject(f, "root_unit_bytes", wl->fsdp_root_bytes);
+        cJSON_AddStringToObject(f, "gather_format", gather_format(s));
+        cJSON_AddStringToObject(f, "backward_prefetch", "BACKWARD_PRE");
+    }
     cJSON_AddNumberToObject(o, "samples_per_s_per_device", p->samples_per_s / (double)t->n);
     cJSON_AddNumberToObject(o, "samples_per_s_job", p->samples_per_s);
     cJSON_AddNumberToObject(o, "samples_per_s_one_device", p->single_samples_per_s);

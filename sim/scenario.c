@@ -13,6 +13,7 @@
 #include "bounds.h"
 #include "fileio.h"
 #include "fp8.h"
+#include "fsdp.h"
 #include "lora.h"
 #include "paths.h"
 #include "suggest.h"
@@ -295,15 +296,16 @@ static const xs_field SCENARIO_FIELDS[] = {
             "devices (data parallel) (default 1: one process, one device)"),
     INT_DEF("cluster.per_node", 0, 65536, per_node, "0",
             "devices in each node; cluster.devices must be a multiple of it (default 0: "
-            "min(cluster.devices, 8), one node of up to 8 GPUs, the HGX/DGX baseboard and "
-            "the cloud's 8-GPU instances)"),
+            "the device file's interconnect.gpus_per_node, the usual server's or instance's "
+            "GPUs (8 on most boards: the HGX/DGX baseboard and the cloud's 8-GPU instances), "
+            "at most cluster.devices; a node of more than 8 needs this key)"),
     ENUM_DEF("cluster.interconnect", XS_INTERCONNECT_CHOICES, interconnect, "auto",
-             "the link between the GPUs of a node: nvlink (the device file's NVLink at its "
-             "full per-GPU bandwidth to every other GPU: NVSwitch, or the V100 SXM2 "
-             "hybrid cube-mesh that NCCL rings over), pcie (the device file's host link, "
-             "through the host bridge) or auto (the default: nvlink on SXM boards, whose "
-             "baseboard links all GPUs of a node; pcie on PCIe cards, whose NVLink bridge is "
-             "optional and links pairs only)"),
+             "the link between the GPUs of a node: nvlink (the device file's NVLink, "
+             "interconnect.nvlink, at its full per-GPU bandwidth: NVSwitch, the V100 SXM2 "
+             "hybrid cube-mesh that NCCL rings over, or a PCIe card's bridge for as many GPUs "
+             "as it joins), pcie (the device file's host link, through the host bridge) or "
+             "auto (the default: nvlink where interconnect.nvlink is switch or mesh, whose "
+             "baseboard links all GPUs of a node; pcie otherwise, a bridge being optional)"),
     {"cluster.network_gbs", XS_F_NUM, 0, 0, 1e5, 0, NULL, offsetof(xs_scenario, network_gbs), 0,
      "one node's network bandwidth each way in GB/s (1e9 B/s), all its NICs together "
      "(8 x 200 Gb/s HDR InfiniBand = 200); required when the job spans several nodes "
@@ -312,8 +314,20 @@ static const xs_field SCENARIO_FIELDS[] = {
     ENUM_DEF("cluster.sharding", XS_SHARDING_CHOICES, sharding, "none",
              "none (the default: DDP, every device keeps all gradients and optimizer state), "
              "zero1 (optimizer state and master weights split over the devices; gradients "
-             "all-reduced, each device updates its shard, then the weights all-gathered) or "
-             "zero2 (gradients too: reduce-scattered in the buckets instead of all-reduced)"),
+             "all-reduced, each device updates its shard, then the weights all-gathered), "
+             "zero2 (gradients too: reduce-scattered in the buckets instead of all-reduced), "
+             "fsdp (PyTorch FSDP, FULL_SHARD: parameters too; each Transformer layer is a unit "
+             "whose parameters are all-gathered before its forward and again before its "
+             "backward, its gradients reduce-scattered after) or fsdp_grad_op (SHARD_GRAD_OP: "
+             "the parameters gathered once, kept from the forward through the backward)"),
+    {"cluster.fsdp_mixed_precision", XS_F_BOOL, 0, 0, 0, 0, NULL,
+     offsetof(xs_scenario, fsdp_mixed_precision), 0,
+     "under cluster.sharding fsdp|fsdp_grad_op with train.precision amp_fp16|amp_bf16: "
+     "FSDP's MixedPrecision(param_dtype, reduce_dtype) in the AMP format, as accelerate "
+     "and the Trainer set it, so parameters are gathered and gradients reduced in 16 "
+     "bits and autocast has no weight to cast (default true); false: fp32 parameters "
+     "gathered, fp32 gradients reduced, autocast casting each weight",
+     "true"},
     ENUM_DEF("cluster.ddp", XS_DDP_CHOICES, ddp, "torch",
              "whose DistributedDataParallel buckets the gradients: torch (the default: "
              "bucket_cap_mb 25, the first bucket 1 MB, buckets copied out of and back into "
@@ -429,6 +443,12 @@ const char *xs_optimizer_name(int o)
 {
     static const char *names[] = {"sgd", "adam", "adamw", "adan", "bertadam"};
     return o >= 0 && o <= XS_OPT_BERTADAM ? names[o] : "?";
+}
+
+const char *xs_sharding_name(int sharding)
+{
+    static const char *names[] = {"none", "zero1", "zero2", "fsdp", "fsdp_grad_op"};
+    return sharding >= 0 && sharding <= XS_SHARD_FSDP_GRAD_OP ? names[sharding] : "?";
 }
 
 static const xs_field *find_field(const char *path)
@@ -1509,8 +1529,8 @@ static int check_cluster(const xs_scenario *s, const char *path, xs_error *err)
         return xs_error_set(err, XS_EFIELD,
                             "%s: cluster.sharding %s splits state over devices: needs "
                             "cluster.devices > 1",
-                            path, s->sharding == XS_SHARD_ZERO1 ? "zero1" : "zero2");
-    return XS_OK;
+                            path, xs_sharding_name(s->sharding));
+    return xs_fsdp_check(s, path, err);
 }
 
 /* Relations between fields; then the sizes (bounds.h). */

@@ -114,8 +114,14 @@ typedef enum { XS_CKPT_NONE, XS_CKPT_LAYER } xs_ckpt;
  * state and weights are split over the devices, and whose DDP buckets */
 #define XS_INTERCONNECT_CHOICES "auto|nvlink|pcie"
 typedef enum { XS_IC_AUTO, XS_IC_NVLINK, XS_IC_PCIE } xs_interconnect;
-#define XS_SHARDING_CHOICES "none|zero1|zero2"
-typedef enum { XS_SHARD_NONE, XS_SHARD_ZERO1, XS_SHARD_ZERO2 } xs_sharding;
+#define XS_SHARDING_CHOICES "none|zero1|zero2|fsdp|fsdp_grad_op"
+typedef enum {
+    XS_SHARD_NONE,
+    XS_SHARD_ZERO1,
+    XS_SHARD_ZERO2,
+    XS_SHARD_FSDP,        /* PyTorch FSDP, ShardingStrategy.FULL_SHARD (fsdp.h) */
+    XS_SHARD_FSDP_GRAD_OP /* ShardingStrategy.SHARD_GRAD_OP */
+} xs_sharding;
 #define XS_DDP_CHOICES "torch|apex"
 typedef enum { XS_DDP_TORCH, XS_DDP_APEX } xs_ddp;
 #define XS_ZERO_GRAD_CHOICES "none|zero"
@@ -181,12 +187,15 @@ typedef struct {
     int64_t devices;
     /* data parallel over devices > 1 (comm.h): GPUs per node (0: min(devices,
      * 8)), the link inside a node (xs_interconnect), a node's network
-     * bandwidth each way in GB/s (0: none given), xs_sharding, xs_ddp */
+     * bandwidth each way in GB/s (0: none given), xs_sharding, xs_ddp;
+     * under FSDP, whether its MixedPrecision gathers and reduces in the
+     * AMP format (fsdp.h) */
     int64_t per_node;
     int interconnect;
     double network_gbs;
     int sharding;
     int ddp;
+    int fsdp_mixed_precision;
     /* the devices' power limit the run sets (--set device.power_limit_w),
      * applied to whichever device predicts it (power.h); 0: the default */
     double power_limit_w;
@@ -267,6 +276,7 @@ int64_t xs_model_decoder_layers(const xs_model *m);
 /* Names for reports. */
 const char *xs_precision_name(int p);
 const char *xs_optimizer_name(int o);
+const char *xs_sharding_name(int sharding);
 
 /* The optimizer t runs (train.fp32_optimizer applies in fp32/tf32) and
  * whether it runs as fused kernels (multi-tensor, or one a tensor). */

@@ -197,6 +197,12 @@ void xs_wb_rmsnorm(xs_wb *c, const char *name, double rows);
 int xs_wb_data_parallel(xs_wb *c);
 int xs_wb_data_parallel_step(xs_wb *c);
 
+/* wl_fsdp.c: the same two points under FSDP (fsdp.h), called by those:
+ * the units' all-gathers and reduce-scatters around the forward and the
+ * backward, then the optimizer on each device's shard */
+int xs_wb_fsdp(xs_wb *c);
+int xs_wb_fsdp_step(xs_wb *c);
+
 /* wl_fp8.c: te.Linear under train.precision fp8, the recipe's amax and
  * scale updates (once a forward, once a backward) */
 int xs_wb_fp8_linear_here(const xs_wb *c);

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "fsdp.h"
 
 #define MIB (1024.0 * 1024.0)
 #define TORCH_FIRST_BUCKET MIB
@@ -86,6 +87,8 @@ int xs_wb_data_parallel(xs_wb *c)
     xs_workload *wl = c->wl;
     if (s->devices <= 1 || c->failed)
         return 0;
+    if (xs_fsdp_on(s))
+        return xs_wb_fsdp(c);
     double gb = c->Wm; /* a gradient element: the model's weight format */
     double first = s->ddp == XS_DDP_APEX ? APEX_BUCKET_ELEMS * gb : TORCH_FIRST_BUCKET;
     double rest = s->ddp == XS_DDP_APEX ? APEX_BUCKET_ELEMS * gb : TORCH_BUCKET;
@@ -153,6 +156,8 @@ int xs_wb_data_parallel_step(xs_wb *c)
     xs_workload *wl = c->wl;
     if (s->devices <= 1 || s->sharding == XS_SHARD_NONE || c->failed)
         return 0;
+    if (xs_fsdp_on(s))
+        return xs_wb_fsdp_step(c);
     double n = (double)s->devices;
     for (size_t i = 0; i < wl->n; i++) {
         xs_op *op = &wl->ops[i];

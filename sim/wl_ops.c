@@ -13,6 +13,7 @@
 #include "checked.h"
 #include "grow.h"
 #include "cpu.h"
+#include "fsdp.h"
 #include "kernel_op.h"
 #include "lora.h"
 
@@ -86,6 +87,9 @@ void xs_wb_linear(xs_wb *c, const char *name, double rows, double K, double N, i
         return;
     }
     int cast_x = c->amp && x_island;
+    /* FSDP's MixedPrecision gathers the weights in the half format: autocast
+     * casts none, and its gradients land there (fsdp.h) */
+    int cast_w = c->amp && !xs_fsdp_half_params(c->s);
     int trained = !c->frozen, dx = !c->input_nograd;
     int adapted = c->lora && xs_lora_targeted(c->s, name, c->layer);
     /* QLoRA: bitsandbytes' Linear4bit holds the frozen weights of the
@@ -124,7 +128,7 @@ void xs_wb_linear(xs_wb *c, const char *name, double rows, double K, double N, i
     if (q4) {
         xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, K * N, qb / (K * N) + c->H, 1, 1, "%s.dequant", name);
         xs_wb_transient(c, K * N * c->H);
-    } else if (c->amp && !quant) { /* autocast casts each weight once per forward (its cache) */
+    } else if (cast_w && !quant) { /* autocast casts each weight once per forward (its cache) */
         xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, wn, 4 + c->H, 0, 1 + bias, "%s.cast_w", name);
         xs_wb_issued(c, XS_ISSUE_AUTOCAST);
         w_src = c->wl->n - 1;
@@ -146,7 +150,7 @@ void xs_wb_linear(xs_wb *c, const char *name, double rows, double K, double N, i
     } else if (!c->x_kept) {
         c->x_unkept = 1;
     }
-    if (c->amp && !quant && dx) {
+    if (cast_w && !quant && dx) {
         xs_wb_keep(c, K * N * c->H);
         xs_wb_kept_from(c, w_src);
     }
@@ -164,7 +168,7 @@ void xs_wb_linear(xs_wb *c, const char *name, double rows, double K, double N, i
         xs_wb_gemm(c, XS_PH_BWD, XS_OP_GEMM, N, K, rows, 1, 1, 0, c->H, c->H, "%s.dW", name);
     if (trained && bias)
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_REDUCE, rows * N, c->H, 1, 1, "%s.db", name);
-    if (trained && c->amp)
+    if (trained && cast_w)
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, wn, c->H + 4, 0, 1 + bias, "%s.dW.cast", name);
     if (cast_x && dx)
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, rows * K, c->H + 4, 0, 1, "%s.dX.cast", name);

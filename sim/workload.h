@@ -48,6 +48,10 @@ typedef struct {
     double ddp_buffer_bytes;
     int64_t buckets;
     double first_bucket_bytes, largest_bucket_bytes;
+    /* FSDP (wl_fsdp.c): its units (the layers and the root) and the bytes
+     * the largest layer's, and the root's, parameters take gathered */
+    int64_t fsdp_units;
+    double fsdp_unit_bytes, fsdp_root_bytes;
 } xs_workload;
 
 /* The builder's working arrays (the backward tape, its groups, the

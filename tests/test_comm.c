@@ -142,6 +142,78 @@ static void topology_should_follow_the_board_and_refuse_what_it_lacks(void)
     CU_ASSERT_DOUBLE_EQUAL(t.net_gbs, 50, 1e-9);
 }
 
+/* A node holds the usual server's GPUs (interconnect.gpus_per_node) unless
+ * cluster.per_node says otherwise: 8 T4s are two g4dn.12xlarge nodes of 4,
+ * which need a network; 6 are not whole nodes. A bridge joins only its
+ * GPUs over NVLink; the V100 SXM2 mesh rings over NVLink by default. */
+static void node_size_and_links_should_come_from_the_device_file(void)
+{
+    xs_topo t;
+    xs_error err;
+    const char *eight[] = {"cluster.devices=8"};
+    CU_ASSERT_EQUAL(topo_for("t4", eight, 1, &t, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "2 nodes need cluster.network_gbs"));
+    const char *net[] = {"cluster.devices=8", "cluster.network_gbs=12.5"};
+    CU_ASSERT_EQUAL(topo_for("t4", net, 2, &t, &err), XS_OK);
+    CU_ASSERT_EQUAL(t.per_node, 4);
+    CU_ASSERT_EQUAL(t.nodes, 2);
+    CU_ASSERT_EQUAL(t.link, XS_LINK_PCIE);
+    CU_ASSERT_DOUBLE_EQUAL(t.intra_gbs, 16, 1e-9);
+    const char *six[] = {"cluster.devices=6"};
+    CU_ASSERT_EQUAL(topo_for("t4", six, 1, &t, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "interconnect.gpus_per_node"));
+    const char *one_node[] = {"cluster.devices=8", "cluster.per_node=8"};
+    CU_ASSERT_EQUAL(topo_for("t4", one_node, 2, &t, &err), XS_OK);
+    CU_ASSERT_EQUAL(t.nodes, 1);
+    CU_ASSERT_EQUAL(topo_for("v100-sxm2-16gb", eight, 1, &t, &err), XS_OK);
+    CU_ASSERT_EQUAL(t.link, XS_LINK_NVLINK);
+    CU_ASSERT_DOUBLE_EQUAL(t.intra_gbs, 150, 1e-9);
+    /* H200 NVL's bridge joins 4: 4 on NVLink, 8 not */
+    const char *four[] = {"cluster.devices=4", "cluster.interconnect=nvlink"};
+    CU_ASSERT_EQUAL(topo_for("h200-nvl-141gb", four, 2, &t, &err), XS_OK);
+    CU_ASSERT_EQUAL(t.link, XS_LINK_NVLINK);
+    const char *eight_nvl[] = {"cluster.devices=8", "cluster.interconnect=nvlink"};
+    CU_ASSERT_EQUAL(topo_for("h200-nvl-141gb", eight_nvl, 2, &t, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "interconnect.nvlink_gpus 4"));
+}
+
+/* NVLS, the all-reduce in a Hopper NVSwitch: NCCL picks it for large
+ * buffers in one node of H100 SXM under a PyTorch whose NCCL has it (2.x
+ * here), never on A100's NVSwitch, across nodes, over PCIe or under
+ * PyTorch 1.x; it moves each GPU's data once each way, so it beats the
+ * ring by nearly the ring's 2(n-1)/n over NVLS's 5/6. */
+static void nvls_should_reduce_in_hopper_switches_only(void)
+{
+    xs_topo t;
+    xs_error err;
+    const char *pt2[] = {"cluster.devices=8", "host.framework=pytorch-2"};
+    CU_ASSERT_EQUAL_FATAL(topo_for("h100-sxm5-80gb", pt2, 2, &t, &err), XS_OK);
+    CU_ASSERT(t.nvls);
+    int algo = -1;
+    double S = 1 << 30;
+    double nvls = xs_comm_best(&t, XS_COLL_ALLREDUCE, S, &algo);
+    CU_ASSERT_EQUAL(algo, XS_ALGO_NVLS);
+    double ring = xs_comm_time(&t, XS_COLL_ALLREDUCE, XS_ALGO_RING, S);
+    CU_ASSERT(ring / nvls > 2.0 * 7 / 8 * 5 / 6 * 0.95);
+    /* a tiny buffer costs NVLS its 25 us (the Simple protocol's; the LL
+     * protocols NCCL takes for small buffers are not modelled) */
+    CU_ASSERT_DOUBLE_EQUAL(xs_comm_time(&t, XS_COLL_ALLREDUCE, XS_ALGO_NVLS, 4096), 25e-6, 1e-7);
+    CU_ASSERT(isinf(xs_comm_time(&t, XS_COLL_REDUCE_SCATTER, XS_ALGO_NVLS, S)));
+    const char *pt113[] = {"cluster.devices=8", "host.framework=pytorch-1.13"};
+    CU_ASSERT_EQUAL(topo_for("h100-sxm5-80gb", pt113, 2, &t, &err), XS_OK);
+    CU_ASSERT(!t.nvls);
+    CU_ASSERT_EQUAL(topo_for("a100-sxm4-80gb", pt2, 2, &t, &err), XS_OK);
+    CU_ASSERT(!t.nvls);
+    const char *nodes[] = {"cluster.devices=16", "cluster.network_gbs=100",
+                           "host.framework=pytorch-2"};
+    CU_ASSERT_EQUAL(topo_for("h100-sxm5-80gb", nodes, 3, &t, &err), XS_OK);
+    CU_ASSERT(!t.nvls);
+    const char *pcie[] = {"cluster.devices=8", "cluster.interconnect=pcie",
+                          "host.framework=pytorch-2"};
+    CU_ASSERT_EQUAL(topo_for("h100-sxm5-80gb", pcie, 3, &t, &err), XS_OK);
+    CU_ASSERT(!t.nvls);
+}
+
 /* A scenario's cluster must be whole nodes, with a network when it spans
  * several; sharding needs several devices. One line each, naming the key. */
 static void scenario_should_refuse_an_impossible_cluster(void)
@@ -166,8 +238,9 @@ static void scenario_should_refuse_an_impossible_cluster(void)
  * public source. The rows on NVLink and PCIe within 10% (the first two are
  * where LINK_EFF comes from; the PCIe one is not); the network row within
  * 25% (NET_EFF is the source's average over sizes, the row its peak); the
- * H100 NVLS row is known to be missed (NVLS is not modelled): above 30%,
- * so that modelling it shows here. */
+ * H100 row, NVLink SHARP in the switch, within 10% too (NCCL's own NVLS
+ * ratio and latency, LINK_EFF from the A100 rows: nothing fitted to it;
+ * the ring alone missed it by 57%). */
 static void published_allreduce_rows_should_be_predicted(void)
 {
     const char *files[] = {"data/published/nccl-allreduce.csv"};
@@ -189,7 +262,7 @@ static void published_allreduce_rows_should_be_predicted(void)
     for (size_t i = 0; i < 3; i++)
         CU_ASSERT(fabs(rows[i].error_pct) < 10);
     CU_ASSERT(fabs(rows[3].error_pct) < 25);
-    CU_ASSERT(rows[4].error_pct > 30);
+    CU_ASSERT(fabs(rows[4].error_pct) < 10);
     free(rows);
 }
 
@@ -202,6 +275,8 @@ int tu_add_comm_suite(void)
     CU_ADD_TEST(s, hierarchical_should_beat_ring_across_nodes_at_large_sizes);
     CU_ADD_TEST(s, collectives_should_grow_with_bytes);
     CU_ADD_TEST(s, topology_should_follow_the_board_and_refuse_what_it_lacks);
+    CU_ADD_TEST(s, node_size_and_links_should_come_from_the_device_file);
+    CU_ADD_TEST(s, nvls_should_reduce_in_hopper_switches_only);
     CU_ADD_TEST(s, scenario_should_refuse_an_impossible_cluster);
     CU_ADD_TEST(s, published_allreduce_rows_should_be_predicted);
     return 0;

@@ -68,8 +68,8 @@ static void buckets_should_be_1_mib_then_25_mib_in_backward_order(void)
     int64_t k;
     /* autocast: fp32 parameters, fp32 gradients on the wire */
     const char *torch[] = {"cluster.devices=4", "train.precision=amp_fp16",
-                           "train.amp_mode=autocast"};
-    CU_ASSERT_EQUAL_FATAL(tu_build("bert-base-squad", torch, 3, &s, &wl), XS_OK);
+                           "train.amp_mode=autocast", "cluster.ddp=torch"};
+    CU_ASSERT_EQUAL_FATAL(tu_build("bert-base-squad", torch, 4, &s, &wl), XS_OK);
     check_buckets(&wl, 4, MIB, 25 * MIB, &k);
     /* 12 layers of 7.1 M fp32 gradients (28 MB, just over the cap): a
      * bucket a layer or so, and the embeddings' */
@@ -156,7 +156,9 @@ static void overlap_should_never_beat_compute_or_communication_alone(void)
         CU_ASSERT(p.device_time_s >= p.comm_s * (1 - 1e-12));
         CU_ASSERT(p.device_time_s <= compute + p.comm_s + p.contention_s + 1e-12);
         CU_ASSERT(p.exposed_tail_s + p.serial_s <= p.comm_s + 1e-12);
-        CU_ASSERT(p.scaling_efficiency > 0 && p.scaling_efficiency <= 1);
+        /* above 1 only where ZeRO splits the optimizer's work too */
+        CU_ASSERT(p.scaling_efficiency > 0 &&
+                  (p.scaling_efficiency <= 1 || s.sharding != XS_SHARD_NONE));
         CU_ASSERT_DOUBLE_EQUAL(p.samples_per_s,
                                (double)wl.samples_per_step / p.step_time_s, 1e-9 * p.samples_per_s);
         xs_prediction_free(&p);

@@ -237,6 +237,66 @@ static void device_loader_should_check_relations_between_fields(void)
                "field 'memory.stream_latency_ns' must be a number > 0, got -1");
 }
 
+/* The node's links: NVLink's topology, generation, GPUs and bandwidth
+ * come together (and only with NVLink); PCIe's generation and lanes give
+ * host_gbs_bidir; every field's missing, negative or mistyped value is one
+ * line naming it. */
+static void interconnect_fields_should_be_checked_one_line_each(void)
+{
+    static const char *F = "a100-sxm4-80gb.json";
+    cJSON *doc = good();
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "interconnect"), "gpus_per_node");
+    expect_bad(doc, F, XS_EFIELD, "missing required field 'interconnect.gpus_per_node'");
+
+    doc = good();
+    set_num(doc, "interconnect", "gpus_per_node", -8);
+    expect_bad(doc, F, XS_EFIELD, "field 'interconnect.gpus_per_node' must be an integer");
+
+    doc = good();
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "interconnect"), "pcie_generation",
+                              cJSON_CreateString("4.0"));
+    expect_bad(doc, F, XS_EFIELD, "field 'interconnect.pcie_generation' must be an integer");
+
+    doc = good();
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "interconnect"), "nvlink",
+                              cJSON_CreateString("nvswitch"));
+    expect_bad(doc, F, XS_EFIELD, "'interconnect.nvlink' must be one of none|bridge|mesh|switch");
+
+    doc = good();
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "interconnect"), "nvlink_generation");
+    expect_bad(doc, F, XS_EFIELD,
+               "field 'interconnect.nvlink_generation' is required when interconnect.nvlink "
+               "is not none");
+
+    doc = good();
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "interconnect"), "nvlink",
+                              cJSON_CreateString("none"));
+    expect_bad(doc, F, XS_EFIELD,
+               "field 'interconnect.nvlink_gbs_bidir' needs interconnect.nvlink other than none");
+
+    doc = good();
+    set_num(doc, "interconnect", "pcie_lanes", 12);
+    expect_bad(doc, F, XS_ERANGE, "field 'interconnect.pcie_lanes' must be 1, 2, 4, 8, 16 or 32");
+
+    /* PCIe 3.0 x16 is 31.5 GB/s both ways, not the file's 64 */
+    doc = good();
+    set_num(doc, "interconnect", "pcie_generation", 3);
+    expect_bad(doc, F, XS_ERANGE,
+               "field 'interconnect.host_gbs_bidir' must be PCIe 3 x16's bandwidth (31.5 GB/s");
+
+    /* every GPU file states its node, each as its own source says */
+    const char *ids[] = {"a100-sxm4-80gb", "v100-sxm2-16gb", "h100-pcie-80gb", "t4", "l4"};
+    const int want_nvlink[] = {XS_NVLINK_SWITCH, XS_NVLINK_MESH, XS_NVLINK_BRIDGE,
+                               XS_NVLINK_NONE, XS_NVLINK_NONE};
+    const int64_t want_node[] = {8, 8, 8, 4, 8};
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+        xs_device d = tu_device(ids[k]);
+        CU_ASSERT_EQUAL(d.gpu.nvlink, want_nvlink[k]);
+        CU_ASSERT_EQUAL(d.gpu.gpus_per_node, want_node[k]);
+        CU_ASSERT_EQUAL(d.gpu.pcie_lanes, 16);
+    }
+}
+
 static void resident_threads_should_follow_the_compute_capability(void)
 {
     CU_ASSERT_EQUAL(xs_sm_threads(70), 2048);
@@ -297,6 +357,8 @@ int tu_add_device_suite(void)
                         device_loader_should_reject_each_bad_field) ||
            !CU_add_test(s, "device_loader_should_check_relations_between_fields",
                         device_loader_should_check_relations_between_fields) ||
+           !CU_add_test(s, "interconnect_fields_should_be_checked_one_line_each",
+                        interconnect_fields_should_be_checked_one_line_each) ||
            !CU_add_test(s, "resident_threads_should_follow_the_compute_capability",
                         resident_threads_should_follow_the_compute_capability) ||
            !CU_add_test(s, "device_loader_should_report_unreadable_and_malformed_files",

@@ -62,6 +62,7 @@ int tu_add_numfmt_suite(void);
 int tu_add_memo_suite(void);
 int tu_add_compact_suite(void);
 int tu_add_ddp_suite(void);
+int tu_add_fsdp_suite(void);
 int tu_add_lora_suite(void);
 int tu_add_device_suite(void);
 int tu_add_scenario_suite(void);
