@@ -135,8 +135,10 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
      * gradients appear as their ops run (or persist); an op's output and its
      * input (the op before's output) are alive while it runs. The slack is
      * what the allocator rounds those tensors up by. */
-    /* DDP's buckets (wl_ddp.c) are allocated once and live all step */
-    double saved = 0, slack = 0, grads = (persist ? P * eb.grad * gshard : 0) + wl->ddp_buffer_bytes;
+    /* DDP's buckets (wl_ddp.c) are allocated once and live all step; XLA
+     * (a TPU) sums the gradients in place and has none (tpu_dp.c) */
+    double ddp = is_gpu(dev) ? wl->ddp_buffer_bytes : 0;
+    double saved = 0, slack = 0, grads = (persist ? P * eb.grad * gshard : 0) + ddp;
     double grad_slack = 0;
     double prev_temp = 0, prev_temp_slack = 0, peak = -1;
     int gpu = is_gpu(dev);

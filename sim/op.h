@@ -135,6 +135,11 @@ typedef struct {
      * waits for every collective issued before it (DDP's end of backward) */
     int coll;
     int comm_wait;
+    /* an op PyTorch's DDP wrapper adds around the gradients' collectives
+     * (its bucket copies, the divide by the world size, the copy back):
+     * a compiled step that reduces the gradients in place (XLA's
+     * cross-replica sum) has none of them */
+    int dp_wrapper;
 } xs_op;
 
 /* compute: the math units; memory: DRAM or L2 bandwidth; latency: loads in
