@@ -203,4 +203,22 @@ void xs_report_instance_lines(xs_strbuf *sb, const xs_scenario *s, const xs_comp
         else
             xs_sb_printf(sb, ": whole instances\n");
     }
+    /* a TPU device is a chip or, on v2/v3, half of one: the job is a
+     * slice billed by the chip-hour */
+    header = 0;
+    for (size_t i = 0; i < n; i++) {
+        const xs_prediction *p = rows[i].p;
+        if (!p || !p->mem.fits || !p->topo.ici)
+            continue;
+        const xs_topo *t = &p->topo;
+        int per = t->per_chip > 0 ? t->per_chip : 1;
+        if (!header++)
+            xs_sb_printf(sb, "\nTPU slices ('run $' is the job's: chips x the chip-hour "
+                             "price):\n");
+        xs_sb_printf(sb, "  %-16s %lld devices = %s slice, %d chips x $%.3f a chip-hour = "
+                         "$%.2f/h\n",
+                     rows[i].dev->id, (long long)s->devices, t->slice, t->n / per,
+                     rows[i].dev->price_usd_per_hour * per,
+                     rows[i].dev->price_usd_per_hour * (double)t->n);
+    }
 }

@@ -21,13 +21,15 @@
  * slices. So the model is the default: one cross-replica sum of every
  * gradient after the backward, nothing overlapped (xs_topo.combined).
  *
- * Slices (Cloud TPU's accelerator types, cloud.google.com/tpu/docs/v3, v4,
- * v5e, v5p): a power-of-two number of chips from 4 (v2-8, v3-8, v4-8,
- * v5litepod-4, v5p-8) to the pod (interconnect.pod_shape); the shape grows
- * by doubling its shortest side: 2x2, 2x4, 4x4, ... 16x16 (v3-32 is 4x4,
- * v3-512 16x16, v5litepod-128 8x16) and 2x2x1, 2x2x2, 2x2x4, 2x4x4,
- * 4x4x4, ... (v4-8 to v4-8192). Custom shapes (v4's 8x8x12, v5p's
- * 16x16x24) are not modelled. Where a slice wraps around (How to Scale
+ * Slices (Cloud TPU's accelerator types): a power-of-two number of chips
+ * from 4 (v2-8, v3-8, v4-8, v5litepod-4, v5p-8) to the pod
+ * (interconnect.pod_shape); the shape grows by doubling its shortest side:
+ * cloud.google.com/tpu/docs/v5e lists 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16
+ * (and 1x1), cloud.google.com/tpu/docs/v5p 2x2x1, 2x2x2, 2x4x4, 4x4x4,
+ * 4x4x8, 4x8x8, 8x8x8, 8x8x16, 8x16x16, 16x16x16 ('most (but not all)'
+ * shapes; 2x2x4 is the rule's 16 chips), both read 2026-11-28. Shapes off
+ * the rule (v5p's largest single slice, 16x16x24 = 6144 chips; v4's
+ * 8x8x12) are not modelled. Where a slice wraps around (How to Scale
  * Your Model, jax-ml/scaling-book@04d8de58b9f64e2d6cc1df469b8a36f506a0138d
  * tpus.md, 'TPU Networking'): v4 and v5p close every dimension into a
  * ring through their optical switches when the slice is whole 4x4x4 cubes
