@@ -78,7 +78,9 @@ void xs_tpu_mxu(const xs_tpu_params *t, int64_t m, int64_t n, int64_t k, int64_t
 int64_t xs_tpu_pad(int64_t x, int64_t to);
 
 /* Marks fused[i] = 1 for each op XLA fuses into the op before it (see the
- * list above), 0 otherwise; returns how many. fused has wl->n entries. */
+ * list above), 0 otherwise; returns how many. fused has wl->n entries.
+ * DDP's wrapper ops (xs_op.dp_wrapper), which XLA's step does not have,
+ * neither fuse nor take consumers. */
 size_t xs_tpu_fusion(const xs_workload *wl, unsigned char *fused);
 
 /* Estimate one op on dev before fusion. */
