@@ -292,9 +292,9 @@ static const xs_field SCENARIO_FIELDS[] = {
     {"data.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0, "free text for people, any keys",
      NULL},
     INT_DEF("cluster.devices", 1, 65536, devices, "1",
-            "devices (data parallel): GPUs in nodes (the keys below), or a TPU slice, a "
-            "power of two from 4 chips, its torus from the device file (a chip is one "
-            "device, two on v2/v3) (default 1: one process, one device)"),
+            "devices (data parallel): GPUs in nodes (the keys below), or a TPU slice of "
+            "4 chips or more as the device file offers them, its torus from the file (a "
+            "chip is one device, two on v2/v3) (default 1: one process, one device)"),
     INT_DEF("cluster.per_node", 0, 65536, per_node, "0",
             "devices in each node; cluster.devices must be a multiple of it (default 0: "
             "min(cluster.devices, 8), one node of up to 8 GPUs, the HGX/DGX baseboard and "

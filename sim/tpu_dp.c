@@ -21,9 +21,11 @@
  * slices. So the model is the default: one cross-replica sum of every
  * gradient after the backward, nothing overlapped (xs_topo.combined).
  *
- * Slices (Cloud TPU's accelerator types): a power-of-two number of chips
- * from 4 (v2-8, v3-8, v4-8, v5litepod-4, v5p-8) to the pod
- * (interconnect.pod_shape); the shape grows by doubling its shortest side:
+ * Slices (Cloud TPU's accelerator types): those the device file lists
+ * (interconnect.slice_chips: v2 has no 8- or 32-chip slice, v3 no 8-chip
+ * one), else every power of two from 4 chips (v4-8, v5p-8) that fits the
+ * pod (interconnect.pod_shape); the shape grows by doubling its shortest
+ * side:
  * cloud.google.com/tpu/docs/v5e lists 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16
  * (and 1x1), cloud.google.com/tpu/docs/v5p 2x2x1, 2x2x2, 2x4x4, 4x4x4,
  * 4x4x8, 4x8x8, 8x8x8, 8x8x16, 8x16x16, 16x16x16 ('most (but not all)'
@@ -134,14 +136,41 @@ static int slice_shape(const xs_tpu_params *tp, int64_t chips, int nd, int dims[
     return 0;
 }
 
-/* The largest power-of-two slice of the pod, in chips. */
-static int64_t largest_slice(const xs_tpu_params *tp, int nd)
+/* Whether a slice of `chips` is offered: one of the file's slice sizes,
+ * or, where it lists none, a power of two from 4 whose shape fits the pod. */
+static int offered(const xs_tpu_params *tp, int nd, int64_t chips)
 {
     int dims[3];
-    int64_t c = SLICE_MIN_CHIPS;
-    while (slice_shape(tp, c * 2, nd, dims) == 0)
-        c *= 2;
-    return c;
+    if (tp->nslices > 0) {
+        for (int i = 0; i < tp->nslices; i++)
+            if (tp->slices[i] == chips)
+                return slice_shape(tp, chips, nd, dims) == 0;
+        return 0;
+    }
+    return is_pow2(chips) && chips >= SLICE_MIN_CHIPS && slice_shape(tp, chips, nd, dims) == 0;
+}
+
+/* "8, 32, 64 ... devices (v3-8, v3-32 ...)": the offered slices as
+ * cluster.devices values */
+static void offered_words(const xs_tpu_params *tp, int nd, int64_t per_chip, char *buf,
+                          size_t cap)
+{
+    size_t len = 0;
+    int k = 0;
+    int64_t last = 0;
+    for (int64_t c = SLICE_MIN_CHIPS; c <= 1 << 20; c *= 2) {
+        if (!offered(tp, nd, c))
+            continue;
+        if (k++ < 6)
+            len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%lld",
+                                    k > 1 ? ", " : "", (long long)(c * per_chip));
+        last = c;
+    }
+    if (k > 6)
+        len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, " ... %lld",
+                                (long long)(last * per_chip));
+    snprintf(buf + len, len < cap ? cap - len : 0, " devices (%lld a chip; pod %s)",
+             (long long)per_chip, tp->pod_shape);
 }
 
 int xs_tpu_topology(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error *err)
@@ -158,16 +187,16 @@ int xs_tpu_topology(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_e
                             "holds %lld devices (its TensorCores); use a multiple of %lld",
                             s->id, dev->id, (long long)n, tp->generation, (long long)per_chip,
                             (long long)per_chip);
-    int64_t chips = n / per_chip, most = largest_slice(tp, nd);
-    if (!is_pow2(chips) || chips < SLICE_MIN_CHIPS || chips > most)
+    int64_t chips = n / per_chip;
+    if (!offered(tp, nd, chips)) {
+        char list[160];
+        offered_words(tp, nd, per_chip, list, sizeof list);
         return xs_error_set(err, XS_EFIELD,
-                            "scenario %s on device %s: cluster.devices %lld is %lld chip%s: a "
-                            "TPU %s slice here holds a power of two from %d to %lld chips (%lld "
-                            "to %lld devices; pod %s)",
+                            "scenario %s on device %s: cluster.devices %lld is %lld chip%s, no TPU "
+                            "%s slice: use %s",
                             s->id, dev->id, (long long)n, (long long)chips, chips == 1 ? "" : "s",
-                            tp->generation, SLICE_MIN_CHIPS, (long long)most,
-                            (long long)(SLICE_MIN_CHIPS * per_chip), (long long)(most * per_chip),
-                            tp->pod_shape);
+                            tp->generation, list);
+    }
     t->ici = 1;
     t->ndims = nd;
     t->combined = 1;

@@ -190,6 +190,9 @@ static void every_tpu_device_should_load(void)
         CU_ASSERT_EQUAL(d.peak_tflops[XS_FP16], 0);
         CU_ASSERT(d.peak_tflops[XS_FP32] > 0 && d.peak_tflops[XS_FP32] < d.peak_tflops[XS_BF16]);
         CU_ASSERT(d.idle_w > 0 && d.idle_w < d.tdp_w);
+        /* the offered slices, where the file lists them, ascend from 4 */
+        for (int k = 0; k < d.tpu.nslices; k++)
+            CU_ASSERT(d.tpu.slices[k] >= 4 && (k == 0 || d.tpu.slices[k] > d.tpu.slices[k - 1]));
         /* written back from the schema, as calibrate writes devices, it
          * loads to the same device */
         char file[64];
@@ -250,6 +253,13 @@ static void bad_tpu_field_should_name_file_and_field(void)
         doc = tu_load_json("devices/tpu-v4.json");
         set_item(doc, "interconnect", "pod_shape", cJSON_CreateString(pods[i]));
         expect_bad(doc, "field 'interconnect.pod_shape' must be three chips a dimension");
+    }
+    const char *slices[] = {"4,16,", "3", "4,4", "8,4", "4,x", "8192", ",4", "4 ,8", "6"};
+    for (size_t i = 0; i < sizeof slices / sizeof slices[0]; i++) {
+        doc = tu_load_json("devices/tpu-v4.json");
+        cJSON_AddItemToObject(cJSON_GetObjectItem(doc, "interconnect"), "slice_chips",
+                              cJSON_CreateString(slices[i]));
+        expect_bad(doc, "field 'interconnect.slice_chips' must be up to 16 chip counts");
     }
     doc = tu_load_json("devices/tpu-v4.json");
     set_item(doc, "compute", "mxu_size", cJSON_CreateString("128"));

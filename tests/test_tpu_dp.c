@@ -151,6 +151,8 @@ static void slices_should_have_cloud_tpu_shapes(void)
     } c[] = {
         {"tpu-v3", "cluster.devices=8", "v3-8", 2, {2, 2, 1}, {0, 0, 0}},
         {"tpu-v3", "cluster.devices=64", "v3-64", 2, {4, 8, 1}, {0, 0, 0}},
+        {"tpu-v3", "cluster.devices=32", "v3-32", 2, {4, 4, 1}, {0, 0, 0}},
+        {"tpu-v2", "cluster.devices=256", "v2-256", 2, {8, 16, 1}, {0, 1, 0}},
         {"tpu-v3", "cluster.devices=2048", "v3-2048", 2, {32, 32, 1}, {1, 1, 0}},
         {"tpu-v2", "cluster.devices=512", "v2-512", 2, {16, 16, 1}, {1, 1, 0}},
         {"tpu-v4", "cluster.devices=4", "v4-8", 1, {2, 2, 1}, {0, 0, 0}},
@@ -192,14 +194,17 @@ static void impossible_slices_should_be_refused_in_one_line(void)
     const struct {
         const char *dev, *sets[2], *part;
     } c[] = {
-        {"tpu-v4", {"cluster.devices=6"}, "power of two from 4 to 4096 chips"},
+        {"tpu-v4", {"cluster.devices=6"}, "6 is 6 chips, no TPU v4 slice: use 4, 8, 16, 32"},
         {"tpu-v4", {"cluster.devices=2"}, "cluster.devices 2 is 2 chips"},
-        {"tpu-v4", {"cluster.devices=8192"}, "pod 16x16x16"},
-        {"tpu-v5p", {"cluster.devices=8192"}, "to 4096 chips"},
-        {"tpu-v5e", {"cluster.devices=512"}, "to 256 chips"},
+        {"tpu-v4", {"cluster.devices=8192"}, "... 4096 devices (1 a chip; pod 16x16x16)"},
+        {"tpu-v5p", {"cluster.devices=8192"}, "... 4096 devices (1 a chip; pod 16x20x28)"},
+        {"tpu-v5e", {"cluster.devices=512"}, "... 256 devices (1 a chip; pod 16x16)"},
         {"tpu-v3", {"cluster.devices=3"}, "use a multiple of 2"},
-        {"tpu-v3", {"cluster.devices=2"}, "is 1 chip:"},
+        {"tpu-v3", {"cluster.devices=2"}, "is 1 chip, no TPU v3 slice"},
         {"tpu-v3", {"cluster.devices=24"}, "is 12 chips"},
+        /* offered slices only: no v3-16, no v2-16 or v2-64 */
+        {"tpu-v3", {"cluster.devices=16"}, "use 8, 32, 64, 128, 256, 512 ... 2048 devices"},
+        {"tpu-v2", {"cluster.devices=64"}, "use 8, 32, 128, 256, 512 devices (2 a chip"},
         {"tpu-v4", {"cluster.devices=8", "cluster.sharding=zero1"}, "cluster.sharding zero1"},
         {"tpu-v4", {"cluster.devices=8", "cluster.ddp=apex"}, "cluster.ddp apex"},
         {"tpu-v4", {"cluster.devices=8", "cluster.interconnect=pcie"}, "cluster.interconnect pcie"},
