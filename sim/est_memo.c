@@ -12,36 +12,37 @@
 #define MEMO_SLOTS 512 /* ops per device, a power of two: a compact step has ~150 */
 #define MEMO_PROBES 8
 
+/* an entry holds an op of its table while their generations agree: a
+ * table given to another device empties at once, without a pass over it */
 typedef struct {
-    int used;
+    unsigned long gen;
     xs_op op;
     xs_estimate e;
 } memo_entry;
 
 typedef struct {
-    int used;
+    unsigned long gen; /* 0: unused */
     unsigned long stamp; /* last use, for eviction */
     xs_device dev;
     memo_entry slots[MEMO_SLOTS];
 } memo_device;
 
 static _Thread_local memo_device tables[MEMO_DEVICES];
-static _Thread_local unsigned long memo_clock;
+static _Thread_local unsigned long memo_clock, memo_gens;
 
 void *xs_est_memo_table(const xs_device *dev)
 {
     memo_device *oldest = &tables[0];
     for (int i = 0; i < MEMO_DEVICES; i++) {
         memo_device *t = &tables[i];
-        if (t->used && memcmp(&t->dev, dev, sizeof *dev) == 0) {
+        if (t->gen && memcmp(&t->dev, dev, sizeof *dev) == 0) {
             t->stamp = ++memo_clock;
             return t;
         }
-        if (!t->used || (oldest->used && t->stamp < oldest->stamp))
+        if (!t->gen || (oldest->gen && t->stamp < oldest->stamp))
             oldest = t;
     }
-    memset(oldest, 0, sizeof *oldest);
-    oldest->used = 1;
+    oldest->gen = ++memo_gens;
     oldest->stamp = ++memo_clock;
     oldest->dev = *dev;
     return oldest;
@@ -72,7 +73,7 @@ int xs_est_memo_get(void *table, const xs_op *op, xs_estimate *e)
     unsigned h = op_hash(op);
     for (unsigned p = 0; p < MEMO_PROBES; p++) {
         const memo_entry *s = &t->slots[(h + p) & (MEMO_SLOTS - 1)];
-        if (!s->used)
+        if (s->gen != t->gen)
             return 0;
         if (memcmp(&s->op, op, sizeof *op) == 0) {
             *e = s->e;
@@ -89,12 +90,18 @@ void xs_est_memo_put(void *table, const xs_op *op, const xs_estimate *e)
     memo_entry *s = &t->slots[h & (MEMO_SLOTS - 1)]; /* full: the first probe's is replaced */
     for (unsigned p = 0; p < MEMO_PROBES; p++) {
         memo_entry *q = &t->slots[(h + p) & (MEMO_SLOTS - 1)];
-        if (!q->used) {
+        if (q->gen != t->gen) {
             s = q;
             break;
         }
     }
-    s->used = 1;
+    s->gen = t->gen;
     s->op = *op;
     s->e = *e;
+}
+
+void xs_est_memo_forget(void)
+{
+    for (int i = 0; i < MEMO_DEVICES; i++)
+        tables[i].gen = 0;
 }

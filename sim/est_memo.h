@@ -21,4 +21,7 @@ int xs_est_memo_get(void *table, const xs_op *op, xs_estimate *e);
 /* Remember e, the device model's estimate of op. */
 void xs_est_memo_put(void *table, const xs_op *op, const xs_estimate *e);
 
+/* Forget all this thread remembers (tests: a prediction from nothing). */
+void xs_est_memo_forget(void);
+
 #endif
