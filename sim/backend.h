@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "comm.h"
 #include "device.h"
 #include "error.h"
 #include "gemm.h"
@@ -67,6 +68,12 @@ typedef struct {
     /* Non-NULL where the format a matmul runs in is not xs_gemm_rate's
      * answer (a TPU's MXU runs fp16 and fp32 matmuls as bf16 passes). */
     void (*matmul_format)(const xs_device *dev, xs_dtype asked, xs_dtype *engine, int *tensor);
+    /* Non-NULL for a class whose devices join over their own fabric with
+     * their compiler's collectives (TPUs: a slice's ICI torus under XLA):
+     * the job's topology for s's cluster (xs_topo_of asks it in place of
+     * NCCL's), or one error line naming the key it cannot model. NULL:
+     * NCCL's topology for GPUs, several devices refused for the others. */
+    int (*topology)(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error *err);
 } xs_backend;
 
 extern const xs_backend xs_gpu_backend;

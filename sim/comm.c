@@ -57,6 +57,112 @@
 #define CHANNELS_PCIE 4
 #define DRAM_PER_LINK_BYTE 3.0
 
+/* XLA's collectives over a TPU slice's ICI torus (xs_topo.ici).
+ *
+ * A dimension of d chips is a ring where it wraps around and a line where
+ * it does not. Round a ring half the data goes each way, so both directions
+ * of every link carry it; along a line the ring runs out and back, each
+ * link carrying it one way at a time: a dimension moves data at two links'
+ * one-way rate or at one (How to Scale Your Model, jax-ml/scaling-book@
+ * 04d8de58b9f64e2d6cc1df469b8a36f506a0138d tpus.md, the ICI table's note:
+ * the bidirectional rate holds 'when we have a wraparound connection on the
+ * particular axis'; sharding.md, Pop Quiz 2: without one 'we actually can't
+ * do a fully bidirectional AllGather'). A reduce-scatter over a ring of d
+ * moves (d - 1)/d of what it is handed over each chip's links, and its
+ * data travel d/2 hops round a ring, d - 1 along a line (the same source's
+ * hop counts), ICI_HOP_US each ('typically around 1us', sharding.md, 'A
+ * note on ICI latency'); the all-gather mirrors it, an all-reduce is both.
+ *
+ * Several dimensions work at once: the buffer is split into one equal
+ * share a dimension, and share k is reduced over the dimensions in the
+ * order k, k+1, ... (each handed what the dimensions before it left, 1/d
+ * of it), so that every dimension's links carry data together (an
+ * AllGather over several axes 'increases the available bandwidth by a
+ * factor of n_axes', sharding.md). The dimension whose links carry the
+ * most sets the time; a share's hops add up along its path. For D
+ * dimensions of d chips, n = d^D, an all-reduce takes
+ * 2 (n - 1)/n S / (D x the dimension's rate) + 2 D hops(d) x ICI_HOP_US.
+ *
+ * ICI_EFF: the share of a link's rate a collective reaches, from the one
+ * published profile found: an AllGather of 33.6 MB (bf16[2048, 8192])
+ * over a line of 4 TPU v5e chips took 680 us (sharding.md, Pop Quiz 2),
+ * where 3/4 x 33.6 MB at v5e's 5e10 B/s a link one way (the book's ICI
+ * table, devices/tpu-v5e.json) is 503 us and the 3 hops 3 us: 503 / 677 =
+ * 0.74. The same profile's small case (32 kB shards: about 8 us measured)
+ * comes out at 5.7 us: the latency side is low by about 2 us. */
+#define ICI_EFF 0.74
+
+/* the phases of coll: an all-reduce is a reduce-scatter and an all-gather */
+static int phases(int coll)
+{
+    return coll == XS_COLL_ALLREDUCE ? 2 : 1;
+}
+
+/* One phase over the chips' torus: bytes is what each chip holds. */
+static double torus_phase(const xs_topo *t, double bytes)
+{
+    int d[3], wrap[3], nd = 0;
+    for (int i = 0; i < 3; i++)
+        if (t->dims[i] > 1) {
+            d[nd] = t->dims[i];
+            wrap[nd++] = t->wrap[i];
+        }
+    if (nd == 0)
+        return 0;
+    double load[3] = {0, 0, 0}, hops = 0;
+    for (int k = 0; k < nd; k++) { /* share k: dimensions k, k+1, ... */
+        double left = bytes / nd;
+        for (int j = 0; j < nd; j++) {
+            int i = (k + j) % nd;
+            load[i] += (double)(d[i] - 1) / d[i] * left;
+            left /= d[i];
+        }
+    }
+    double slowest = 0, link = t->intra_gbs * 1e9 * ICI_EFF;
+    for (int i = 0; i < nd; i++) {
+        slowest = fmax(slowest, load[i] / (link * (wrap[i] ? 2 : 1)));
+        hops += wrap[i] ? d[i] / 2 : d[i] - 1;
+    }
+    return slowest + hops * t->hop_us * 1e-6;
+}
+
+/* v2/v3: the two TensorCores of a chip (two devices) first split the
+ * buffer between them, each sending the other half of it; the chips'
+ * torus then reduces each core's half, both halves over the chip's links
+ * (the chip carries the whole buffer); the gather mirrors it. The path
+ * between a chip's cores is taken at one link's one-way rate and one hop:
+ * a stated assumption, no figure for it is published. */
+static double torus(const xs_topo *t, int coll, double bytes)
+{
+    double pair = 0;
+    if (t->per_chip > 1) {
+        double p = t->per_chip;
+        pair = (p - 1) / p * bytes / (t->intra_gbs * 1e9 * ICI_EFF) + (p - 1) * t->hop_us * 1e-6;
+    }
+    return phases(coll) * (pair + torus_phase(t, bytes));
+}
+
+void xs_comm_combine(const xs_topo *t, const xs_workload *wl, xs_estimate *est)
+{
+    size_t wait_at = wl->n;
+    for (size_t i = 0; i < wl->n && wait_at == wl->n; i++)
+        if (wl->ops[i].comm_wait)
+            wait_at = i;
+    double total[XS_COLL_COUNT] = {0};
+    for (size_t i = 0; i < wait_at; i++)
+        if (wl->ops[i].kind == XS_OP_COMM && wl->ops[i].coll >= 0 &&
+            wl->ops[i].coll < XS_COLL_COUNT)
+            total[wl->ops[i].coll] += wl->ops[i].bytes;
+    for (size_t i = 0; i < wait_at; i++) {
+        const xs_op *op = &wl->ops[i];
+        if (op->kind != XS_OP_COMM || op->coll < 0 || op->coll >= XS_COLL_COUNT ||
+            !(total[op->coll] > 0))
+            continue;
+        est[i].time_s = xs_comm_best(t, op->coll, total[op->coll], NULL) * op->bytes /
+                        total[op->coll];
+    }
+}
+
 static double ring_steps_lat(int steps, int inter_steps, double intra_us)
 {
     return (BASE_LAT_US + (steps - inter_steps) * intra_us + inter_steps * NET_LAT_US) * 1e-6;
@@ -105,6 +211,8 @@ double xs_comm_time(const xs_topo *t, int coll, int algo, double bytes)
 {
     if (t->n <= 1)
         return 0;
+    if (t->ici)
+        return algo == XS_ALGO_TORUS ? torus(t, coll, bytes) : INFINITY;
     switch (algo) {
     case XS_ALGO_RING:
         return ring(coll, t->n, bytes, ring_bw(t), intra_us(t), t->nodes);
@@ -200,10 +308,12 @@ int xs_topo_of(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error 
     if (n <= 1)
         return XS_OK;
     const xs_backend *b = xs_backend_at(dev->cls);
+    if (b && b->topology)
+        return b->topology(dev, s, t, err);
     if (!b || strcmp(b->name, "gpu") != 0)
         return xs_error_set(err, XS_EUNSUPPORTED,
-                            "scenario %s on device %s: cluster.devices %lld needs GPUs: the "
-                            "collectives modelled are NCCL's",
+                            "scenario %s on device %s: cluster.devices %lld needs GPUs or TPUs: "
+                            "the collectives modelled are NCCL's and XLA's over a TPU slice",
                             s->id, dev->id, (long long)n);
     const xs_gpu_params *gp = &dev->gpu;
     int64_t usual = gp->gpus_per_node > 0 ? gp->gpus_per_node : 8;
@@ -240,7 +350,10 @@ int xs_topo_of(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error 
     }
     if (t->nodes > 1 && !(s->network_gbs > 0))
         return xs_error_set(err, XS_EFIELD,
-                            "scenario %s: %d nodes need cluster.network_gbs", s->id, t->nodes);
+                            "scenario %s on device %s: cluster.devices %lld over %lld per node "
+                            "spans %d nodes: give their network, cluster.network_gbs (GB/s each "
+                            "way per node)",
+                            s->id, dev->id, (long long)n, (long long)g, t->nodes);
     t->link = ic == XS_IC_NVLINK ? XS_LINK_NVLINK : XS_LINK_PCIE;
     t->intra_gbs = (ic == XS_IC_NVLINK ? dev->nvlink_gbs_bidir : dev->host_gbs_bidir) / 2;
     t->net_gbs = t->nodes > 1 ? s->network_gbs : 0;
@@ -258,7 +371,7 @@ const char *xs_coll_name(int coll)
 
 const char *xs_algo_name(int algo)
 {
-    static const char *names[] = {"ring", "tree", "hierarchical", "nvls"};
+    static const char *names[] = {"ring", "tree", "hierarchical", "nvls", "torus"};
     return algo >= 0 && algo < XS_ALGO_COUNT ? names[algo] : "?";
 }
 

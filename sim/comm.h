@@ -16,7 +16,9 @@
 
 #include "device.h"
 #include "error.h"
+#include "op.h"
 #include "scenario.h"
+#include "workload.h"
 
 typedef enum { XS_COLL_ALLREDUCE, XS_COLL_REDUCE_SCATTER, XS_COLL_ALLGATHER, XS_COLL_COUNT } xs_coll;
 
@@ -24,8 +26,17 @@ typedef enum { XS_COLL_ALLREDUCE, XS_COLL_REDUCE_SCATTER, XS_COLL_ALLGATHER, XS_
  * double binary tree across nodes with a chain inside each node; hier: the
  * two-level scheme, reduce-scatter inside each node, all-reduce of each
  * GPU's shard across nodes, all-gather inside each node; nvls: NVLink
- * SHARP, the all-reduce done in a Hopper NVSwitch (one node). */
-typedef enum { XS_ALGO_RING, XS_ALGO_TREE, XS_ALGO_HIER, XS_ALGO_NVLS, XS_ALGO_COUNT } xs_algo;
+ * SHARP, the all-reduce done in a Hopper NVSwitch (one node). torus:
+ * XLA's collectives over a TPU slice's ICI torus (the only algorithm
+ * there, and none of NCCL's): see xs_topo.ici. */
+typedef enum {
+    XS_ALGO_RING,
+    XS_ALGO_TREE,
+    XS_ALGO_HIER,
+    XS_ALGO_NVLS,
+    XS_ALGO_TORUS,
+    XS_ALGO_COUNT
+} xs_algo;
 
 typedef enum { XS_LINK_NVLINK, XS_LINK_PCIE, XS_LINK_COUNT } xs_link;
 
@@ -39,6 +50,21 @@ typedef struct {
     int nvls;         /* NCCL may reduce in the NVSwitch (NVLS): see xs_topo_of */
     int sm_count;     /* the GPU's SMs, which NCCL's kernels share with compute */
     double mem_bw_gbs; /* the GPU's DRAM bandwidth, which they share too */
+    /* A TPU slice (ici 1, filled by the tpu class): the chips along each
+     * dimension of its ICI torus (1 where a dimension is unused), 1 in
+     * wrap[i] where that dimension closes into a ring (else a line), the
+     * devices on a chip (2 on v2/v3, whose TensorCores are devices and
+     * share the chip's links; else 1), the latency of a hop; intra_gbs is
+     * one ICI link's bandwidth each way. combined: the step's collectives
+     * of one kind before the end of the backward run as one, after the
+     * backward (XLA's single cross-replica sum of every gradient). */
+    int ici;
+    char slice[32]; /* what Cloud TPU calls the slice: "v3-8", "v5litepod-16" */
+    int ndims;      /* the torus's dimensions: 2 or 3 */
+    int dims[3], wrap[3];
+    int per_chip;
+    double hop_us;
+    int combined;
 } xs_topo;
 
 /* Seconds for one collective of `bytes` (nccl-tests' S) with algorithm
@@ -60,9 +86,16 @@ double xs_comm_busbw(int coll, int n, double bytes, double seconds);
 double xs_comm_contention(const xs_topo *t, double busbw_gbs);
 
 /* The job's topology for s on dev: devices, per node, the link (the
- * scenario's cluster.interconnect or the device file's), the network.
+ * scenario's cluster.interconnect or the device file's), the network; a
+ * class with its own fabric (xs_backend.topology: TPUs) builds its own.
  * An error line names the key when the combination cannot be modelled. */
 int xs_topo_of(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error *err);
+
+/* Where t runs a step's collectives combined (t->combined), each
+ * collective op of wl before its first comm_wait op gets, in est, its
+ * share by bytes of one collective of its kind over all their bytes, so
+ * that they add up to that one collective's time. */
+void xs_comm_combine(const xs_topo *t, const xs_workload *wl, xs_estimate *est);
 
 const char *xs_coll_name(int coll);
 const char *xs_algo_name(int algo);

@@ -308,12 +308,13 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
     double master_grads = P * eb.master_grad * shard;
     int master_all_step = t->grad_accum > 1;
 
-    /* DDP's buckets (wl_ddp.c) are allocated once and live all step */
+    /* DDP's buckets (wl_ddp.c) are allocated once and live all step; XLA
+     * (a TPU) sums the gradients in place and has none (tpu_dp.c) */
+    int gpu = is_gpu(dev);
     walk_state st = {0};
-    st.grads = (persist ? P * gbytes * gshard : 0) + wl->ddp_buffer_bytes;
+    st.grads = (persist ? P * gbytes * gshard : 0) + (gpu ? wl->ddp_buffer_bytes : 0);
     st.prev_phase = -1;
     walk_peak pk = {-1, 0, 0, 0, 0, 0, 0};
-    int gpu = is_gpu(dev);
     walk_op local[128];
     walk_op *w = wl->n <= 128 ? local : malloc(wl->n * sizeof *w);
     if (!w)

@@ -166,6 +166,11 @@ typedef struct {
      * backward op that made its gradients; the unit whose reshard lets an
      * all-gather be issued) */
     int32_t comm_dep, dep_op;
+    /* an op PyTorch's DDP wrapper adds around the gradients' collectives
+     * (its bucket copies, the divide by the world size, the copy back):
+     * a compiled step that reduces the gradients in place (XLA's
+     * cross-replica sum) has none of them */
+    int dp_wrapper;
 } xs_op;
 
 /* compute: the math units; memory: DRAM or L2 bandwidth; latency: loads in

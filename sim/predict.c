@@ -283,8 +283,8 @@ static void data_parallel(const xs_workload *wl, const xs_estimate *est, xs_pred
     if (!ready)
         return; /* only the report's overlap figures are lost; the sums stand */
     for (size_t i = wait_at; i-- > 0;) {
-        if (wl->ops[i].kind == XS_OP_COMM)
-            ready[i] = end_bwd - after;
+        if (wl->ops[i].kind == XS_OP_COMM) /* combined: one collective after all */
+            ready[i] = p->topo.combined ? end_bwd : end_bwd - after;
         else
             after += est[i].time_s;
     }
@@ -432,6 +432,10 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
         if (one_pass)
             sums_of(op, e, host, &hc, &o[i]);
     }
+    /* one collective for the step's buckets (comm.h); a combined topology
+     * is a compiled step's, whose sums come after */
+    if (!rc && p->topo.combined)
+        xs_comm_combine(&p->topo, wl, p->est);
     /* a compiled step: what the compiler does across ops, and its infeed */
     double outside_s = 0;
     if (!rc && !one_pass) {

@@ -5,6 +5,7 @@
 #include "report.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,31 +38,88 @@ static const char *gather_format(const xs_scenario *s)
     return bf16 ? "bf16" : "fp16";
 }
 
+/* The bytes of the gradients' collectives before the backward's end: the
+ * one collective a combined topology runs (xs_comm_combine). */
+static double combined_bytes(const xs_workload *wl)
+{
+    double total = 0;
+    for (size_t i = 0; i < wl->n && !wl->ops[i].comm_wait; i++)
+        if (wl->ops[i].kind == XS_OP_COMM)
+            total += wl->ops[i].bytes;
+    return total;
+}
+
+/* "2x2x4", and which sides close into rings */
+static void torus_words(const xs_topo *t, char *buf, size_t cap)
+{
+    int nd = t->ndims, all = 1, any = 0;
+    size_t len = 0;
+    for (int i = 0; i < nd; i++) {
+        len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%d", i ? "x" : "",
+                                t->dims[i]);
+        all &= t->wrap[i];
+        any |= t->wrap[i];
+    }
+    if (all || !any) {
+        snprintf(buf + len, len < cap ? cap - len : 0, all ? ", every side wraps around"
+                                                           : ", no wraparound: each side a line");
+        return;
+    }
+    for (int i = 0; i < nd; i++)
+        if (t->wrap[i]) {
+            snprintf(buf + len, len < cap ? cap - len : 0, ", the side of %d wraps around",
+                     t->dims[i]);
+            return;
+        }
+}
+
+/* The TPU slice: XLA's one cross-replica sum over the ICI torus. */
+static void slice_line(xs_strbuf *sb, const xs_workload *wl, const xs_topo *t)
+{
+    char torus[96];
+    torus_words(t, torus, sizeof torus);
+    int chips = t->n / (t->per_chip > 0 ? t->per_chip : 1);
+    xs_sb_printf(sb, "cluster   %d devices = %s slice, %d chips", t->n, t->slice, chips);
+    if (t->per_chip > 1)
+        xs_sb_printf(sb, " of %d TensorCores (their devices share the chip's links)",
+                     t->per_chip);
+    xs_sb_printf(sb,
+                 ", ICI torus %s, %.0f GB/s each way a link, %.0f us a hop; replicated "
+                 "(every device keeps all state); XLA sums all %.1f MB of gradients in one "
+                 "all-reduce after the backward (bidirectional rings per torus dimension)\n",
+                 torus, t->intra_gbs, t->hop_us, combined_bytes(wl) / 1e6);
+}
+
 void xs_report_cluster_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workload *wl,
                              const xs_prediction *p)
 {
     const xs_topo *t = &p->topo;
-    int fsdp = xs_fsdp_on(s);
-    xs_sb_printf(sb, "cluster   %d devices = %d node%s x %d, %s %.0f GB/s each way a GPU",
-                 t->n, t->nodes, t->nodes > 1 ? "s" : "", t->per_node, xs_link_name(t->link),
-                 t->intra_gbs);
-    if (t->nodes > 1)
-        xs_sb_printf(sb, ", network %.0f GB/s each way a node", t->net_gbs);
-    if (fsdp)
-        xs_sb_printf(sb, "; sharding %s; %lld units (%lld layers, largest %.1f MB gathered, "
-                         "+ root %.1f MB), gathered in %s, backward prefetch BACKWARD_PRE, "
-                         "%s for the largest\n",
-                     sharding_words(s->sharding), (long long)wl->fsdp_units,
-                     (long long)wl->fsdp_units - 1, wl->fsdp_unit_bytes / 1e6,
-                     wl->fsdp_root_bytes / 1e6, gather_format(s), xs_algo_name(p->comm_algo));
-    else
+    if (t->ici) {
+        slice_line(sb, wl, t);
+    } else {
+        int fsdp = xs_fsdp_on(s);
+        xs_sb_printf(sb, "cluster   %d devices = %d node%s x %d, %s %.0f GB/s each way a GPU",
+                     t->n, t->nodes, t->nodes > 1 ? "s" : "", t->per_node,
+                     xs_link_name(t->link), t->intra_gbs);
+        if (t->nodes > 1)
+            xs_sb_printf(sb, ", network %.0f GB/s each way a node", t->net_gbs);
+        if (fsdp)
+            xs_sb_printf(sb, "; sharding %s; %lld units (%lld layers, largest %.1f MB gathered, "
+                             "+ root %.1f MB), gathered in %s, backward prefetch BACKWARD_PRE, "
+                             "%s for the largest\n",
+                         sharding_words(s->sharding), (long long)wl->fsdp_units,
+                         (long long)wl->fsdp_units - 1, wl->fsdp_unit_bytes / 1e6,
+                         wl->fsdp_root_bytes / 1e6, gather_format(s),
+                         xs_algo_name(p->comm_algo));
+        else
         xs_sb_printf(sb, "; sharding %s; %s DDP, %lld buckets (first %.1f MB, largest %.1f MB), "
                          "%s for the largest\n",
                      sharding_words(s->sharding), s->ddp == XS_DDP_APEX ? "apex" : "torch",
                      (long long)wl->buckets, wl->first_bucket_bytes / 1e6,
                      wl->largest_bucket_bytes / 1e6, xs_algo_name(p->comm_algo));
+    }
     double exposed = p->exposed_tail_s + p->serial_s;
-    if (fsdp)
+    if (xs_fsdp_on(s))
         xs_sb_printf(sb,
                      "comm      %.2f ms of collectives a step on NCCL's stream; exposed %.2f ms "
                      "(%.2f the compute waiting for all-gathers + %.2f the optimizer waiting "
@@ -70,11 +128,12 @@ void xs_report_cluster_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workl
                      p->exposed_tail_s * 1e3, p->contention_s * 1e3);
     else
         xs_sb_printf(sb,
-                     "comm      %.2f ms of collectives a step on NCCL's stream; exposed %.2f ms "
+                     "comm      %.2f ms of collectives a step %s; exposed %.2f ms "
                      "(%.2f after the backward's last kernel + %.2f not overlapped), compute "
-                     "slowed %.2f ms by sharing the GPU\n",
-                     p->comm_s * 1e3, exposed * 1e3, p->exposed_tail_s * 1e3, p->serial_s * 1e3,
-                     p->contention_s * 1e3);
+                     "slowed %.2f ms by sharing the %s\n",
+                     p->comm_s * 1e3, t->ici ? "over ICI" : "on NCCL's stream", exposed * 1e3,
+                     p->exposed_tail_s * 1e3, p->serial_s * 1e3, p->contention_s * 1e3,
+                     t->ici ? "chip" : "GPU");
     xs_sb_printf(sb,
                  "scaling   %.1f samples/s a device, %.1f the job; one device alone: %.1f "
                  "samples/s, so %.1f%% scaling efficiency; memory a device %.2f GB (one device "
@@ -92,14 +151,30 @@ cJSON *xs_report_cluster_json(const xs_scenario *s, const xs_workload *wl,
     cJSON_AddNumberToObject(o, "devices", t->n);
     cJSON_AddNumberToObject(o, "per_node", t->per_node);
     cJSON_AddNumberToObject(o, "nodes", t->nodes);
-    cJSON_AddStringToObject(o, "interconnect", xs_link_name(t->link));
+    cJSON_AddStringToObject(o, "interconnect", t->ici ? "ici" : xs_link_name(t->link));
     cJSON_AddNumberToObject(o, "link_gbs_each_way", t->intra_gbs);
     cJSON_AddNumberToObject(o, "network_gbs_each_way", t->net_gbs);
+    if (t->ici) { /* the TPU slice and its torus */
+        cJSON_AddStringToObject(o, "slice", t->slice);
+        cJSON_AddNumberToObject(o, "chips", t->n / (t->per_chip > 0 ? t->per_chip : 1));
+        cJSON_AddNumberToObject(o, "devices_per_chip", t->per_chip);
+        int nd = t->ndims;
+        cJSON *dims = cJSON_AddArrayToObject(o, "torus");
+        cJSON *wrap = cJSON_AddArrayToObject(o, "wraparound");
+        for (int i = 0; i < nd; i++) {
+            cJSON_AddItemToArray(dims, cJSON_CreateNumber(t->dims[i]));
+            cJSON_AddItemToArray(wrap, cJSON_CreateBool(t->wrap[i]));
+        }
+        cJSON_AddNumberToObject(o, "hop_us", t->hop_us);
+    }
     cJSON_AddStringToObject(o, "sharding", xs_sharding_name(s->sharding));
-    cJSON_AddStringToObject(o, "ddp", s->ddp == XS_DDP_APEX ? "apex" : "torch");
-    cJSON_AddNumberToObject(o, "buckets", (double)wl->buckets);
-    cJSON_AddNumberToObject(o, "first_bucket_bytes", wl->first_bucket_bytes);
-    cJSON_AddNumberToObject(o, "largest_bucket_bytes", wl->largest_bucket_bytes);
+    /* combined: XLA's one all-reduce stands for the workload's buckets */
+    double all = t->combined ? combined_bytes(wl) : 0;
+    cJSON_AddStringToObject(o, "ddp", t->ici ? "xla" : s->ddp == XS_DDP_APEX ? "apex" : "torch");
+    cJSON_AddNumberToObject(o, "buckets", t->combined ? 1 : (double)wl->buckets);
+    cJSON_AddNumberToObject(o, "first_bucket_bytes", t->combined ? all : wl->first_bucket_bytes);
+    cJSON_AddNumberToObject(o, "largest_bucket_bytes",
+                            t->combined ? all : wl->largest_bucket_bytes);
     cJSON_AddStringToObject(o, "algorithm_largest_bucket", xs_algo_name(p->comm_algo));
     cJSON_AddNumberToObject(o, "comm_s", p->comm_s);
     cJSON_AddNumberToObject(o, "exposed_s", p->exposed_tail_s + p->serial_s);
@@ -168,5 +243,23 @@ void xs_report_instance_lines(xs_strbuf *sb, const xs_scenario *s, const xs_comp
                          rows[i].p->run_cost_usd * (double)(inst * g) / (double)s->devices);
         else
             xs_sb_printf(sb, ": whole instances\n");
+    }
+    /* a TPU device is a chip or, on v2/v3, half of one: the job is a
+     * slice billed by the chip-hour */
+    header = 0;
+    for (size_t i = 0; i < n; i++) {
+        const xs_prediction *p = rows[i].p;
+        if (!p || !p->mem.fits || !p->topo.ici)
+            continue;
+        const xs_topo *t = &p->topo;
+        int per = t->per_chip > 0 ? t->per_chip : 1;
+        if (!header++)
+            xs_sb_printf(sb, "\nTPU slices ('run $' is the job's: chips x the chip-hour "
+                             "price):\n");
+        xs_sb_printf(sb, "  %-16s %lld devices = %s slice, %d chips x $%.3f a chip-hour = "
+                         "$%.2f/h\n",
+                     rows[i].dev->id, (long long)s->devices, t->slice, t->n / per,
+                     rows[i].dev->price_usd_per_hour * per,
+                     rows[i].dev->price_usd_per_hour * (double)t->n);
     }
 }

@@ -293,7 +293,9 @@ static const xs_field SCENARIO_FIELDS[] = {
     {"data.notes", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0, "free text for people, any keys",
      NULL},
     INT_DEF("cluster.devices", 1, 65536, devices, "1",
-            "devices (data parallel) (default 1: one process, one device)"),
+            "devices (data parallel): GPUs in nodes (the keys below), or a TPU slice of "
+            "4 chips or more as the device file offers them, its torus from the file (a "
+            "chip is one device, two on v2/v3) (default 1: one process, one device)"),
     INT_DEF("cluster.per_node", 0, 65536, per_node, "0",
             "devices in each node; cluster.devices must be a multiple of it (default 0: "
             "the device file's interconnect.gpus_per_node, the usual server's or instance's "
@@ -1510,21 +1512,18 @@ static int check_family(const xs_scenario *s, const char *path, xs_error *err)
     return XS_OK;
 }
 
-/* A data-parallel job's nodes must be whole, and one that spans nodes
- * needs their network. */
+/* A data-parallel job's nodes must be whole where the scenario gives
+ * them. How devices join (GPUs in nodes of up to 8 over a network, a TPU
+ * slice over its torus) is the device class's: xs_topo_of checks the rest
+ * against the device. */
 static int check_cluster(const xs_scenario *s, const char *path, xs_error *err)
 {
-    int64_t n = s->devices, g = s->per_node > 0 ? s->per_node : (n < 8 ? n : 8);
-    if (n % g != 0)
+    int64_t n = s->devices, g = s->per_node;
+    if (g > 0 && n % g != 0)
         return xs_error_set(err, XS_EFIELD,
                             "%s: cluster.devices (%lld) must be a multiple of cluster.per_node "
                             "(%lld): nodes are whole",
                             path, (long long)n, (long long)g);
-    if (n > g && !(s->network_gbs > 0))
-        return xs_error_set(err, XS_EFIELD,
-                            "%s: cluster.devices %lld over %lld per node spans %lld nodes: give "
-                            "their network, cluster.network_gbs (GB/s each way per node)",
-                            path, (long long)n, (long long)g, (long long)(n / g));
     if (s->sharding != XS_SHARD_NONE && n == 1)
         return xs_error_set(err, XS_EFIELD,
                             "%s: cluster.sharding %s splits state over devices: needs "

@@ -140,31 +140,16 @@ size_t xs_tpu_fusion(const xs_workload *wl, unsigned char *fused)
     for (size_t i = 0; i < wl->n; i++) {
         const xs_op *op = &wl->ops[i];
         fused[i] = 0;
-        if (i == 0 || !fusible(op->kind))
+        if (i == 0 || !fusible(op->kind) || op->dp_wrapper)
             continue;
         const xs_op *prev = &wl->ops[i - 1];
-        if (producer(prev->kind) && prev->phase == op->phase && prev->count == op->count) {
+        if (producer(prev->kind) && !prev->dp_wrapper && prev->phase == op->phase &&
+            prev->count == op->count) {
             fused[i] = 1;
             n++;
         }
     }
     return n;
-}
-
-double xs_tpu_torus_allreduce_s(double bytes, const int64_t *dims, int nd, double link_gbs,
-                                double hop_us)
-{
-    double left = bytes, t = 0;
-    for (int i = 0; i < nd; i++) {
-        double d = (double)dims[i];
-        if (d <= 1)
-            continue;
-        /* reduce-scatter over this ring and, mirrored, the all-gather:
-         * each moves (d - 1)/d of what is left, half each way round */
-        t += 2 * ((d - 1) / d * left / (2 * link_gbs * 1e9) + (d - 1) * hop_us * 1e-6);
-        left /= d;
-    }
-    return t;
 }
 
 /* Token ids, attention mask and labels (or segment ids): the int32
@@ -180,6 +165,13 @@ double xs_tpu_torus_allreduce_s(double bytes, const int64_t *dims, int nd, doubl
 static double tpu_whole_step(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                              xs_estimate *est, char *note, size_t cap)
 {
+    /* data parallel: XLA's cross-replica sum reads and writes the
+     * gradients in place and folds the 1/world-size scale into the
+     * optimizer's fusion, so DDP's bucket copies, divide and copy back
+     * have no counterpart (tpu_dp.c) */
+    for (size_t i = 0; i < wl->n; i++)
+        if (wl->ops[i].dp_wrapper)
+            est[i].time_s = est[i].compute_s = est[i].memory_s = est[i].overhead_s = 0;
     unsigned char *fused = calloc(wl->n ? wl->n : 1, 1);
     double removed = 0, cycles = 0, ideal = 0;
     size_t nf = 0;
@@ -214,8 +206,9 @@ static double tpu_whole_step(const xs_device *dev, const xs_scenario *s, const x
              (long long)dev->tpu.mxu_dim, (long long)dev->tpu.mxu_dim,
              padded ? " (batch x seq rows padded to 8)" : "", (long long)dev->tpu.fp32_passes,
              dev->tpu.fp32_passes == 1 ? " (XLA DEFAULT)" : "es");
+    /* each device's host link carries that device's share of the step */
     double link = dev->host_gbs_bidir / 2 * 1e9;
-    return (double)wl->tokens_per_step * INFEED_BYTES_PER_TOKEN / link;
+    return (double)wl->tokens_per_step / (double)s->devices * INFEED_BYTES_PER_TOKEN / link;
 }
 
 static void tpu_matmul_format(const xs_device *dev, xs_dtype asked, xs_dtype *engine,
@@ -278,4 +271,5 @@ const xs_backend xs_tpu_backend = {
     .matrix_unit = "MXUs",
     .whole_step = tpu_whole_step,
     .matmul_format = tpu_matmul_format,
+    .topology = xs_tpu_topology,
 };

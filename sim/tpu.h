@@ -78,20 +78,18 @@ void xs_tpu_mxu(const xs_tpu_params *t, int64_t m, int64_t n, int64_t k, int64_t
 int64_t xs_tpu_pad(int64_t x, int64_t to);
 
 /* Marks fused[i] = 1 for each op XLA fuses into the op before it (see the
- * list above), 0 otherwise; returns how many. fused has wl->n entries. */
+ * list above), 0 otherwise; returns how many. fused has wl->n entries.
+ * DDP's wrapper ops (xs_op.dp_wrapper), which XLA's step does not have,
+ * neither fuse nor take consumers. */
 size_t xs_tpu_fusion(const xs_workload *wl, unsigned char *fused);
 
 /* Estimate one op on dev before fusion. */
 int xs_tpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_error *err);
 
-/* All-reduce of bytes over a torus of dims[0] x ... x dims[nd-1] chips
- * (each dimension a ring with its wraparound), one link a direction per
- * dimension at link_gbs (GB/s one way): reduce-scatter then all-gather,
- * dimension after dimension, each a bidirectional ring that moves
- * (d - 1)/d of what is left over both directions of its link; plus
- * hop_us a step. Not used by the step yet: the multi-device model (issue
- * 23) decides how data parallelism is costed. */
-double xs_tpu_torus_allreduce_s(double bytes, const int64_t *dims, int nd, double link_gbs,
-                                double hop_us);
+/* Data parallel on a TPU slice (tpu_dp.c): the slice cluster.devices
+ * makes on dev, its torus and wraparounds, XLA's one cross-replica sum
+ * after the backward; an error line names the cluster key that cannot be
+ * modelled (xs_backend.topology). */
+int xs_tpu_topology(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error *err);
 
 #endif

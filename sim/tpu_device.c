@@ -4,6 +4,7 @@
  * its fields. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device_fields.h"
@@ -39,6 +40,12 @@ static const xs_field TPU_FIELDS[] = {
     POS("interconnect.ici_gbs_per_link", 1, tpu.ici_gbs_per_link,
         "ICI bandwidth of one link, one direction, 1e9 B/s"),
     STR("interconnect.topology", 1, tpu.topology, "2d-torus or 3d-torus"),
+    STR("interconnect.pod_shape", 1, tpu.pod_shape,
+        "chips along each torus dimension of the largest slice (a pod), as '16x16' or "
+        "'16x16x16': the slices data parallel may use, and which of their sides wrap"),
+    STR("interconnect.slice_chips", 0, tpu.slice_chips,
+        "the slice sizes the provider offers, in chips, ascending powers of two from 4 joined "
+        "by commas (\"4,16,64,128,256\"); absent: every power of two from 4 that fits the pod"),
     STR("interconnect.host_link", 1, host_link, "the chip's link to its host"),
     POS("interconnect.host_gbs_bidir", 1, host_gbs_bidir,
         "host link, both directions, the device's share (infeed uses one direction)"),
@@ -64,6 +71,49 @@ const xs_field *xs_tpu_fields(size_t *n)
 {
     *n = sizeof TPU_FIELDS / sizeof TPU_FIELDS[0];
     return TPU_FIELDS;
+}
+
+/* "16x16" into t->pod for a 2d-torus, "16x20x28" for a 3d-torus; the
+ * unused third dimension is 1. Returns 0 when the shape has as many
+ * dimensions as the topology and each is a count in [1, 1024]. */
+static int parse_pod(xs_tpu_params *t)
+{
+    int want = t->topology[0] == '2' ? 2 : 3;
+    const char *c = t->pod_shape;
+    t->pod[0] = t->pod[1] = t->pod[2] = 1;
+    for (int n = 0; n < want; n++) {
+        char *end;
+        if (*c < '0' || *c > '9')
+            return -1;
+        long v = strtol(c, &end, 10);
+        if (v < 1 || v > 1024 || *end != (n + 1 < want ? 'x' : '\0'))
+            return -1;
+        t->pod[n] = v;
+        c = end + 1;
+    }
+    return 0;
+}
+
+/* "4,16,64" into t->slices; "" leaves none (every power of two). Returns 0
+ * when each is a power of two from 4, ascending, within the pod. */
+static int parse_slices(xs_tpu_params *t)
+{
+    const char *c = t->slice_chips;
+    int64_t pod = t->pod[0] * t->pod[1] * t->pod[2], prev = 0;
+    t->nslices = 0;
+    while (*c) {
+        char *end;
+        if (*c < '0' || *c > '9' || t->nslices == 16)
+            return -1;
+        long long v = strtoll(c, &end, 10);
+        if (v < 4 || (v & (v - 1)) != 0 || v <= prev || v > pod || (*end != ',' && *end))
+            return -1;
+        t->slices[t->nslices++] = prev = v;
+        c = *end ? end + 1 : end;
+        if (*end == ',' && !*c)
+            return -1; /* a trailing comma */
+    }
+    return 0;
 }
 
 /* A quoted peak and the one the array, clock and unit counts give may
@@ -93,6 +143,18 @@ int xs_tpu_check_fields(xs_device *d, const char *path, xs_error *err)
                             "%s: field 'interconnect.topology' must be 2d-torus or 3d-torus, "
                             "got \"%s\"",
                             path, t->topology);
+    if (parse_pod(t))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'interconnect.pod_shape' must be %s chips a dimension "
+                            "joined by 'x', each from 1 to 1024 (like \"%s\"), got \"%s\"",
+                            path, t->topology[0] == '2' ? "two" : "three",
+                            t->topology[0] == '2' ? "16x16" : "16x16x16", t->pod_shape);
+    if (parse_slices(t))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'interconnect.slice_chips' must be up to 16 chip counts "
+                            "joined by commas, each a power of two from 4, ascending, at most "
+                            "the pod's %lld chips (like \"4,16,64\"), got \"%s\"",
+                            path, (long long)(t->pod[0] * t->pod[1] * t->pod[2]), t->slice_chips);
     if (t->fp32_passes != 1 && t->fp32_passes != 3 && t->fp32_passes != 6)
         return xs_error_set(err, XS_ERANGE,
                             "%s: field 'model.fp32_matmul_passes' must be 1, 3 or 6 (XLA's "

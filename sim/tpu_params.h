@@ -21,6 +21,13 @@ typedef struct {
     int64_t ici_links;           /* ICI ports per chip */
     double ici_gbs_per_link;     /* one direction, as collectives use it */
     char topology[12];           /* "2d-torus" | "3d-torus" */
+    char pod_shape[16];          /* the largest slice, chips a dimension: "16x16x16" */
+    int64_t pod[3];              /* the same parsed (1 past the topology's dimensions) */
+    /* the slices Cloud TPU offers, in chips, as the file lists them ("4,16,64");
+     * empty: every power of two from 4 that fits the pod */
+    char slice_chips[96];
+    int64_t slices[16];
+    int nslices;
     /* XLA's precision for fp32 matmuls: 1 bf16 pass (DEFAULT), 3 (HIGH,
      * bf16_3x) or 6 (HIGHEST, bf16_6x) */
     int64_t fp32_passes;

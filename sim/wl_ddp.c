@@ -52,6 +52,7 @@ static xs_op ddp_op(const xs_wb *c, int kind, int phase, const char *name, doubl
     op.elems = elems;
     op.bytes = bytes;
     op.issue = XS_ISSUE_ENGINE; /* the reducer's hooks run in the autograd engine */
+    op.dp_wrapper = kind != XS_OP_COMM;
     return op;
 }
 

@@ -136,6 +136,7 @@ static void topology_should_follow_the_board_and_refuse_what_it_lacks(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no NVLink"));
     CU_ASSERT_NOT_EQUAL(topo_for("xeon-amx-2c", eight, 1, &t, &err), XS_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "NCCL"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "needs GPUs or TPUs"));
     const char *two_nodes[] = {"cluster.devices=16", "cluster.network_gbs=50"};
     CU_ASSERT_EQUAL(topo_for("h100-sxm5-80gb", two_nodes, 2, &t, &err), XS_OK);
     CU_ASSERT_EQUAL(t.nodes, 2);
@@ -152,7 +153,7 @@ static void node_size_and_links_should_come_from_the_device_file(void)
     xs_error err;
     const char *eight[] = {"cluster.devices=8"};
     CU_ASSERT_EQUAL(topo_for("t4", eight, 1, &t, &err), XS_EFIELD);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "2 nodes need cluster.network_gbs"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "spans 2 nodes: give their network, cluster.network_gbs"));
     const char *net[] = {"cluster.devices=8", "cluster.network_gbs=12.5"};
     CU_ASSERT_EQUAL(topo_for("t4", net, 2, &t, &err), XS_OK);
     CU_ASSERT_EQUAL(t.per_node, 4);
@@ -214,15 +215,26 @@ static void nvls_should_reduce_in_hopper_switches_only(void)
     CU_ASSERT(!t.nvls);
 }
 
-/* A scenario's cluster must be whole nodes, with a network when it spans
- * several; sharding needs several devices. One line each, naming the key. */
+/* A scenario's cluster must be whole nodes where it gives them; sharding
+ * needs several devices; on GPUs the nodes are whole with the default of
+ * up to 8 a node too, and a job over several needs their network (a TPU
+ * slice needs neither: test_tpu_dp.c). One line each, naming the key. */
 static void scenario_should_refuse_an_impossible_cluster(void)
 {
     xs_scenario s;
     xs_error err;
+    xs_topo t;
     const char *no_net[] = {"cluster.devices=16"};
-    CU_ASSERT_NOT_EQUAL(xs_scn_open("bert-base-squad", no_net, 1, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL(xs_scn_open("bert-base-squad", no_net, 1, &s, &err), XS_OK);
+    CU_ASSERT_NOT_EQUAL(topo_for("h100-sxm5-80gb", no_net, 1, &t, &err), XS_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cluster.network_gbs"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "h100-sxm5-80gb"));
+    CU_ASSERT_EQUAL(tu_lines(err.msg), 0);
+    CU_ASSERT_EQUAL(topo_for("tpu-v5e", no_net, 1, &t, &err), XS_OK);
+    const char *twelve[] = {"cluster.devices=12", "cluster.network_gbs=100"};
+    CU_ASSERT_NOT_EQUAL(topo_for("a100-sxm4-80gb", twelve, 2, &t, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not whole nodes of device a100-sxm4-80gb's 8 GPUs"));
+    CU_ASSERT_EQUAL(tu_lines(err.msg), 0);
     const char *ragged[] = {"cluster.devices=6", "cluster.per_node=4"};
     CU_ASSERT_NOT_EQUAL(xs_scn_open("bert-base-squad", ragged, 2, &s, &err), XS_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cluster.per_node"));

@@ -23,7 +23,7 @@ int main(void)
                              tu_add_llama_suite, tu_add_distilbert_suite,
                              tu_add_vit_suite, tu_add_fp8_suite,
                              tu_add_sweep_suite, tu_add_t5_suite,
-                             tu_add_tpu_suite, tu_add_api_suite,
+                             tu_add_tpu_suite, tu_add_tpu_dp_suite, tu_add_api_suite,
                              tu_add_steps_suite, tu_add_comm_suite,
                              tu_add_ddp_suite, tu_add_fsdp_suite, tu_add_compact_suite,
                              tu_add_numfmt_suite, tu_add_memo_suite};

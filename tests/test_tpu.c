@@ -1,8 +1,8 @@
 /* test_tpu.c — the TPU class: MXU padding at the array's boundaries, the
  * weight shift and fill/drain that dominate small matmuls, XLA fusion
- * removing exactly the fused ops' HBM passes, the torus all-reduce against
- * its closed form, the shipped device files and a bad one, and every
- * shipped scenario predicted on a TPU. */
+ * removing exactly the fused ops' HBM passes, the shipped device files and
+ * bad ones, and every shipped scenario predicted on a TPU (data parallel
+ * over the torus: test_tpu_dp.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,30 +171,6 @@ static void fusion_should_remove_exactly_the_fused_passes(void)
     xs_wl_free(&wl);
 }
 
-/* reduce-scatter then all-gather over each ring in turn: (N/B)(1 - 1/P)
- * for P chips in all, whatever the shape, plus 2 (d - 1) hops a ring */
-static void torus_allreduce_should_match_its_closed_form(void)
-{
-    const double n = 1.34e9, b = 62;
-    const int64_t shapes[][3] = {{2, 2, 1}, {4, 4, 1}, {16, 16, 1}, {4, 4, 8}, {2, 2, 2}, {8, 1, 1}};
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        double p = 1, hops = 0;
-        for (int d = 0; d < 3; d++) {
-            p *= (double)shapes[i][d];
-            hops += 2 * (double)(shapes[i][d] - 1);
-        }
-        double closed = n / (b * 1e9) * (1 - 1 / p);
-        CU_ASSERT_DOUBLE_EQUAL(xs_tpu_torus_allreduce_s(n, shapes[i], 3, b, 0), closed,
-                               1e-12 * closed);
-        CU_ASSERT_DOUBLE_EQUAL(xs_tpu_torus_allreduce_s(n, shapes[i], 3, b, 1.0),
-                               closed + hops * 1e-6, 1e-12 * closed);
-    }
-    const int64_t one[] = {1};
-    CU_ASSERT_EQUAL(xs_tpu_torus_allreduce_s(n, one, 1, b, 1.0), 0);
-    /* v2-8: 2 x 2 chips, BERT-Large's fp32 gradients, about 16 ms */
-    CU_ASSERT_DOUBLE_EQUAL(xs_tpu_torus_allreduce_s(n, shapes[0], 2, b, 0), 0.0162, 0.0002);
-}
-
 static void every_tpu_device_should_load(void)
 {
     const struct {
@@ -214,6 +190,9 @@ static void every_tpu_device_should_load(void)
         CU_ASSERT_EQUAL(d.peak_tflops[XS_FP16], 0);
         CU_ASSERT(d.peak_tflops[XS_FP32] > 0 && d.peak_tflops[XS_FP32] < d.peak_tflops[XS_BF16]);
         CU_ASSERT(d.idle_w > 0 && d.idle_w < d.tdp_w);
+        /* the offered slices, where the file lists them, ascend from 4 */
+        for (int k = 0; k < d.tpu.nslices; k++)
+            CU_ASSERT(d.tpu.slices[k] >= 4 && (k == 0 || d.tpu.slices[k] > d.tpu.slices[k - 1]));
         /* written back from the schema, as calibrate writes devices, it
          * loads to the same device */
         char file[64];
@@ -269,6 +248,19 @@ static void bad_tpu_field_should_name_file_and_field(void)
     doc = tu_load_json("devices/tpu-v4.json");
     set_item(doc, "model", "fp32_matmul_passes", cJSON_CreateNumber(2));
     expect_bad(doc, "field 'model.fp32_matmul_passes' must be 1, 3 or 6");
+    const char *pods[] = {"16x16", "16x16x16x2", "16x0x16", "16x16x", "x16x16", "16 x16x16"};
+    for (size_t i = 0; i < sizeof pods / sizeof pods[0]; i++) {
+        doc = tu_load_json("devices/tpu-v4.json");
+        set_item(doc, "interconnect", "pod_shape", cJSON_CreateString(pods[i]));
+        expect_bad(doc, "field 'interconnect.pod_shape' must be three chips a dimension");
+    }
+    const char *slices[] = {"4,16,", "3", "4,4", "8,4", "4,x", "8192", ",4", "4 ,8", "6"};
+    for (size_t i = 0; i < sizeof slices / sizeof slices[0]; i++) {
+        doc = tu_load_json("devices/tpu-v4.json");
+        cJSON_AddItemToObject(cJSON_GetObjectItem(doc, "interconnect"), "slice_chips",
+                              cJSON_CreateString(slices[i]));
+        expect_bad(doc, "field 'interconnect.slice_chips' must be up to 16 chip counts");
+    }
     doc = tu_load_json("devices/tpu-v4.json");
     set_item(doc, "compute", "mxu_size", cJSON_CreateString("128"));
     expect_bad(doc, "'compute.mxu_size' must be an integer");
@@ -320,8 +312,6 @@ int tu_add_tpu_suite(void)
            !CU_add_test(s, "fill_drain_should_dominate_small_k", fill_drain_should_dominate_small_k) ||
            !CU_add_test(s, "fusion_should_remove_exactly_the_fused_passes",
                         fusion_should_remove_exactly_the_fused_passes) ||
-           !CU_add_test(s, "torus_allreduce_should_match_its_closed_form",
-                        torus_allreduce_should_match_its_closed_form) ||
            !CU_add_test(s, "every_tpu_device_should_load", every_tpu_device_should_load) ||
            !CU_add_test(s, "bad_tpu_field_should_name_file_and_field",
                         bad_tpu_field_should_name_file_and_field) ||

@@ -72,6 +72,7 @@ int tu_add_distilbert_suite(void);
 int tu_add_vit_suite(void);
 int tu_add_t5_suite(void);
 int tu_add_tpu_suite(void);
+int tu_add_tpu_dp_suite(void);
 int tu_add_gpu_suite(void);
 int tu_add_gemm_suite(void);
 int tu_add_advise_suite(void);
