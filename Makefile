@@ -54,6 +54,7 @@ $(REL)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) -c $< -o $@
 $(REL)/calibrate/cpu_calibrate.o $(ASN)/calibrate/cpu_calibrate.o: build/xs_version.h
+$(REL)/calibrate/threads_cal.o $(ASN)/calibrate/threads_cal.o: build/xs_version.h
 $(REL)/calibrate/trace_calibrate.o $(ASN)/calibrate/trace_calibrate.o: build/xs_version.h
 $(REL)/calibrate/cuda_calibrate.o $(ASN)/calibrate/cuda_calibrate.o: build/xs_version.h
 $(REL)/libxpusim.a: $(SIM_SRC:%.c=$(REL)/%.o)
