@@ -318,7 +318,19 @@ int xs_thr_cal_notes(cJSON *notes, const xs_thr_cal *r)
 }
 
 /* calibration.threads_sweep: when and how a refresh measured the section */
-static void provenance(cJSON *doc, const char *csv, int quick)
+/* the 1-minute load average (Linux), or -1 */
+static double load_average(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    double load = -1;
+    if (f && fscanf(f, "%lf", &load) != 1)
+        load = -1;
+    if (f)
+        fclose(f);
+    return load;
+}
+
+static void provenance(cJSON *doc, const char *csv, int quick, double load)
 {
     cJSON *cal = cJSON_GetObjectItemCaseSensitive(doc, "calibration");
     if (!cal)
@@ -334,13 +346,38 @@ static void provenance(cJSON *doc, const char *csv, int quick)
     cJSON_AddStringToObject(o, "xpusim_version", XS_VERSION);
     cJSON_AddStringToObject(o, "measurements", csv);
     cJSON_AddStringToObject(o, "lstm_kernel", xs_krn_lstm_path());
+    /* other processes on the cores stretch every multi-thread region: say
+     * how busy the host was as the sweep began (Linux; absent elsewhere) */
+    if (load >= 0)
+        cJSON_AddNumberToObject(o, "load_average_1min", load);
 }
 
-int xs_thr_calibrate_file(const char *path, const char *measurements, int quick, FILE *log,
-                          xs_error *err)
+int xs_thr_calibrate_file(const char *path, const char *measurements, int quick, int force,
+                          FILE *log, xs_error *err)
 {
+    char csv[4096];
+    size_t len = strlen(path);
+    if (measurements)
+        snprintf(csv, sizeof csv, "%s", measurements);
+    else
+        snprintf(csv, sizeof csv, "%.*s.threads.csv",
+                 (int)(len > 5 && strcmp(path + len - 5, ".json") == 0 ? len - 5 : len), path);
     xs_device dev;
-    int rc = xs_dev_load(path, &dev, err);
+    int rc = xs_cal_targets_check(path, csv, force, err);
+    if (rc) { /* its advice is calibrate's (-o): say what to do here */
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        char *cut = strstr(why, "; write to a new name");
+        if (cut)
+            *cut = '\0';
+        return xs_error_set(err, rc,
+                            "threads --calibrate: %s; add --force to replace its threads "
+                            "section, or calibrate this host into a file of its own (xpusim "
+                            "calibrate --backend cpu -o my-host.json)",
+                            strncmp(why, "calibrate: ", 11) == 0 ? why + 11 : why);
+    }
+    if (!rc)
+        rc = xs_dev_load(path, &dev, err);
     if (rc)
         return rc;
     if (strcmp(xs_backend_of(&dev)->name, "cpu") != 0)
@@ -359,18 +396,12 @@ int xs_thr_calibrate_file(const char *path, const char *measurements, int quick,
         return rc;
     xs_meas_list ms = {0};
     xs_thr_cal r;
+    double load = load_average();
     rc = xs_thr_calibrate(&dev, quick, &ms, log, &r, err);
-    char csv[4096];
-    size_t len = strlen(path);
-    if (measurements)
-        snprintf(csv, sizeof csv, "%s", measurements);
-    else
-        snprintf(csv, sizeof csv, "%.*s.threads.csv",
-                 (int)(len > 5 && strcmp(path + len - 5, ".json") == 0 ? len - 5 : len), path);
     if (!rc)
         rc = xs_meas_write_csv(&ms, csv, err);
     if (!rc)
-        provenance(doc, csv, quick);
+        provenance(doc, csv, quick, load);
     if (!rc && xs_thr_cal_notes(doc, &r))
         rc = xs_error_set(err, XS_ENOMEM, "out of memory writing %s", path);
     if (!rc)

@@ -39,8 +39,9 @@ int xs_thr_cal_notes(cJSON *notes, const xs_thr_cal *r);
  * CPU file of this host), run the sweeps, write it back with its threads
  * section new and everything else as it was (calibration.threads_sweep
  * says when and how); the rows go to measurements, or when NULL to
- * <stem>.threads.csv beside it. */
-int xs_thr_calibrate_file(const char *path, const char *measurements, int quick, FILE *log,
-                          xs_error *err);
+ * <stem>.threads.csv beside it. Like calibrate, it replaces no file the
+ * repository ships (devices/, calibrate/runs/) unless force. */
+int xs_thr_calibrate_file(const char *path, const char *measurements, int quick, int force,
+                          FILE *log, xs_error *err);
 
 #endif

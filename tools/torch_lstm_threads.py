@@ -63,20 +63,29 @@ def run_xpusim(a, io_dir):
     return json.loads(r.stdout)
 
 
+def fixed_sums(report, key):
+    """Whole-run seconds at each fixed count: the groups' key ('time_s_by_threads' or
+    'measured_time_s_by_threads') summed."""
+    return {int(c): sum(g[key][str(c)] for g in report["groups"]) for c in report["counts"]}
+
+
 def layer_plan(report):
-    """Per layer, the count that minimises its input projection + recurrent steps."""
+    """Per layer, the count that minimises its input projection + recurrent steps, and
+    the run's predicted and measured (xpusim's sweep) seconds under it."""
     groups = {g["name"]: g for g in report["groups"]}
     counts = [str(c) for c in report["counts"]]
-    plan, predicted = [], 0.0
+    plan, predicted, measured = [], 0.0, 0.0
     layer = 0
     while f"l{layer}.input_proj" in groups:
-        a = groups[f"l{layer}.input_proj"]["time_s_by_threads"]
-        b = groups[f"l{layer}.recurrent"]["time_s_by_threads"]
-        best = min(counts, key=lambda c: (a[c] + b[c], int(c)))
+        a, b = groups[f"l{layer}.input_proj"], groups[f"l{layer}.recurrent"]
+        pa, pb = a["time_s_by_threads"], b["time_s_by_threads"]
+        best = min(counts, key=lambda c: (pa[c] + pb[c], int(c)))
         plan.append(int(best))
-        predicted += a[best] + b[best]
+        predicted += pa[best] + pb[best]
+        measured += (a["measured_time_s_by_threads"][best] +
+                     b["measured_time_s_by_threads"][best])
         layer += 1
-    return plan, predicted
+    return plan, predicted, measured
 
 
 def main():
@@ -85,7 +94,8 @@ def main():
         import torch
         import numpy as np
     except ImportError as e:
-        print(f"skipped: PyTorch is not installed ({e}); Debian: apt-get install python3-torch")
+        print(f"skipped: PyTorch is not importable by {sys.executable} ({e}); Debian's "
+              "python3-torch (apt-get install python3-torch) is for /usr/bin/python3")
         return 0
     default_threads = torch.get_num_threads()
     with tempfile.TemporaryDirectory(prefix="xs-torch-lstm-") as io_dir:
@@ -130,15 +140,21 @@ def main():
 
     y = forward([default_threads] * L).numpy().reshape(-1)
     err = float(np.max(np.abs(y - y_xs)))
-    plan, plan_pred = layer_plan(report)
+    plan, plan_pred, plan_meas = layer_plan(report)
     fixed = report["totals"]["best_fixed_threads"]
     tot, meas = report["totals"], report["measured"]
-    rows = [
-        ("default", [default_threads] * L, timed([default_threads] * L), meas["default_s"],
-         tot["default_s"]),
+    cores = report["cores"]
+    pred_at = fixed_sums(report, "time_s_by_threads")
+    meas_at = fixed_sums(report, "measured_time_s_by_threads")
+    rows = []
+    if default_threads != cores and default_threads in pred_at:
+        rows.append(("torch default", [default_threads] * L, timed([default_threads] * L),
+                     meas_at[default_threads], pred_at[default_threads]))
+    rows += [
+        ("all cores", [cores] * L, timed([cores] * L), meas["default_s"], tot["default_s"]),
         ("best fixed", [fixed] * L, timed([fixed] * L), meas["best_fixed_s"],
          tot["best_fixed_s"]),
-        ("per-layer", plan, timed(plan), None, plan_pred),
+        ("per-layer", plan, timed(plan), plan_meas, plan_pred),
         ("dynamic", tot["dynamic_threads"], None, meas["dynamic_s"], tot["dynamic_s"]),
     ]
     torch.set_num_threads(default_threads)
@@ -154,15 +170,17 @@ def main():
               f"{torch.__version__} ({default_threads} threads by default)")
         print(f"outputs: max |torch - xpusim| = {err:.3g} (allowed {a.atol:g}): "
               f"{'agree' if err <= a.atol else 'DISAGREE'}\n")
-        print(f"{'setting':<11} {'threads (per layer)':<22} {'torch s':>9} {'xpusim s':>9} "
+        print(f"{'setting':<13} {'threads (per layer)':<20} {'torch s':>9} {'xpusim s':>9} "
               f"{'predicted s':>12}")
         for n, t, ts, xk, p in rows:
             f = lambda v: f"{v:9.4f}" if v is not None else f"{'-':>9}"
-            print(f"{n:<11} {','.join(map(str, t)):<22} {f(ts)} {f(xk)} {p:12.4f}")
-        print("\nper-layer: one count a layer (nn.LSTM runs a layer's projection and steps in "
-              "one call), the count xpusim predicts best for both; dynamic: xpusim's kernel "
-              "switching per group, which nn.LSTM cannot; predicted: xpusim's model of its own "
-              "kernels")
+            print(f"{n:<13} {','.join(map(str, t)):<20} {f(ts)} {f(xk)} {p:12.4f}")
+        print("\nthreads: per layer (dynamic: per group, as xpusim's groups above); torch s: "
+              "median of --reps runs of nn.LSTM; xpusim s: its kernel (all cores, best fixed, "
+              "dynamic: timed runs; torch default, per-layer: the sum of its per-group sweep); "
+              "predicted: xpusim's model of its own kernel. per-layer: one count a layer, as "
+              "nn.LSTM runs a layer's projection and steps in one call (the count xpusim "
+              "predicts best for both); dynamic switches per group, which nn.LSTM cannot.")
     return 0 if err <= a.atol else 1
 
 

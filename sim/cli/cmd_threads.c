@@ -30,7 +30,7 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: xpusim threads [-d DEVICE] [-s SCENARIO] [--set KEY=VALUE]... [--run [--quick]]\n"
             "                      [--save-io DIR] [--format table|json] [-o FILE]\n"
-            "       xpusim threads --calibrate [-d DEVICE] [--quick] [--measurements CSV]\n\n"
+            "       xpusim threads --calibrate [-d DEVICE] [--quick] [--measurements CSV] [--force]\n\n"
             "How many threads each part of a network should run on, on a CPU. For an\n"
             "inference scenario (default %s; also encoder-inference) it predicts\n"
             "each op group's time at each thread count from 1 to the device's cores, the\n"
@@ -62,7 +62,9 @@ static void usage(FILE *out)
             "              tools/torch_lstm_threads.py to run the same LSTM in PyTorch\n"
             "  --calibrate measure the thread sweeps on this host and write them into the\n"
             "              device file's threads section (the rest of the file is kept);\n"
-            "              the rows go to --measurements CSV, else <file stem>.threads.csv\n"
+            "              the rows go to --measurements CSV, else <file stem>.threads.csv;\n"
+            "              a file the repository ships (devices/, calibrate/runs/) only\n"
+            "              with --force\n"
             "  --format    table (default) or json; -o FILE writes it there\n\n"
             "JSON keys: scenario, device, cores, counts, groups (each name, best_threads,\n"
             "time_s_by_threads {count: seconds}, with --run measured_time_s_by_threads),\n"
@@ -285,10 +287,11 @@ int cli_threads(int argc, char **argv)
         {"quick", no_argument, 0, 'q'},         {"save-io", required_argument, 0, 'w'},
         {"calibrate", no_argument, 0, 'c'},     {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},  {"help", no_argument, 0, 'h'},
-        {"measurements", required_argument, 0, 'm'}, {0, 0, 0, 0}};
+        {"measurements", required_argument, 0, 'm'}, {"force", no_argument, 0, 'F'},
+        {0, 0, 0, 0}};
     const char *device = "host", *scenario = DEFAULT_INF_SCENARIO, *output = NULL;
     const char *save_dir = NULL, *measurements = NULL, *sets[MAX_SETS];
-    int nsets = 0, run = 0, quick = 0, calibrate = 0, c, rc = 0;
+    int nsets = 0, run = 0, quick = 0, calibrate = 0, force = 0, c, rc = 0;
     xs_format fmt = XS_FMT_TABLE;
     char msg[512];
     optind = 1;
@@ -303,6 +306,7 @@ int cli_threads(int argc, char **argv)
         case 'r': run = 1; break;
         case 'q': quick = 1; break;
         case 'c': calibrate = 1; break;
+        case 'F': force = 1; break;
         case 'S': rc = cli_add_set(sets, &nsets, optarg); break;
         case 'f': {
             int idx = xs_choice_index("table|json", optarg);
@@ -323,8 +327,8 @@ int cli_threads(int argc, char **argv)
         return cli_extra_argument(argv[0], argv[optind]);
     if (save_dir && !run)
         return cli_fail(EXIT_USAGE, "threads: --save-io goes with --run (it saves what a run used)");
-    if (measurements && !calibrate)
-        return cli_fail(EXIT_USAGE, "threads: --measurements goes with --calibrate");
+    if ((measurements || force) && !calibrate)
+        return cli_fail(EXIT_USAGE, "threads: --measurements and --force go with --calibrate");
     if (quick && !run && !calibrate)
         return cli_fail(EXIT_USAGE, "threads: --quick goes with --run or --calibrate");
     xs_error err;
@@ -332,9 +336,9 @@ int cli_threads(int argc, char **argv)
     char path[PATH_MAX];
     if (calibrate) {
         if (run || nsets || output || save_dir || fmt != XS_FMT_TABLE)
-            return cli_fail(EXIT_USAGE, "threads --calibrate takes -d and --quick only");
+            return cli_fail(EXIT_USAGE, "threads --calibrate takes -d, --quick, --measurements and --force only");
         if (open_device(device, path, sizeof path, &dev, &err) ||
-            xs_thr_calibrate_file(path, measurements, quick, stderr, &err))
+            xs_thr_calibrate_file(path, measurements, quick, force, stderr, &err))
             return cli_fail_err(&err);
         return 0;
     }
