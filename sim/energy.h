@@ -15,4 +15,10 @@
  * power.h); the memory share does not. */
 void xs_energy_fill(const xs_device *dev, xs_estimate *est);
 
+/* The same in two parts, for the many ops of one step on one device:
+ * the core's share factor (the same for every op at dev's clock), then
+ * each op's fill with it. */
+double xs_energy_core(const xs_device *dev);
+void xs_energy_fill_at(const xs_device *dev, double core, xs_estimate *est);
+
 #endif

@@ -68,6 +68,15 @@ typedef struct {
     double latency_ns;       /* load latency a pipeline stage must cover */
     double dram_bw_gbs, dram_efficiency; /* peak, and the share streaming reaches */
     double launch_us;        /* per kernel launch */
+    /* Not the engine, and last: where the memo keeps this engine's GEMMs,
+     * found once for the many GEMMs of a step (xs_gemm_memo_bind), valid
+     * for this struct at this address on the binding thread while nothing
+     * evicts it (gemm_memo.c checks all three); zero: found each call. An
+     * engine changed after binding must be bound again. */
+    struct {
+        const void *engine, *slot;
+        unsigned long gen;
+    } memo;
 } xs_gemm_engine;
 
 /* Parse "256x128/3 128x128/4c2 ..." (MxN/S[cC]) into tiles; where and
@@ -114,6 +123,10 @@ double xs_gemm_rate(const xs_gemm_engine *e, xs_dtype want, xs_dtype *engine, in
  * same bytes without the tile search. */
 int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_result *r,
                   xs_error *err);
+
+/* Find e's place in this thread's memo once, for many xs_gemm_model
+ * calls on e (a step's GEMMs): each then skips comparing the engine. */
+void xs_gemm_memo_bind(xs_gemm_engine *e);
 
 /* xs_gemm_model without the memo: the tile and split-K search itself. */
 int xs_gemm_model_direct(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_result *r,

@@ -4,14 +4,15 @@
  * the tile and split-K search is most of a prediction's time (callgrind:
  * 70% of xs_predict on bert-large-squad, a100-sxm4-80gb).
  *
- * The key is everything the search reads: the engine's bytes, the contents
- * of its three tile lists, and the shape. The engine structs the backends
+ * The key is everything the search reads: the engine's bytes (but its
+ * memo binding), the contents of its three tile lists, and the shape. The engine structs the backends
  * build are zeroed first, so equal engines compare equal; one that is not
  * only misses, it never hits wrongly. Per thread (C11 _Thread_local), so
  * OpenMP sweeps share nothing and take no lock; fixed-size, so the inner
  * loop allocates nothing. */
 #include "gemm.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define MEMO_ENGINES 4  /* engines remembered (devices, or a device's corners) */
@@ -27,6 +28,7 @@ typedef struct {
 typedef struct {
     int used;
     unsigned long stamp; /* last use, for eviction */
+    unsigned long gen;   /* which engine the slot holds: new at each (re)use */
     xs_gemm_engine e;
     xs_tile_set sets[3]; /* matrix, unaligned, vector */
     int has[3];
@@ -34,7 +36,7 @@ typedef struct {
 } memo_engine;
 
 static _Thread_local memo_engine memo[MEMO_ENGINES];
-static _Thread_local unsigned long memo_clock;
+static _Thread_local unsigned long memo_clock, memo_gens;
 
 static const xs_tile_set *engine_set(const xs_gemm_engine *e, int i)
 {
@@ -43,7 +45,7 @@ static const xs_tile_set *engine_set(const xs_gemm_engine *e, int i)
 
 static int same_engine(const memo_engine *m, const xs_gemm_engine *e)
 {
-    if (!m->used || memcmp(&m->e, e, sizeof *e) != 0)
+    if (!m->used || memcmp(&m->e, e, offsetof(xs_gemm_engine, memo)) != 0)
         return 0;
     for (int i = 0; i < 3; i++) {
         const xs_tile_set *s = engine_set(e, i);
@@ -64,6 +66,7 @@ static memo_engine *engine_slot(const xs_gemm_engine *e)
     }
     memset(oldest, 0, sizeof *oldest);
     oldest->used = 1;
+    oldest->gen = ++memo_gens;
     oldest->e = *e;
     for (int i = 0; i < 3; i++) {
         const xs_tile_set *s = engine_set(e, i);
@@ -92,6 +95,28 @@ static unsigned shape_hash(const xs_gemm_shape *g)
     return (unsigned)(h ^ (h >> 32));
 }
 
+/* e's slot: the one bound to it where the binding holds (this engine, on
+ * this thread, its slot not reused since), else found by comparing */
+static memo_engine *slot_of(const xs_gemm_engine *e)
+{
+    const memo_engine *b = e->memo.slot;
+    if (e->memo.engine == e && b >= &memo[0] && b < &memo[MEMO_ENGINES] && b->used &&
+        b->gen == e->memo.gen)
+        return &memo[b - &memo[0]];
+    return engine_slot(e);
+}
+
+void xs_gemm_memo_bind(xs_gemm_engine *e)
+{
+    memset(&e->memo, 0, sizeof e->memo);
+    if (!e->matrix || !e->vector || !e->unaligned) /* not a tile/wave engine */
+        return;
+    memo_engine *m = engine_slot(e);
+    e->memo.engine = e;
+    e->memo.slot = m;
+    e->memo.gen = m->gen;
+}
+
 int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_result *r,
                   xs_error *err)
 {
@@ -100,7 +125,7 @@ int xs_gemm_model(const xs_gemm_engine *e, const xs_gemm_shape *g, xs_gemm_resul
                             "device %s: the tile/wave GEMM model covers GPUs and CPUs; a TPU's "
                             "matmuls go through its MXU model (xpusim predict)",
                             e->device_id ? e->device_id : "?");
-    memo_engine *m = engine_slot(e);
+    memo_engine *m = slot_of(e);
     m->stamp = ++memo_clock;
     unsigned h = shape_hash(g);
     memo_entry *free_slot = NULL;

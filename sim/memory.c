@@ -94,11 +94,171 @@ static int is_gpu(const xs_device *dev)
     return b && strcmp(b->name, "gpu") == 0;
 }
 
-/* What the walk reads of an op. */
+/* What the walk reads of an op, worked out once per op of the list (a
+ * compact list runs each many times): its terms, the allocator's rounding
+ * of its transient, its gradients in bytes, and the master gradients
+ * alive while it runs (extra). */
 typedef struct {
-    double saved, slack, grads, grad_slack, temp, temp_slack, freed, freed_slack;
+    double saved, slack, grads, grad_slack, temp, temp_slack, freed, freed_slack, extra;
     int phase, comm;
 } walk_op;
+
+/* The walk's running sums, the op before's transient, and the largest
+ * activations seen. */
+typedef struct {
+    double saved, slack, grads, grad_slack, prev_temp, prev_temp_slack, activations_max;
+    int prev_phase;
+} walk_state;
+
+/* The peak so far: the live bytes, their parts and the op. */
+typedef struct {
+    double live, activations, grads, transient, fragmentation;
+    size_t at;
+} walk_peak;
+
+/* What a span's repetition saw: its peak, its largest activations, and
+ * the least any backward op left before the clamp at 0 (infinite: none). */
+typedef struct {
+    walk_peak peak;
+    double activations_max, left_saved, left_slack;
+} walk_rep;
+
+/* One op of the step: kept tensors pile up in the forward and go in the
+ * backward; gradients appear as their ops run (or persist); an op's output
+ * and its input (the op before's output) are alive while it runs. The
+ * slack is what the allocator rounds those tensors up by; the caching
+ * allocator is CUDA's (gpu), a CPU tensor is a malloc. */
+static inline void walk_step(walk_state *st, const walk_op *op, size_t at, int persist, int gpu,
+                             walk_peak *pk, walk_rep *rep)
+{
+    if (op->comm) /* in place in the buckets: nothing of its own */
+        return;
+    /* forward ops, and a checkpointed layer's forward run again in the
+     * backward */
+    st->saved += op->saved;
+    st->slack += op->slack;
+    if (!persist) {
+        st->grads += op->grads;
+        st->grad_slack += op->grad_slack;
+    }
+    int same = op->phase == st->prev_phase;
+    double tr = op->temp + (same ? st->prev_temp : 0);
+    double frag =
+        gpu ? st->slack + st->grad_slack + op->temp_slack + (same ? st->prev_temp_slack : 0) : 0;
+    double live = st->saved + st->grads + op->extra + tr + frag;
+    if (live > pk->live)
+        *pk = (walk_peak){live, st->saved, st->grads + op->extra, tr, frag, at};
+    if (st->saved > st->activations_max)
+        st->activations_max = st->saved;
+    if (op->phase == XS_PH_BWD) {
+        double left = st->saved - op->freed, left_slack = st->slack - op->freed_slack;
+        if (rep) {
+            rep->left_saved = left < rep->left_saved ? left : rep->left_saved;
+            rep->left_slack = left_slack < rep->left_slack ? left_slack : rep->left_slack;
+        }
+        st->saved = left > 0 ? left : 0; /* fmax(0, x), inlined */
+        st->slack = left_slack > 0 ? left_slack : 0;
+    }
+    st->prev_temp = op->temp;
+    st->prev_temp_slack = op->temp_slack;
+    st->prev_phase = op->phase;
+}
+
+/* A whole number of bytes, from 0 to 2^52 (adding 2^52 rounds a double
+ * in that range to a whole number: it is one if that changes nothing). */
+static inline int whole(double x)
+{
+    return x >= 0 && x < 0x1p52 && (x + 0x1p52) - 0x1p52 == x;
+}
+
+/* Whether the walk's sums through a span run `reps` times from st are
+ * exact: the sums it starts from and every term of its ops are whole
+ * numbers of bytes, and all of them together (a bound on any sum the walk
+ * makes there) stay below 2^52, where doubles hold every whole number. */
+static int span_exact(const walk_state *st, const walk_op *w, const struct xs_wl_span *sp)
+{
+    const double start[] = {st->saved, st->slack, st->grads, st->grad_slack, st->prev_temp,
+                            st->prev_temp_slack};
+    int ok = 1;
+    double total = 0, span = 0;
+    for (size_t x = 0; x < sizeof start / sizeof start[0]; x++) {
+        ok &= whole(start[x]);
+        total += start[x];
+    }
+    for (size_t i = sp->first; i < sp->first + sp->len; i++) {
+        const walk_op *op = &w[i];
+        ok &= whole(op->saved) & whole(op->slack) & whole(op->grads) & whole(op->grad_slack) &
+              whole(op->temp) & whole(op->temp_slack) & whole(op->freed) &
+              whole(op->freed_slack) & whole(op->extra);
+        span += op->saved + op->slack + op->grads + op->grad_slack + op->temp + op->temp_slack +
+                op->freed + op->freed_slack + op->extra;
+    }
+    return ok && total + span * (double)sp->repeat < 0x1p52;
+}
+
+/* A span of a compact list run `repeat` times, where every term is a whole
+ * number of bytes and no sum can reach 2^53 (exact): every addition is
+ * exact, so from the second repetition on each adds the same bytes to the
+ * sums, and a third one onwards is the second's shifted by what one adds
+ * (delta), as long as no backward op would go below 0 (the clamp). Then
+ * each op's live bytes move by the same step from repetition to
+ * repetition, and the walk's peak over them is the second's, or its
+ * first-largest op in the last repetition when they grow: what the walk
+ * op by op finds, the same bits. Otherwise the span is walked op by op. */
+static void walk_span(walk_state *st, const walk_op *w, const struct xs_wl_span *sp, int persist,
+                      int gpu, walk_peak *pk)
+{
+    uint32_t reps = sp->repeat;
+    size_t e = sp->first + sp->len;
+    if (reps < 3 || !span_exact(st, w, sp)) {
+        for (uint32_t r = 0; r < reps; r++)
+            for (size_t i = sp->first; i < e; i++)
+                walk_step(st, &w[i], i, persist, gpu, pk, NULL);
+        return;
+    }
+    for (size_t i = sp->first; i < e; i++)
+        walk_step(st, &w[i], i, persist, gpu, pk, NULL);
+    walk_state before = *st;
+    walk_rep rep = {{-1, 0, 0, 0, 0, 0}, 0, INFINITY, INFINITY};
+    st->activations_max = 0; /* the second repetition's own, restored below */
+    for (size_t i = sp->first; i < e; i++)
+        walk_step(st, &w[i], i, persist, gpu, &rep.peak, &rep);
+    rep.activations_max = st->activations_max;
+    st->activations_max = before.activations_max;
+    double n = (double)(reps - 2);
+    double d_saved = st->saved - before.saved, d_slack = st->slack - before.slack;
+    double d_grads = st->grads - before.grads, d_grad_slack = st->grad_slack - before.grad_slack;
+    int linear = rep.left_saved >= 0 && rep.left_saved + n * d_saved >= 0 &&
+                 rep.left_slack >= 0 && rep.left_slack + n * d_slack >= 0;
+    if (!linear) { /* the second repetition stands as walked; the rest op by op */
+        if (rep.peak.live > pk->live)
+            *pk = rep.peak;
+        if (rep.activations_max > st->activations_max)
+            st->activations_max = rep.activations_max;
+        for (uint32_t r = 2; r < reps; r++)
+            for (size_t i = sp->first; i < e; i++)
+                walk_step(st, &w[i], i, persist, gpu, pk, NULL);
+        return;
+    }
+    double d_frag = gpu ? d_slack + d_grad_slack : 0;
+    double d_live = d_saved + d_grads + d_frag;
+    walk_peak top = rep.peak; /* the span's largest: the second repetition's ... */
+    if (d_live > 0) {         /* ... or the last's, the same op */
+        top.live += n * d_live;
+        top.activations += n * d_saved;
+        top.grads += n * d_grads;
+        top.fragmentation += n * d_frag;
+    }
+    if (top.live > pk->live)
+        *pk = top;
+    double act = rep.activations_max + (d_saved > 0 ? n * d_saved : 0);
+    if (act > st->activations_max)
+        st->activations_max = act;
+    st->saved += n * d_saved;
+    st->slack += n * d_slack;
+    st->grads += n * d_grads;
+    st->grad_slack += n * d_grad_slack;
+}
 
 int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workload *wl,
                       xs_memory *m, xs_error *err)
@@ -131,77 +291,47 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
     double master_grads = P * eb.master_grad * shard;
     int master_all_step = t->grad_accum > 1;
 
-    /* The walk: kept tensors pile up in the forward and go in the backward;
-     * gradients appear as their ops run (or persist); an op's output and its
-     * input (the op before's output) are alive while it runs. The slack is
-     * what the allocator rounds those tensors up by. */
     /* DDP's buckets (wl_ddp.c) are allocated once and live all step */
-    double saved = 0, slack = 0, grads = (persist ? P * eb.grad * gshard : 0) + wl->ddp_buffer_bytes;
-    double grad_slack = 0;
-    double prev_temp = 0, prev_temp_slack = 0, peak = -1;
+    walk_state st = {0};
+    st.grads = (persist ? P * eb.grad * gshard : 0) + wl->ddp_buffer_bytes;
+    st.prev_phase = -1;
+    walk_peak pk = {-1, 0, 0, 0, 0, 0};
     int gpu = is_gpu(dev);
-    int prev_phase = -1;
-    size_t peak_at = 0;
-    /* what the walk needs of each op, once per op of the list (a compact
-     * list runs each many times), the allocator's rounding of its
-     * transient included */
     walk_op local[128];
     walk_op *w = wl->n <= 128 ? local : malloc(wl->n * sizeof *w);
     if (!w)
         return xs_error_set(err, XS_ENOMEM, "out of memory");
     for (size_t i = 0; i < wl->n; i++) {
         const xs_op *op = &wl->ops[i];
-        w[i] = (walk_op){op->mem.saved,      op->mem.slack,     op->mem.grads * eb.grad * gshard,
-                         op->mem.grad_slack, op->mem.temp,      xs_alloc_slack(op->mem.temp),
-                         op->mem.freed,      op->mem.freed_slack, op->phase,
+        w[i] = (walk_op){op->mem.saved,
+                         op->mem.slack,
+                         op->mem.grads * eb.grad * gshard,
+                         op->mem.grad_slack,
+                         op->mem.temp,
+                         xs_alloc_slack(op->mem.temp),
+                         op->mem.freed,
+                         op->mem.freed_slack,
+                         op->phase == XS_PH_OPT || master_all_step ? master_grads : 0,
+                         op->phase,
                          op->kind == XS_OP_COMM};
     }
-    double activations_max = m->activations_max;
-    for (size_t k = 0, steps = xs_wl_steps(wl); k < steps; k++) {
-        size_t at = xs_wl_op_at(wl, k);
-        const walk_op *op = &w[at];
-        if (op->comm) /* in place in the buckets: nothing of its own */
-            continue;
-        /* forward ops, and a checkpointed layer's forward run again in the
-         * backward */
-        saved += op->saved;
-        slack += op->slack;
-        if (!persist) {
-            grads += op->grads;
-            grad_slack += op->grad_slack;
-        }
-        double extra = op->phase == XS_PH_OPT || master_all_step ? master_grads : 0;
-        int same = op->phase == prev_phase;
-        double prev = same ? prev_temp : 0;
-        double tr = op->temp + prev;
-        double frag = gpu ? slack + grad_slack + op->temp_slack + (same ? prev_temp_slack : 0)
-                          : 0; /* the caching allocator is CUDA's; a CPU tensor is a malloc */
-        double live = saved + grads + extra + tr + frag;
-        if (live > peak) {
-            peak = live;
-            m->activations = saved;
-            m->grads = grads + extra;
-            m->transient = tr;
-            m->fragmentation = frag;
-            peak_at = at;
-        }
-        if (saved > activations_max)
-            activations_max = saved;
-        if (op->phase == XS_PH_BWD) {
-            double left = saved - op->freed, left_slack = slack - op->freed_slack;
-            saved = left > 0 ? left : 0; /* fmax(0, x), inlined */
-            slack = left_slack > 0 ? left_slack : 0;
-        }
-        prev_temp = op->temp;
-        prev_temp_slack = op->temp_slack;
-        prev_phase = op->phase;
+    if (wl->spans) {
+        for (size_t j = 0; j < wl->nspans; j++)
+            walk_span(&st, w, &wl->spans[j], persist, gpu, &pk);
+    } else {
+        for (size_t i = 0; i < wl->n; i++)
+            walk_step(&st, &w[i], i, persist, gpu, &pk, NULL);
     }
-    m->activations_max = activations_max;
     if (w != local)
         free(w);
-    if (peak >= 0) {
-        snprintf(m->peak_op, sizeof m->peak_op, "%s", wl->ops[peak_at].name);
-        m->peak_phase = wl->ops[peak_at].phase;
+    m->activations_max = st.activations_max;
+    if (pk.live >= 0) {
+        m->activations = pk.activations;
+        m->grads = pk.grads;
+        m->transient = pk.transient;
+        m->fragmentation = pk.fragmentation;
+        snprintf(m->peak_op, sizeof m->peak_op, "%s", wl->ops[pk.at].name);
+        m->peak_phase = wl->ops[pk.at].phase;
     }
     if (gpu) {
         m->context = context_mib(s) * 1048576.0;

@@ -4,6 +4,7 @@
  * of both, below). */
 #include "predict.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "backend.h"
 #include "cost.h"
 #include "energy.h"
+#include "est_memo.h"
 #include "fp8.h"
 #include "gemm.h"
 #include "power.h"
@@ -29,72 +31,112 @@
 /* What the loops over the step need of an op, worked out once per op of
  * the list (a compact list runs each many times): its calls' time,
  * energy and FLOPs, the host's time to issue them, and the share of both
- * before its first and after its last kernel. */
+ * before its first and after its last kernel. The step's sums read the
+ * op's lanes: one per sum, the op's share of it or 0 (a collective's only
+ * share is its issue time; an op adds its time to its own phase's and
+ * bound's lanes). */
+enum {
+    L_ISSUE,
+    L_T,
+    L_ENERGY,
+    L_FLOPS,
+    L_MM_FLOPS, /* MFU counts the model's FLOPs, not a recomputation's */
+    L_MM_T,
+    L_PHASE,
+    L_BOUND = L_PHASE + XS_PHASE_COUNT,
+    L_COUNT = L_BOUND + XS_BOUND_COUNT,
+    L_VECS = (L_COUNT + 1) / 2, /* pairs: SSE2's and NEON's width, any host's */
+    L_PAD = 2 * L_VECS
+};
+
+/* two lanes, added as one vector where the target has them (a GNU C
+ * extension gcc and clang share) */
+typedef double lane_pair __attribute__((vector_size(16)));
+
 typedef struct {
-    double t, energy, flops, issue, first, tail;
-    int phase, bound, matmul, model, sync, comm;
+    union {
+        double lane[L_PAD];
+        lane_pair pair[L_VECS];
+    };
+    union { /* the time on the device and on the host: one vector add a step */
+        struct {
+            double t, issue;
+        };
+        lane_pair dev_host;
+    };
+    double first, tail;
+    int sync, comm;
 } op_sums;
 
 static void sums_of(const xs_op *op, const xs_estimate *e, const xs_host *h, op_sums *o)
 {
     double n = (double)op->count, launches = (double)op->launches * n;
-    o->t = e->time_s * n;
-    o->energy = e->energy_j * n;
-    o->flops = op->flops * n;
+    *o = (op_sums){.t = e->time_s * n};
     o->issue = h ? xs_host_op_s(h, op) * n : 0;
     o->first = launches > 0 ? o->issue / launches : 0;
     o->tail = launches > 0 ? o->t / launches : 0;
-    o->phase = op->phase;
-    o->bound = e->bound;
-    o->matmul = xs_op_is_matmul(op->kind);
-    o->model = o->matmul && !op->recompute; /* MFU counts the model's FLOPs, not a recomputation's */
     o->sync = op->sync;
     o->comm = op->kind == XS_OP_COMM; /* NCCL's stream: data_parallel() */
+    o->lane[L_ISSUE] = o->issue; /* the host issues the collectives too */
+    if (o->comm)
+        return;
+    int matmul = xs_op_is_matmul(op->kind);
+    o->lane[L_T] = o->t;
+    o->lane[L_ENERGY] = e->energy_j * n;
+    o->lane[L_FLOPS] = op->flops * n;
+    o->lane[L_MM_FLOPS] = matmul && !op->recompute ? o->lane[L_FLOPS] : 0;
+    o->lane[L_MM_T] = matmul ? o->t : 0;
+    o->lane[L_PHASE + op->phase] = o->t;
+    o->lane[L_BOUND + e->bound] = o->t;
 }
 
-/* The step's sums over its ops in order. Each sum is held in a register
- * (a sum in memory, indexed by the op's phase or bound, waits on its own
- * store at every op): the phase's while the phase lasts, each bound's
- * adding 0 for the others' ops (exact: the sums and times are >= 0), so
- * every sum sees the same additions in the same order. */
+/* The step's sums over its ops in order, every lane at every op: adding
+ * an op's 0 leaves a sum as it was (the sums start at +0 and grow by
+ * values >= 0), so each sum sees its own ops' additions in the step's
+ * order, the same bits as adding them one sum at a time, and the lanes
+ * add side by side in vector registers (unrolled, so that they stay
+ * there). */
+#define ADD_LANES(sum, x)                                                                      \
+    do {                                                                                       \
+        _Pragma("GCC unroll 16") for (int l_ = 0; l_ < L_VECS; l_++) (sum)[l_] += (x)->pair[l_]; \
+    } while (0)
+
+static void put_sums(const lane_pair *sum, xs_prediction *p)
+{
+    double acc[L_PAD];
+    memcpy(acc, sum, sizeof acc);
+    for (int ph = 0; ph < XS_PHASE_COUNT; ph++)
+        p->phase_time_s[ph] = acc[L_PHASE + ph];
+    for (int b = 0; b < XS_BOUND_COUNT; b++)
+        p->bound_time_s[b] = acc[L_BOUND + b];
+    p->step_time_s = acc[L_T];
+    p->step_energy_j = acc[L_ENERGY];
+    p->step_flops = acc[L_FLOPS];
+    p->matmul_flops = acc[L_MM_FLOPS];
+    p->matmul_time_s = acc[L_MM_T];
+    p->host_issue_s = acc[L_ISSUE];
+}
+
+/* The spans of wl: its own, or the flat list as one */
+static const struct xs_wl_span *spans_of(const xs_workload *wl, struct xs_wl_span *flat,
+                                         size_t *n)
+{
+    *flat = (struct xs_wl_span){0, (uint32_t)wl->n, 1, 0};
+    *n = wl->spans ? wl->nspans : 1;
+    return wl->spans ? wl->spans : flat;
+}
+
 static void sum_step(const xs_workload *wl, const op_sums *o, xs_prediction *p)
 {
-    double t = 0, energy = 0, flops = 0, mm_flops = 0, mm_t = 0, phase_t = 0, issue = 0;
-    double bound[XS_BOUND_COUNT] = {0};
-    int phase = -1;
-    for (size_t k = 0, steps = xs_wl_steps(wl); k < steps; k++) {
-        const op_sums *x = &o[xs_wl_op_at(wl, k)];
-        issue += x->issue; /* the host issues the collectives too */
-        if (x->comm)
-            continue;
-        t += x->t;
-        energy += x->energy;
-        flops += x->flops;
-        if (x->phase != phase) {
-            if (phase >= 0)
-                p->phase_time_s[phase] = phase_t;
-            phase = x->phase;
-            phase_t = p->phase_time_s[phase];
-        }
-        phase_t += x->t;
-        for (int b = 0; b < XS_BOUND_COUNT; b++)
-            bound[b] += x->bound == b ? x->t : 0.0;
-        if (x->matmul) {
-            if (x->model)
-                mm_flops += x->flops;
-            mm_t += x->t;
-        }
-    }
-    if (phase >= 0)
-        p->phase_time_s[phase] = phase_t;
-    for (int b = 0; b < XS_BOUND_COUNT; b++)
-        p->bound_time_s[b] = bound[b];
-    p->step_time_s = t;
-    p->step_energy_j = energy;
-    p->step_flops = flops;
-    p->matmul_flops = mm_flops;
-    p->matmul_time_s = mm_t;
-    p->host_issue_s = issue;
+    lane_pair sum[L_VECS] = {{0}};
+    struct xs_wl_span flat;
+    size_t n;
+    const struct xs_wl_span *spans = spans_of(wl, &flat, &n);
+    for (size_t j = 0; j < n; j++)
+        for (uint32_t r = 0; r < spans[j].repeat; r++)
+            for (const op_sums *x = o + spans[j].first, *end = x + spans[j].len; x < end; x++)
+                ADD_LANES(sum, x);
+    put_sums(sum, p);
 }
 
 /* fmax for the timeline's times, which are finite: inlined, where fmax is
@@ -133,7 +175,7 @@ static void need_of(const op_sums *o, const struct xs_wl_span *sp, span_need *n)
 {
     n->issue = n->reach = 0;
     n->general = 0;
-    for (uint32_t i = sp->first; i < sp->first + sp->len; i++) {
+    for (size_t i = sp->first; i < (size_t)sp->first + sp->len; i++) {
         const op_sums *x = &o[i];
         n->general |= x->sync || x->comm;
         n->issue += x->issue;
@@ -141,46 +183,63 @@ static void need_of(const op_sums *o, const struct xs_wl_span *sp, span_need *n)
     }
 }
 
-static int run_span(const op_sums *o, const struct xs_wl_span *sp, const span_need *n,
-                    double *host, double *dev)
+/* Whether a repetition of the span may take the device's side at every
+ * op (above) from these clocks. */
+static inline int device_leads(const span_need *n, double host, double dev)
 {
     if (n->general)
         return 0;
-    double lead = *dev - *host, margin = 1e-12 + 1e-9 * (fabs(*dev) + fabs(*host) + n->issue);
-    if (!(lead > n->issue + n->reach + margin))
-        return 0;
-    double h = *host, d = *dev;
-    for (uint32_t i = sp->first; i < sp->first + sp->len; i++) {
-        d += o[i].t;
-        h += o[i].issue;
-    }
-    *host = h;
-    *dev = d;
-    return 1;
+    double lead = dev - host, margin = 1e-12 + 1e-9 * (fabs(dev) + fabs(host) + n->issue);
+    return lead > n->issue + n->reach + margin;
 }
 
-static double timeline(const xs_workload *wl, const op_sums *o, double load_s, int loss_sync)
+/* Two steps on the timeline (the second's length is returned), the first
+ * adding the step's sums as it goes: the sums' additions and the clocks'
+ * wait on the additions before them, and taking both in one pass lets
+ * them wait side by side. */
+static double timeline(const xs_workload *wl, const op_sums *o, double load_s, int loss_sync,
+                       xs_prediction *p)
 {
     double host = 0, dev = 0, first_end = 0;
-    size_t steps = xs_wl_steps(wl);
+    struct xs_wl_span flat;
+    size_t nspans;
+    const struct xs_wl_span *spans = spans_of(wl, &flat, &nspans);
     span_need local[32];
-    span_need *need = wl->nspans <= 32 ? local : malloc(wl->nspans * sizeof *need);
-    int spans = wl->spans && need;
-    for (size_t j = 0; spans && j < wl->nspans; j++)
-        need_of(o, &wl->spans[j], &need[j]);
+    span_need *need = nspans <= 32 ? local : malloc(nspans * sizeof *need);
+    if (!need) { /* out of memory: every op the general way */
+        local[0] = (span_need){0, 0, 1};
+        need = local;
+        spans = &flat;
+        nspans = 1;
+    }
+    for (size_t j = 0; j < nspans; j++)
+        need_of(o, &spans[j], &need[j]);
+    lane_pair sum[L_VECS] = {{0}};
     for (int step = 0; step < 2; step++) {
         host += load_s;
-        if (spans) {
-            for (size_t j = 0; j < wl->nspans; j++) {
-                const struct xs_wl_span *sp = &wl->spans[j];
-                for (uint32_t r = 0; r < sp->repeat; r++)
-                    if (!run_span(o, sp, &need[j], &host, &dev))
-                        for (uint32_t i = sp->first; i < sp->first + sp->len; i++)
-                            run_op(&o[i], &host, &dev);
+        for (size_t j = 0; j < nspans; j++) {
+            const op_sums *first = o + spans[j].first, *end = first + spans[j].len;
+            for (uint32_t r = 0; r < spans[j].repeat; r++) {
+                if (device_leads(&need[j], host, dev)) {
+                    lane_pair dh = {dev, host};
+                    if (step == 0)
+                        for (const op_sums *x = first; x < end; x++) {
+                            dh += x->dev_host;
+                            ADD_LANES(sum, x);
+                        }
+                    else
+                        for (const op_sums *x = first; x < end; x++)
+                            dh += x->dev_host;
+                    dev = dh[0];
+                    host = dh[1];
+                } else {
+                    for (const op_sums *x = first; x < end; x++) {
+                        run_op(x, &host, &dev);
+                        if (step == 0)
+                            ADD_LANES(sum, x);
+                    }
+                }
             }
-        } else {
-            for (size_t k = 0; k < steps; k++)
-                run_op(&o[xs_wl_op_at(wl, k)], &host, &dev);
         }
         if (loss_sync)
             host = later(host, dev);
@@ -189,6 +248,7 @@ static double timeline(const xs_workload *wl, const op_sums *o, double load_s, i
     }
     if (need != local)
         free(need);
+    put_sums(sum, p);
     return dev - first_end;
 }
 
@@ -253,9 +313,17 @@ static void data_parallel(const xs_workload *wl, const xs_estimate *est, xs_pred
 
 /* One op's estimate must be a time: finite and not negative. The device
  * and scenario limits (bounds.h) keep it so; this names the op if not. */
+static inline int a_time(double t)
+{
+    return t >= 0 && t <= DBL_MAX; /* false for NaN */
+}
+
 static int check_estimate(const xs_device *dev, const xs_scenario *s, const xs_op *op,
                           const xs_estimate *e, xs_error *err)
 {
+    if (a_time(e->time_s) && a_time(e->compute_s) && a_time(e->memory_s) &&
+        a_time(e->overhead_s))
+        return XS_OK;
     const double t[] = {e->time_s, e->compute_s, e->memory_s, e->overhead_s};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!isfinite(t[i]) || t[i] < 0)
@@ -307,6 +375,7 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     const xs_backend *be = xs_backend_of(dev);
     xs_gemm_engine eng;
     be->gemm_engine(dev, &eng);
+    xs_gemm_memo_bind(&eng); /* the step's GEMMs all run on it */
     int tensor;
     if (be->matmul_format)
         be->matmul_format(dev, wl->matmul_dtype, &p->matmul_engine, &tensor);
@@ -315,67 +384,82 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     p->matmul_asked = wl->matmul_dtype;
     p->matmul_tensor = tensor;
     p->matmul_clock_mhz = eng.clock_mhz;
-    p->est = calloc(wl->n ? wl->n : 1, sizeof *p->est);
+    /* each cleared as it is estimated: calloc clears a block a word at a time */
+    p->est = malloc((wl->n ? wl->n : 1) * sizeof *p->est);
     if (!p->est)
         return xs_error_set(err, XS_ENOMEM, "out of memory");
-    for (size_t i = 0; i < wl->n; i++) {
-        const xs_op *op = &wl->ops[i];
-        xs_estimate *e = &p->est[i];
-        if (op->kind == XS_OP_COMM) { /* its own stream: data_parallel() */
-            e->time_s = xs_comm_best(&p->topo, op->coll, op->bytes, NULL);
-            e->bound = XS_BOUND_LATENCY;
-            e->engine = op->dtype;
-            continue;
-        }
-        int rc = be->estimate_on ? be->estimate_on(dev, &eng, op, e, err)
-                                 : be->estimate(dev, op, e, err);
-        if (!rc)
-            rc = check_estimate(dev, s, &wl->ops[i], &p->est[i], err);
-        if (rc) {
-            xs_prediction_free(p);
-            return rc;
-        }
-    }
-    /* a compiled step: what the compiler does across ops, and its infeed */
-    double outside_s = 0;
-    if (be->whole_step) {
-        outside_s = be->whole_step(dev, s, wl, p->est, p->note, sizeof p->note);
-        for (size_t i = 0; i < wl->n; i++) {
-            int rc = check_estimate(dev, s, &wl->ops[i], &p->est[i], err);
-            if (rc) {
-                xs_prediction_free(p);
-                return rc;
-            }
-        }
-    }
     op_sums local[256];
     op_sums *o = wl->n <= 256 ? local : malloc(wl->n * sizeof *o);
     if (!o) {
         xs_prediction_free(p);
         return xs_error_set(err, XS_ENOMEM, "out of memory");
     }
-    if (be->async && !be->whole_step)
+    const xs_host *host = NULL;
+    if (be->async && !be->whole_step) {
         xs_scn_host(s, &p->host);
-    for (size_t i = 0; i < wl->n; i++) {
-        if (wl->ops[i].kind != XS_OP_COMM)
-            xs_energy_fill(dev, &p->est[i]);
-        sums_of(&wl->ops[i], &p->est[i], be->async && !be->whole_step ? &p->host : NULL, &o[i]);
+        host = &p->host;
+    }
+    double core = xs_energy_core(dev);
+    /* Each op in one pass: its estimate (remembered with its energy where
+     * no compiled step changes it afterwards), and its sums. A compiled
+     * step looks at all the estimates before anything adds them. */
+    int one_pass = !be->whole_step;
+    void *memo = xs_est_memo_table(dev); /* NULL: each op estimated */
+    int rc = XS_OK;
+    for (size_t i = 0; i < wl->n && !rc; i++) {
+        const xs_op *op = &wl->ops[i];
+        xs_estimate *e = &p->est[i];
+        if (op->kind == XS_OP_COMM) { /* its own stream: data_parallel() */
+            *e = (xs_estimate){.time_s = xs_comm_best(&p->topo, op->coll, op->bytes, NULL),
+                               .bound = XS_BOUND_LATENCY,
+                               .engine = op->dtype};
+        } else if (!memo || !xs_est_memo_get(memo, op, e)) {
+            *e = (xs_estimate){0};
+            rc = be->estimate_on ? be->estimate_on(dev, &eng, op, e, err)
+                                 : be->estimate(dev, op, e, err);
+            if (!rc)
+                rc = check_estimate(dev, s, op, e, err);
+            if (!rc && one_pass)
+                xs_energy_fill_at(dev, core, e);
+            if (!rc && memo)
+                xs_est_memo_put(memo, op, e);
+        }
+        if (one_pass)
+            sums_of(op, e, host, &o[i]);
+    }
+    /* a compiled step: what the compiler does across ops, and its infeed */
+    double outside_s = 0;
+    if (!rc && !one_pass) {
+        outside_s = be->whole_step(dev, s, wl, p->est, p->note, sizeof p->note);
+        for (size_t i = 0; i < wl->n && !rc; i++) {
+            rc = check_estimate(dev, s, &wl->ops[i], &p->est[i], err);
+            if (wl->ops[i].kind != XS_OP_COMM)
+                xs_energy_fill_at(dev, core, &p->est[i]);
+            sums_of(&wl->ops[i], &p->est[i], host, &o[i]);
+        }
+    }
+    if (rc) {
+        if (o != local)
+            free(o);
+        xs_prediction_free(p);
+        return rc;
     }
     /* in the step's order, as the kernels run: the same sums, bit for bit,
-     * whether the list is compact or not */
-    sum_step(wl, o, p);
-    p->device_time_s = p->step_time_s;
+     * whether the list is compact or not (on an async device, in the
+     * timeline's first step) */
     /* each device's loop fetches its own micro-batches */
     double load_s = s->loader_us * 1e-6 * (double)(s->train.batch * s->train.grad_accum);
-    if (be->whole_step) {
-        /* one program a step: no per-op issue; the input pipeline runs
-         * ahead on host threads and shows only where it is slower */
-        p->host_wait_s = outside_s + fmax(0, load_s - p->device_time_s);
-    } else if (be->async) {
-        double t = timeline(wl, o, load_s, s->train.loss_sync);
+    if (be->async && !be->whole_step) {
+        double t = timeline(wl, o, load_s, s->train.loss_sync, p);
+        p->device_time_s = p->step_time_s;
         p->host_wait_s = fmax(0, t - p->device_time_s);
     } else {
-        p->host_wait_s = load_s; /* the host is the device: loading is serial */
+        sum_step(wl, o, p);
+        p->device_time_s = p->step_time_s;
+        /* a compiled step (one program a step: no per-op issue; the input
+         * pipeline runs ahead on host threads and shows only where it is
+         * slower), or the host is the device: loading is serial */
+        p->host_wait_s = be->whole_step ? outside_s + fmax(0, load_s - p->device_time_s) : load_s;
     }
     if (s->devices > 1) {
         /* the collectives' share of the step, at idle power: NCCL's few
@@ -407,7 +491,7 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
     p->run_time_s = p->step_time_s * (double)wl->steps;
     p->run_energy_kwh = p->step_energy_j * (double)wl->steps * (double)s->devices / 3.6e6;
     p->run_cost_usd = xs_cost_usd(dev, p->run_time_s, s->devices);
-    int rc = check_totals(dev, s, p, err);
+    rc = check_totals(dev, s, p, err);
     if (rc)
         xs_prediction_free(p);
     return rc;
@@ -501,7 +585,7 @@ static int single_device(const xs_device *dev, const xs_scenario *s, xs_predicti
  * a compact list expanded. */
 static int needs_order(const xs_device *dev, const xs_scenario *s, const xs_workload *wl)
 {
-    return wl->order && (xs_backend_of(dev)->whole_step || s->devices > 1);
+    return wl->spans && (xs_backend_of(dev)->whole_step || s->devices > 1);
 }
 
 /* Predict a compact list expanded; the estimates kept are each op's first
@@ -522,8 +606,12 @@ static int predict_expanded(const xs_device *dev, const xs_scenario *s, const xs
         xs_prediction_free(p);
         return xs_error_set(err, XS_ENOMEM, "out of memory");
     }
-    for (size_t k = xs_wl_steps(wl); k-- > 0;)
-        est[wl->order[k]] = p->est[k];
+    for (size_t j = 0, k = 0; j < wl->nspans; j++) { /* each op's first repetition */
+        const struct xs_wl_span *sp = &wl->spans[j];
+        for (uint32_t i = 0; i < sp->len; i++)
+            est[sp->first + i] = p->est[k + i];
+        k += (size_t)sp->len * sp->repeat;
+    }
     free(p->est);
     p->est = est;
     return XS_OK;

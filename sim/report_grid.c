@@ -94,11 +94,17 @@ void xs_report_grid_head(xs_strbuf *sb, xs_format fmt, const xs_grid_view *v,
     xs_sb_printf(sb, "memory_gb,capacity_gb,fits,%sreason\n", v->rank ? "score,pareto," : "");
 }
 
-static void csv_num(xs_strbuf *sb, int known, const char *fmt, double x)
+static void csv_num(xs_strbuf *sb, int known, int prec, double x)
 {
     if (known)
-        xs_sb_printf(sb, fmt, x);
-    xs_sb_printf(sb, ",");
+        xs_sb_g(sb, x, prec);
+    xs_sb_put(sb, ",", 1);
+}
+
+static void csv_text(xs_strbuf *sb, const char *s)
+{
+    xs_sb_put(sb, s, strlen(s));
+    xs_sb_put(sb, ",", 1);
 }
 
 static void csv_row(xs_strbuf *sb, const xs_grid_view *v, const xs_sweep_row *r,
@@ -107,34 +113,35 @@ static void csv_row(xs_strbuf *sb, const xs_grid_view *v, const xs_sweep_row *r,
     for (size_t a = 0; a < v->grid->naxes; a++) {
         char buf[XS_SWEEP_VALUE_MAX + 1];
         xs_sb_csv(sb, xs_sweep_value(v->grid, r->point, a, buf, sizeof buf));
-        xs_sb_printf(sb, ",");
+        xs_sb_put(sb, ",", 1);
     }
     int p = r->predicted, run = p && r->fits;
-    xs_sb_printf(sb, "%s,%s,", v->devs[r->dev].id, p ? xs_dtype_name(r->matmul_engine) : "");
-    csv_num(sb, p, "%.9g", r->step_time_s);
-    csv_num(sb, p, "%.9g", r->samples_per_s);
-    csv_num(sb, p, "%.9g", r->tokens_per_s);
-    csv_num(sb, p, "%.6g", r->mfu);
-    csv_num(sb, p, "%.6g", r->avg_power_w);
-    csv_num(sb, run, "%.9g", r->run_time_s);
-    csv_num(sb, run, "%.9g", r->run_energy_kwh);
-    csv_num(sb, run, "%.9g", r->run_cost_usd);
+    csv_text(sb, v->devs[r->dev].id);
+    csv_text(sb, p ? xs_dtype_name(r->matmul_engine) : "");
+    csv_num(sb, p, 9, r->step_time_s);
+    csv_num(sb, p, 9, r->samples_per_s);
+    csv_num(sb, p, 9, r->tokens_per_s);
+    csv_num(sb, p, 6, r->mfu);
+    csv_num(sb, p, 6, r->avg_power_w);
+    csv_num(sb, run, 9, r->run_time_s);
+    csv_num(sb, run, 9, r->run_energy_kwh);
+    csv_num(sb, run, 9, r->run_cost_usd);
     if (v->band) {
-        csv_num(sb, run, "%.9g", r->run_cost_low_usd);
-        csv_num(sb, run, "%.9g", r->run_cost_high_usd);
-        csv_num(sb, p, "%.9g", r->samples_per_s_low);
-        csv_num(sb, p, "%.9g", r->samples_per_s_high);
+        csv_num(sb, run, 9, r->run_cost_low_usd);
+        csv_num(sb, run, 9, r->run_cost_high_usd);
+        csv_num(sb, p, 9, r->samples_per_s_low);
+        csv_num(sb, p, 9, r->samples_per_s_high);
     }
-    csv_num(sb, p, "%.6g", r->memory_gb);
-    csv_num(sb, p, "%.6g", r->capacity_gb);
-    xs_sb_printf(sb, "%d,", run);
+    csv_num(sb, p, 6, r->memory_gb);
+    csv_num(sb, p, 6, r->capacity_gb);
+    csv_text(sb, run ? "1" : "0");
     if (rk) {
-        csv_num(sb, rk->candidate, "%.6g", rk->score);
-        xs_sb_printf(sb, "%d,", rk->pareto);
+        csv_num(sb, rk->candidate, 6, rk->score);
+        csv_text(sb, rk->pareto ? "1" : "0");
     }
     if (r->reason)
         xs_sb_csv(sb, r->reason);
-    xs_sb_printf(sb, "\n");
+    xs_sb_put(sb, "\n", 1);
 }
 
 void xs_report_grid_rows(xs_strbuf *sb, xs_format fmt, const xs_grid_view *v,

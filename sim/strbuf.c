@@ -6,6 +6,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
+
+/* Room for need more bytes and the NUL; 0 where it cannot be had. */
+static int reserve(xs_strbuf *sb, size_t need)
+{
+    if (sb->failed)
+        return 0;
+    if (sb->data && sb->cap - sb->len > need)
+        return 1;
+    size_t cap = sb->cap ? sb->cap : 1024;
+    while (cap < sb->len + need + 1)
+        cap *= 2;
+    char *grown = realloc(sb->data, cap);
+    if (!grown) {
+        sb->failed = 1;
+        return 0;
+    }
+    if (!sb->data)
+        grown[0] = '\0';
+    sb->data = grown;
+    sb->cap = cap;
+    return 1;
+}
+
+void xs_sb_put(xs_strbuf *sb, const char *s, size_t n)
+{
+    if (!reserve(sb, n))
+        return;
+    memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+}
+
+void xs_sb_g(xs_strbuf *sb, double v, int prec)
+{
+    if (reserve(sb, XS_FMT_G_MAX))
+        sb->len += (size_t)xs_fmt_g(sb->data + sb->len, v, prec);
+}
+
 void xs_sb_printf(xs_strbuf *sb, const char *fmt, ...)
 {
     if (sb->failed)
@@ -43,7 +82,7 @@ void xs_sb_printf(xs_strbuf *sb, const char *fmt, ...)
 void xs_sb_csv(xs_strbuf *sb, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
-        xs_sb_printf(sb, "%s", s);
+        xs_sb_put(sb, s, strlen(s));
         return;
     }
     xs_sb_printf(sb, "\"");

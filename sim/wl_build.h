@@ -25,6 +25,19 @@ typedef struct {
 
 #define XS_WB_MAX_RUNS 4
 
+/* The launches of the optimizer's multi-tensor kernels, by group (0, 1,
+ * all) and list depth, for one parameter list (its tensors' sizes and
+ * groups, copied): a step's many optimizer kernels count them once, and a
+ * sweep's builds, whose lists are the same unless the model changes, once
+ * for all (wl_optimizer.c). */
+typedef struct {
+    double *psize, *chunks;
+    unsigned char *pdecay;
+    size_t pn, cap;
+    int64_t launches[3][8];
+    unsigned char known[3][8];
+} xs_wb_mta;
+
 typedef struct xs_wb {
     xs_workload *wl;
     const xs_scenario *s;
@@ -56,10 +69,9 @@ typedef struct xs_wb {
     double *psize;   /* elements of each parameter tensor, in model order ... */
     unsigned char *pdecay; /* ... and whether it is in the weight-decay group */
     size_t pn, pcap;
-    double *pchunks;  /* the multi-tensor chunks of each, for the first pchunks_n */
-    size_t pchunks_n;
-    int64_t mta_memo[3][8]; /* launches by group (0, 1, all) and list depth ... */
-    unsigned char mta_known[3][8]; /* ... once counted for the first pchunks_n */
+    xs_wb_mta mta;    /* multi-tensor launch counts, kept from build to build */
+    int mta_ok;       /* mta is of the list as it is now: its first ... */
+    size_t mta_ok_pn; /* ... mta_ok_pn tensors, checked this build */
     int last_in_tape; /* the last op emitted went to the tape */
     int64_t modules;  /* nn.Module calls entered whose Python the next forward
                          op carries (xs_op.modules) */
@@ -111,6 +123,8 @@ typedef struct {
 } param_mark;
 
 /* wl_emit.c */
+/* a and b into dst of size bytes, cut as snprintf("%s%s") cuts them */
+void xs_wb_join(char *dst, size_t size, const char *a, const char *b);
 int xs_wb_push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op);
 void xs_wb_base(xs_wb *c, xs_op *op, int phase, int kind, const char *fmt, va_list ap);
 void xs_wb_emit(xs_wb *c, const xs_op *given);

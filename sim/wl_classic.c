@@ -22,7 +22,7 @@ static void post_ln_block(xs_wb *c, const char *prefix, double p)
     if (c->fused) {
         xs_wb_add_param(c, c->h, 0, 0);
         xs_wb_add_param(c, c->h, 0, 0);
-        snprintf(nm, sizeof nm, "%s.bias_dropout_residual_ln", prefix);
+        xs_wb_join(nm, sizeof nm, prefix, ".bias_dropout_residual_ln");
         xs_wb_enter_modules(c, 1);
         xs_wb_mem_op(c, XS_PH_FWD, XS_OP_NORM, e, 4.0 * c->H + 1, 12, 1, "%s", nm);
         xs_wb_keep(c, e);          /* the dropout mask */
@@ -32,11 +32,11 @@ static void post_ln_block(xs_wb *c, const char *prefix, double p)
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_NORM, e, 6.0 * c->H + 1, 16, 2, "%s.bwd", nm);
         return;
     }
-    snprintf(nm, sizeof nm, "%s.dropout", prefix);
+    xs_wb_join(nm, sizeof nm, prefix, ".dropout");
     xs_wb_dropout(c, nm, e, c->H, p);
-    snprintf(nm, sizeof nm, "%s.residual", prefix);
+    xs_wb_join(nm, sizeof nm, prefix, ".residual");
     xs_wb_residual_add(c, nm, e, c->H, c->I, c->I);
-    snprintf(nm, sizeof nm, "%s.ln", prefix);
+    xs_wb_join(nm, sizeof nm, prefix, ".ln");
     xs_wb_layernorm(c, nm, c->T, c->I, c->I);
 }
 

@@ -25,8 +25,7 @@ int xs_wb_push(xs_op **arr, size_t *n, size_t *cap, const xs_op *op)
     return 0;
 }
 
-/* a name and a suffix, cut as snprintf("%s%s") cuts them */
-static void join_name(char *dst, size_t size, const char *a, const char *b)
+void xs_wb_join(char *dst, size_t size, const char *a, const char *b)
 {
     size_t na = strnlen(a, size - 1);
     size_t nb = strnlen(b, size - 1 - na);
@@ -35,18 +34,67 @@ static void join_name(char *dst, size_t size, const char *a, const char *b)
     dst[na + nb] = '\0';
 }
 
+/* Whether fmt converts only strings and ints (%s, %d; %% too): the names
+ * the builders give, which name_format writes. */
+static int plain_format(const char *fmt)
+{
+    for (const char *p = strchr(fmt, '%'); p; p = strchr(p + 2, '%'))
+        if (p[1] != 's' && p[1] != 'd' && p[1] != '%')
+            return 0;
+    return 1;
+}
+
+/* vsnprintf(dst, size, fmt, ap) for a plain_format fmt, without stdio's
+ * machinery (the builder names every op of every step it builds). */
+static void name_format(char *dst, size_t size, const char *fmt, va_list ap)
+{
+    size_t n = 0;
+    for (const char *p = fmt; *p; p++) {
+        char num[16];
+        const char *piece = num;
+        size_t len;
+        if (*p != '%') {
+            piece = p;
+            len = 1;
+        } else if (*++p == 's') {
+            piece = va_arg(ap, const char *);
+            len = strlen(piece);
+        } else if (*p == 'd') {
+            int v = va_arg(ap, int);
+            unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+            char *q = num + sizeof num;
+            do
+                *--q = (char)('0' + u % 10);
+            while (u /= 10);
+            if (v < 0)
+                *--q = '-';
+            piece = q;
+            len = (size_t)(num + sizeof num - q);
+        } else {
+            piece = p; /* %% */
+            len = 1;
+        }
+        size_t room = size - 1 - n;
+        len = len < room ? len : room;
+        memcpy(dst + n, piece, len);
+        n += len;
+    }
+    dst[n] = '\0';
+}
+
 void xs_wb_base(xs_wb *c, xs_op *op, int phase, int kind, const char *fmt, va_list ap)
 {
-    char name[sizeof ((xs_op *)0)->name];
+    xs_op_init(op, kind, phase, c->mm, "");
     /* most names are one string given as "%s" or a constant: copied, not
-     * formatted (the builder names every op of every step it builds) */
+     * formatted */
     if (fmt[0] == '%' && fmt[1] == 's' && !strchr(fmt + 2, '%'))
-        join_name(name, sizeof name, va_arg(ap, const char *), fmt + 2);
+        xs_wb_join(op->name, sizeof op->name, va_arg(ap, const char *), fmt + 2);
     else if (!strchr(fmt, '%'))
-        xs_op_name_copy(name, fmt);
+        xs_op_name_copy(op->name, fmt);
+    else if (plain_format(fmt))
+        name_format(op->name, sizeof op->name, fmt, ap);
     else
-        vsnprintf(name, sizeof name, fmt, ap);
-    xs_op_init(op, kind, phase, c->mm, name);
+        vsnprintf(op->name, sizeof op->name, fmt, ap);
     op->layer = c->layer;
     op->count = phase == XS_PH_FWD || phase == XS_PH_BWD ? c->wl->micro_batches : 1;
     /* forward ops are Python calls; backward nodes run in the C++ engine;

@@ -45,19 +45,19 @@ static void lora_adapter(xs_wb *c, const char *name, double rows, double K, doub
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, rows * K, 4 + c->H, 0, 1, "%s.lora_x.cast.bwd", name);
         x_island = 1;
     }
-    snprintf(nm, sizeof nm, "%s.lora_dropout", name);
+    xs_wb_join(nm, sizeof nm, name, ".lora_dropout");
     xs_wb_dropout(c, nm, rows * K, x_island ? c->I : c->H, p);
     c->nograd = nograd;
     c->frozen = 0;
     c->input_nograd = !dx;
     c->x_kept = fresh ? 0 : 1; /* x itself: kept once, by whoever reads it first */
-    snprintf(nm, sizeof nm, "%s.lora_A", name);
+    xs_wb_join(nm, sizeof nm, name, ".lora_A");
     xs_wb_linear(c, nm, rows, K, r, 0, x_island);
     if (fresh)
         c->x_unkept = unkept;
     c->input_nograd = 0;
     c->x_kept = 0;
-    snprintf(nm, sizeof nm, "%s.lora_B", name);
+    xs_wb_join(nm, sizeof nm, name, ".lora_B");
     int x_unkept = c->x_unkept;
     xs_wb_linear(c, nm, rows, r, N, 0, 0);
     c->x_unkept = x_unkept;

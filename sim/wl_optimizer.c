@@ -97,26 +97,61 @@ int64_t xs_wl_mta_launches(const double *sizes, size_t n, int depth)
     return sizes ? mta_launches(sizes, NULL, NULL, -1, n, depth) : 0;
 }
 
+/* Make c->mta the memo of the list as it is now: kept when it holds the
+ * same tensors (a build of the same model), else a copy of the list with
+ * its chunks and nothing counted. 0: out of memory. */
+static int mta_list(xs_wb *c)
+{
+    xs_wb_mta *m = &c->mta;
+    if (c->mta_ok && c->mta_ok_pn == c->pn)
+        return 1;
+    size_t n = c->pn;
+    int same = m->pn == n && (n == 0 || (memcmp(m->psize, c->psize, n * sizeof *m->psize) == 0 &&
+                                         memcmp(m->pdecay, c->pdecay, n) == 0));
+    if (!same) {
+        if (n > m->cap) {
+            double *ps = realloc(m->psize, n * sizeof *ps);
+            if (ps)
+                m->psize = ps;
+            double *ch = realloc(m->chunks, n * sizeof *ch);
+            if (ch)
+                m->chunks = ch;
+            unsigned char *pd = realloc(m->pdecay, n);
+            if (pd)
+                m->pdecay = pd;
+            if (!ps || !ch || !pd) {
+                m->pn = 0; /* nothing known of any list */
+                return 0;
+            }
+            m->cap = n;
+        }
+        if (n) {
+            memcpy(m->psize, c->psize, n * sizeof *m->psize);
+            memcpy(m->pdecay, c->pdecay, n);
+        }
+        for (size_t t = 0; t < n; t++)
+            m->chunks[t] = ceil(c->psize[t] / MTA_CHUNK);
+        m->pn = n;
+        memset(m->known, 0, sizeof m->known);
+    }
+    c->mta_ok = 1;
+    c->mta_ok_pn = n;
+    return 1;
+}
+
 /* over all of the model's parameter tensors (group -1) or one optimizer
- * group (1: weight decay, 0: none); each tensor's chunks counted once for
- * the step's many optimizer kernels */
+ * group (1: weight decay, 0: none); each list's count made once */
 static int64_t mta(xs_wb *c, int depth, int group)
 {
     int d = depth < 1 ? 0 : depth > 8 ? 7 : depth - 1, g = group < 0 ? 2 : group != 0;
-    if (c->pchunks_n == c->pn && c->mta_known[g][d])
-        return c->mta_memo[g][d];
-    if (c->pchunks_n != c->pn) {
-        memset(c->mta_known, 0, sizeof c->mta_known);
-        double *ch = realloc(c->pchunks, (c->pn ? c->pn : 1) * sizeof *ch);
-        if (!ch)
-            return mta_launches(c->psize, NULL, c->pdecay, group, c->pn, depth);
-        c->pchunks = ch;
-        for (size_t t = 0; t < c->pn; t++)
-            ch[t] = ceil(c->psize[t] / MTA_CHUNK);
-        c->pchunks_n = c->pn;
+    if (!mta_list(c))
+        return mta_launches(c->psize, NULL, c->pdecay, group, c->pn, depth);
+    xs_wb_mta *m = &c->mta;
+    if (!m->known[g][d]) {
+        m->launches[g][d] = mta_launches(m->psize, m->chunks, m->pdecay, group, m->pn, depth);
+        m->known[g][d] = 1;
     }
-    c->mta_known[g][d] = 1;
-    return c->mta_memo[g][d] = mta_launches(c->psize, c->pchunks, c->pdecay, group, c->pn, depth);
+    return m->launches[g][d];
 }
 
 int xs_wl_optimizer_op(int optimizer, int fused, double params, int64_t tensors,

@@ -174,7 +174,7 @@ static void attention(xs_wb *c, const char *name, double q_len, double k_len, in
     /* matmul of the transposed views: q copied into heads, k^T across rows */
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_COPY, qe, 2.0 * H, 0, 1, "%s.heads.q", name);
     char nm[48];
-    snprintf(nm, sizeof nm, "%s.heads", name);
+    xs_wb_join(nm, sizeof nm, name, ".heads");
     xs_wb_transposing_copy(c, XS_PH_FWD, ke, nm, ".kT");
     xs_wb_bwd_group(c);
     xs_wb_transposing_copy(c, XS_PH_BWD, ke, nm, ".kT.bwd");
@@ -199,14 +199,14 @@ static void attention(xs_wb *c, const char *name, double q_len, double k_len, in
         xs_wb_bwd_group(c);
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, S2, 4.0 + H, 0, 1, "%s.scores.float.bwd", name);
     }
-    snprintf(nm, sizeof nm, "%s.softmax", name);
+    xs_wb_join(nm, sizeof nm, name, ".softmax");
     xs_wb_softmax(c, nm, S2, k_len, sm, 0);
     if (sm != H) { /* .type_as(scores) */
         xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, S2, 4.0 + H, 0, 1, "%s.probs.type_as", name);
         xs_wb_bwd_group(c);
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, S2, H + 4.0, 0, 1, "%s.probs.type_as.bwd", name);
     }
-    snprintf(nm, sizeof nm, "%s.probs.dropout", name);
+    xs_wb_join(nm, sizeof nm, name, ".probs.dropout");
     xs_wb_dropout(c, nm, S2, H, p);
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_COPY, ke, 2.0 * H, 0, 1, "%s.heads.v", name);
     xs_wb_bwd_group(c);
@@ -220,7 +220,7 @@ static void attention(xs_wb *c, const char *name, double q_len, double k_len, in
     xs_wb_bwd_group(c);
     xs_wb_gemm(c, XS_PH_BWD, XS_OP_BGEMM, q_len, k_len, d, ba, 0, 1, H, H, "%s.context.dP", name);
     xs_wb_gemm(c, XS_PH_BWD, XS_OP_BGEMM, k_len, d, q_len, ba, 1, 0, H, H, "%s.context.dV", name);
-    snprintf(nm, sizeof nm, "%s.merge", name);
+    xs_wb_join(nm, sizeof nm, name, ".merge");
     xs_wb_head_copies(c, nm, qe, 1, 0);
 }
 
@@ -267,9 +267,9 @@ static void residual_out(xs_wb *c, const char *name, double rows)
 {
     double e = rows * c->h;
     char nm[48];
-    snprintf(nm, sizeof nm, "%s.dropout", name);
+    xs_wb_join(nm, sizeof nm, name, ".dropout");
     xs_wb_dropout(c, nm, e, c->H, c->s->model.dropout);
-    snprintf(nm, sizeof nm, "%s.residual", name);
+    xs_wb_join(nm, sizeof nm, name, ".residual");
     xs_wb_residual_add(c, nm, e, c->H, c->I, c->I);
 }
 

@@ -161,7 +161,7 @@ static void move_arrays(xs_wb *to, xs_wb *from)
     to->psize = from->psize;
     to->pdecay = from->pdecay;
     to->pcap = from->pcap;
-    to->pchunks = from->pchunks;
+    to->mta = from->mta;
     to->recomp = from->recomp;
     to->rcap = from->rcap;
     to->rstart = from->rstart;
@@ -172,7 +172,7 @@ static void move_arrays(xs_wb *to, xs_wb *from)
     from->glayer = NULL;
     from->psize = NULL;
     from->pdecay = NULL;
-    from->pchunks = NULL;
+    memset(&from->mta, 0, sizeof from->mta);
     from->recomp = NULL;
     from->rstart = NULL;
     from->ckpt_in = NULL;
@@ -200,7 +200,9 @@ static void bld_free(xs_wb *c)
     free(c->glayer);
     free(c->psize);
     free(c->pdecay);
-    free(c->pchunks);
+    free(c->mta.psize);
+    free(c->mta.chunks);
+    free(c->mta.pdecay);
     free(c->recomp);
     free(c->rstart);
     free(c->ckpt_in);
@@ -403,8 +405,9 @@ void xs_wb_layers(xs_wb *c, int64_t n, void (*layer)(xs_wb *))
     c->unit = -1;
 }
 
-/* The step's order over the compact list: each run's forward block count
- * times (layers counting up), its backward block count times (down). */
+/* The step's order over the compact list, as spans: each run's forward
+ * block count times (layers counting up), its backward block count times
+ * (down), the ops between once. */
 static int order_runs(const xs_wb *c, xs_workload *wl)
 {
     size_t total = wl->n;
@@ -414,13 +417,10 @@ static int order_runs(const xs_wb *c, xs_workload *wl)
     }
     if (total > UINT32_MAX)
         return -1;
-    wl->order = malloc(total * sizeof *wl->order);
-    wl->layer_of = malloc(total * sizeof *wl->layer_of);
     /* at most a single span before each run's blocks, the blocks, and one after */
     wl->spans = malloc((size_t)(4 * c->nruns + 1) * sizeof *wl->spans);
-    if (!wl->order || !wl->layer_of || !wl->spans)
+    if (!wl->spans)
         return -1;
-    size_t k = 0;
     for (size_t i = 0; i < wl->n;) {
         const xs_wb_run *u = NULL;
         int down = 0;
@@ -435,26 +435,16 @@ static int order_runs(const xs_wb *c, xs_workload *wl)
             if (sp && sp->repeat == 1 && sp->first + sp->len == i)
                 sp->len++;
             else
-                wl->spans[wl->nspans++] = (struct xs_wl_span){(uint32_t)i, 1, 1};
-            wl->order[k] = (uint32_t)i;
-            wl->layer_of[k++] = wl->ops[i].layer;
+                wl->spans[wl->nspans++] = (struct xs_wl_span){(uint32_t)i, 1, 1, 0};
             i++;
             continue;
         }
         size_t first = down ? u->b0 : u->f0, last = down ? u->b1 : u->f1;
-        wl->spans[wl->nspans++] =
-            (struct xs_wl_span){(uint32_t)first, (uint32_t)(last - first), (uint32_t)u->count};
-        for (int64_t rep = 0; rep < u->count; rep++) {
-            int shift = (int)(down ? u->count - 1 - rep : rep);
-            for (size_t j = first; j < last; j++) {
-                wl->order[k] = (uint32_t)j;
-                wl->layer_of[k++] = wl->ops[j].layer < 0 ? wl->ops[j].layer
-                                                         : wl->ops[j].layer + shift;
-            }
-        }
+        wl->spans[wl->nspans++] = (struct xs_wl_span){(uint32_t)first, (uint32_t)(last - first),
+                                                      (uint32_t)u->count, down};
         i = last;
     }
-    wl->norder = k;
+    wl->norder = total;
     return 0;
 }
 
@@ -477,8 +467,6 @@ int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err)
 {
     *out = *in;
     size_t n = xs_wl_steps(in);
-    out->order = NULL;
-    out->layer_of = NULL;
     out->spans = NULL;
     out->norder = out->nspans = 0;
     out->n = out->cap = n;
@@ -487,10 +475,22 @@ int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err)
         memset(out, 0, sizeof *out);
         return xs_error_set(err, XS_ENOMEM, "out of memory expanding the op list");
     }
-    for (size_t k = 0; k < n; k++) {
-        out->ops[k] = in->ops[xs_wl_op_at(in, k)];
-        if (in->order)
-            out->ops[k].layer = in->layer_of[k];
+    if (!in->spans) {
+        memcpy(out->ops, in->ops, n * sizeof *out->ops);
+        return XS_OK;
+    }
+    size_t k = 0;
+    for (size_t j = 0; j < in->nspans; j++) {
+        const struct xs_wl_span *sp = &in->spans[j];
+        for (uint32_t r = 0; r < sp->repeat; r++) {
+            int shift = (int)(sp->down ? sp->repeat - 1 - r : r);
+            for (uint32_t i = sp->first; i < sp->first + sp->len; i++) {
+                xs_op *op = &out->ops[k++];
+                *op = in->ops[i];
+                if (op->layer >= 0)
+                    op->layer += shift;
+            }
+        }
     }
     return XS_OK;
 }
@@ -581,12 +581,8 @@ static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_wl_scrat
 void xs_wl_free(xs_workload *wl)
 {
     free(wl->ops);
-    free(wl->order);
-    free(wl->layer_of);
     free(wl->spans);
     wl->ops = NULL;
-    wl->order = NULL;
-    wl->layer_of = NULL;
     wl->spans = NULL;
     wl->n = wl->cap = wl->norder = wl->nspans = 0;
 }

@@ -17,20 +17,19 @@
 typedef struct {
     xs_op *ops; /* owned; free with xs_wl_free */
     size_t n, cap;
-    /* A compact list (xs_wl_build_compact): ops holds each repeated layer's
-     * ops once, and the step runs ops[order[k]] for k < norder (owned);
-     * op k's layer is then layer_of[k] (owned). NULL: the step runs ops in
-     * order, once each (xs_wl_build). Use xs_wl_steps and xs_wl_op_at. */
-    uint32_t *order;
-    int32_t *layer_of;
-    size_t norder;
-    /* ... and the same order as spans (owned): ops[first, first + len)
-     * run `repeat` times one after another; what the step's loops walk
-     * span by span (predict's timeline) */
+    /* A compact list (xs_wl_build_compact): ops holds each repeated
+     * layer's ops once, and the step runs them as spans (owned):
+     * ops[first, first + len) `repeat` times one after another, the
+     * layers of those ops counting up from their own (ops[i].layer + r at
+     * repetition r) or, for a backward block (down), down to it (+ repeat
+     * - 1 - r); norder ops in all. NULL: the step runs ops in order, once
+     * each (xs_wl_build). Use xs_wl_steps; xs_wl_expand gives the flat
+     * list. */
     struct xs_wl_span {
         uint32_t first, len, repeat;
+        int down;
     } *spans;
-    size_t nspans;
+    size_t nspans, norder;
     double params;        /* the model's parameters, frozen or not */
     double trainable_params; /* those the optimizer updates (all but under LoRA) */
     double params_matmul; /* weights a token is multiplied by (6PT rule) */
@@ -74,14 +73,10 @@ int xs_wl_build_compact(const xs_scenario *s, xs_workload *wl, xs_wl_scratch *sc
 int xs_wl_expand(const xs_workload *in, xs_workload *out, xs_error *err);
 void xs_wl_free(xs_workload *wl);
 
-/* Ops a step runs, and the index into wl->ops of the k-th. */
+/* Ops a step runs. */
 static inline size_t xs_wl_steps(const xs_workload *wl)
 {
-    return wl->order ? wl->norder : wl->n;
-}
-static inline size_t xs_wl_op_at(const xs_workload *wl, size_t k)
-{
-    return wl->order ? wl->order[k] : k;
+    return wl->spans ? wl->norder : wl->n;
 }
 
 /* The optimizer kernel(s) alone: params parameters in `tensors` tensors,

@@ -7,6 +7,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "memory.h"
 #include "predict.h"
 #include "test_util.h"
 
@@ -91,7 +92,7 @@ static void compact_should_list_the_same_step(void)
                      RECIPES[r][0] ? RECIPES[r][0] : "(as shipped)");
             expect_same_workload(&flat, &ex, what);
             cases++;
-            compacted += compact.order != NULL && compact.n < flat.n / 2;
+            compacted += compact.spans != NULL && compact.n < flat.n / 2;
             xs_wl_free(&flat);
             xs_wl_free(&compact);
             xs_wl_free(&ex);
@@ -155,7 +156,7 @@ static void layer_named_target_should_build_flat(void)
     xs_error err;
     CU_ASSERT_EQUAL_FATAL(xs_wl_build(&s, &flat, &err), XS_OK);
     CU_ASSERT_EQUAL_FATAL(xs_wl_build_compact(&s, &compact, NULL, &err), XS_OK);
-    CU_ASSERT_PTR_NULL(compact.order);
+    CU_ASSERT_PTR_NULL(compact.spans);
     CU_ASSERT_EQUAL(compact.n, flat.n);
     xs_wl_free(&flat);
     xs_wl_free(&compact);
@@ -200,6 +201,70 @@ static void variant_should_equal_a_whole_load(void)
     }
 }
 
+/* A hand-made compact list for the memory walk: one forward op, a forward
+ * span of two ops run 5 times, a backward span of two run 5 times, the
+ * optimizer. Each forward repetition keeps `kept` bytes, each backward one
+ * frees `freed`. */
+static void walk_list(xs_workload *wl, xs_op *ops, struct xs_wl_span *spans, double kept,
+                      double freed)
+{
+    memset(wl, 0, sizeof *wl);
+    const int phase[6] = {XS_PH_FWD, XS_PH_FWD, XS_PH_FWD, XS_PH_BWD, XS_PH_BWD, XS_PH_OPT};
+    for (int i = 0; i < 6; i++) {
+        xs_op_init(&ops[i], XS_OP_ELTWISE, phase[i], XS_FP32, "op");
+        ops[i].name[0] = (char)('a' + i);
+        ops[i].mem.temp = 70.0 * (i + 1);
+    }
+    ops[0].mem.saved = 1000;
+    ops[1].mem.saved = kept;
+    ops[3].mem.freed = freed;
+    ops[4].mem.grads = 7;
+    wl->ops = ops;
+    wl->n = wl->cap = 6;
+    wl->trainable_params = 35;
+    spans[0] = (struct xs_wl_span){0, 1, 1, 0};
+    spans[1] = (struct xs_wl_span){1, 2, 5, 0};
+    spans[2] = (struct xs_wl_span){3, 2, 5, 1};
+    spans[3] = (struct xs_wl_span){5, 1, 1, 0};
+    wl->spans = spans;
+    wl->nspans = 4;
+    wl->norder = 22;
+}
+
+/* The walk over a compact list takes the repetitions of a span in one
+ * step where its sums are exact: the same figures, bit for bit, as the
+ * walk op by op over the list expanded, whether the peak is in the last
+ * forward repetition (kept grows it), a backward op would go below 0 (the
+ * clamp: walked op by op), or a term is no whole number of bytes. */
+static void compact_memory_walk_should_match_the_flat_walk(void)
+{
+    const double cases[][2] = {{300, 300}, {300, 800}, {300.5, 300}, {0, 0}, {1e6, 2e5}};
+    xs_device dev = tu_device("a100-sxm4-80gb");
+    const char *const recipes[][1] = {{"train.zero_grad=none"}, {"train.zero_grad=zero"},
+                                      {"train.grad_accum=2"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t r = 0; r < sizeof recipes / sizeof recipes[0]; r++) {
+            xs_scenario s;
+            xs_error err;
+            CU_ASSERT_EQUAL_FATAL(xs_scn_open("bert-base-squad", recipes[r], 1, &s, &err), XS_OK);
+            xs_op ops[6];
+            struct xs_wl_span spans[4];
+            xs_workload wl, flat;
+            walk_list(&wl, ops, spans, cases[c][0], cases[c][1]);
+            CU_ASSERT_EQUAL_FATAL(xs_wl_expand(&wl, &flat, &err), XS_OK);
+            xs_memory a, b;
+            CU_ASSERT_EQUAL_FATAL(xs_memory_predict(&dev, &s, &flat, &a, &err), XS_OK);
+            CU_ASSERT_EQUAL_FATAL(xs_memory_predict(&dev, &s, &wl, &b, &err), XS_OK);
+            if (memcmp(&a, &b, sizeof a) != 0)
+                fprintf(stderr, "\n  case %zu recipe %zu: peak %s %.17g vs %s %.17g\n", c, r,
+                        a.peak_op, a.total, b.peak_op, b.total);
+            CU_ASSERT_EQUAL(memcmp(&a, &b, sizeof a), 0);
+            if (c == 0) /* the peak is the last forward repetition's first op */
+                CU_ASSERT_STRING_EQUAL(b.peak_op, "bp");
+            xs_wl_free(&flat);
+        }
+}
+
 int tu_add_compact_suite(void)
 {
     CU_pSuite s = CU_add_suite("compact", NULL, NULL);
@@ -209,5 +274,6 @@ int tu_add_compact_suite(void)
     CU_ADD_TEST(s, compact_should_predict_the_same_bits);
     CU_ADD_TEST(s, layer_named_target_should_build_flat);
     CU_ADD_TEST(s, variant_should_equal_a_whole_load);
+    CU_ADD_TEST(s, compact_memory_walk_should_match_the_flat_walk);
     return 0;
 }

@@ -60,6 +60,8 @@ int tu_add_schema_suite(void);
 int tu_add_comm_suite(void);
 int tu_add_threads_suite(void);
 int tu_add_lstm_suite(void);
+int tu_add_numfmt_suite(void);
+int tu_add_memo_suite(void);
 int tu_add_compact_suite(void);
 int tu_add_ddp_suite(void);
 int tu_add_lora_suite(void);
