@@ -865,7 +865,10 @@ int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
     xs_thr_cal thr;
     if (!rc) { /* the thread sweeps check the model fitted so far */
         fill_device(&c, &R, id, &dev);
-        rc = xs_thr_calibrate(&dev, o->quick, &c.ms, o->log, &thr, err);
+        /* its tile list parsed, as a load would, for the GEMMs of the check */
+        rc = xs_cpu_check_fields(&dev, o->out, err);
+        if (!rc)
+            rc = xs_thr_calibrate(&dev, o->quick, &c.ms, o->log, &thr, err);
     }
     R.seconds = xs_cal_now() - c.t0;
     if (c.ms.n) { /* kept even when a fit failed, to see why */

@@ -105,13 +105,17 @@ int xs_thr_item_time(const xs_device *dev, const xs_thr_item *it, int threads, x
     if (rc)
         return rc;
     /* the fitted per-call cost holds its regions at all cores: swap them
-     * for regions at this count (the idle threads fork and join too) */
+     * for regions at this count (the idle threads fork and join too). Where
+     * the two separate fits leave less than those regions (the kernel's
+     * fit below the empty-region sweep), the whole cost is taken as region
+     * cost and scales as a region does: at all cores it stays the fitted. */
     double regions = it->regions * (it->op.kind == XS_OP_BGEMM && it->op.batch > 0
                                         ? (double)it->op.batch
                                         : 1);
-    double fitted = est->overhead_s;
-    double own = fmax(fitted - regions * xs_thr_region_s(dev, cores), 0);
-    est->overhead_s = own + regions * xs_thr_region_s(dev, threads);
+    double fitted = est->overhead_s, at_all = regions * xs_thr_region_s(dev, cores);
+    double own = fmax(fitted - at_all, 0);
+    est->overhead_s = own + (fitted - own) * xs_thr_region_s(dev, threads) /
+                                xs_thr_region_s(dev, cores);
     est->time_s += est->overhead_s - fitted;
     return XS_OK;
 }
