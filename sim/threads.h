@@ -13,8 +13,9 @@
  *     region_us + region_us_per_thread x (threads - 1), fitted over the
  *     calibration's thread sweep. The per-call costs the CPU model fitted
  *     at all cores hold `regions` such regions at all cores; here those are
- *     replaced by regions at the op's own count, so at all cores the time
- *     is exactly the CPU model's.
+ *     replaced by regions at the op's own count (a per-call cost fitted
+ *     below its regions' is all region cost, scaled as a region is), so
+ *     at all cores the time is exactly the CPU model's.
  * The model has no term for waking threads that slept between regions
  * (libgomp's spin-then-sleep wait) or for hyper-threads sharing a core. */
 #ifndef XS_THREADS_H
