@@ -27,6 +27,7 @@
 #include "peak.h"
 #include "stream.h"
 #include "targets.h"
+#include "threads_cal.h"
 
 #include "xs_version.h"
 
@@ -860,6 +861,15 @@ int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
     results R;
     memset(&R, 0, sizeof R);
     rc = run_all(&c, &R);
+    xs_device dev;
+    xs_thr_cal thr;
+    if (!rc) { /* the thread sweeps check the model fitted so far */
+        fill_device(&c, &R, id, &dev);
+        /* its tile list parsed, as a load would, for the GEMMs of the check */
+        rc = xs_cpu_check_fields(&dev, o->out, err);
+        if (!rc)
+            rc = xs_thr_calibrate(&dev, o->quick, &c.ms, o->log, &thr, err);
+    }
     R.seconds = xs_cal_now() - c.t0;
     if (c.ms.n) { /* kept even when a fit failed, to see why */
         xs_error werr;
@@ -870,9 +880,11 @@ int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
             fprintf(o->log, "calibrate: measurements so far in %s\n", meas_path);
     }
     if (!rc) { /* written from the schema it is read with, checked as a load checks it */
-        xs_device dev;
-        fill_device(&c, &R, id, &dev);
         cJSON *notes = notes_json(&c, &R, meas_path);
+        if (notes && xs_thr_cal_notes(notes, &thr)) {
+            cJSON_Delete(notes);
+            notes = NULL;
+        }
         rc = notes ? xs_dev_write(&dev, notes, o->out, err)
                    : xs_error_set(err, XS_ENOMEM, "calibrate: out of memory building the device");
         cJSON_Delete(notes);

@@ -124,7 +124,13 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, int threads, xs_
     const xs_cpu_params *c = &dev->cpu;
     xs_gemm_engine e;
     cpu_engine(dev, &e);
+    /* the engine's peaks and L2 feed are all cores'; on fewer threads each
+     * unit keeps one core's share (the GEMM model divides by units) */
+    double share = (double)threads / (double)c->cores;
     e.units = threads;
+    for (int t = 0; t < XS_DTYPE_COUNT; t++)
+        e.peak_flops[t] *= share;
+    e.l2_bw_gbs *= share;
     xs_dtype engine;
     int tensor;
     xs_gemm_rate(&e, op->dtype, &engine, &tensor);

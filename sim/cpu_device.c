@@ -136,6 +136,17 @@ static const xs_field CPU_FIELDS[] = {
     KERNEL(XS_FN_ADAN, "adan"),
     KERNEL(XS_FN_ADAMW, "adamw"),
     NOTE("kernels.source", "where the kernel costs come from"),
+    POS("threads.region_us", 0, cpu.thr.region_us,
+        "one OpenMP parallel region (fork, join barrier) on one thread (fitted over the thread "
+        "sweep; absent: a file calibrated before it, which `xpusim threads` refuses)"),
+    NONNEG_OPT("threads.region_us_per_thread", cpu.thr.region_us_per_thread,
+               "what each further thread adds to a parallel region (fitted)"),
+    POS("threads.lstm_ns_per_mac", 0, cpu.thr.lstm_ns_per_mac,
+        "the LSTM kernel's recurrent step: time per multiply-add on one core, weights in L2 "
+        "(fitted)"),
+    POS("threads.lstm_gate_ns", 0, cpu.thr.lstm_gate_ns,
+        "the LSTM kernel's gate update: time per hidden unit and sample on one core (fitted)"),
+    NOTE_OPT("threads.source", "where the thread-model figures come from"),
     {"calibration", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0,
      "provenance of a calibrated file: host, date, command, kernel versions, fit residuals", NULL},
 };
@@ -158,6 +169,14 @@ int xs_cpu_check_fields(xs_device *d, const char *path, xs_error *err)
                             path, c->bw_dram_core * (double)c->cores, d->mem_bw_gbs);
     int rc = xs_gemm_parse_tiles(c->tiles_text, c->bf16_blocks.tiles, &c->bf16_blocks.n, path,
                                  "gemm.tiles", err);
+    const xs_cpu_threads *t = &c->thr;
+    int any = t->region_us > 0 || t->region_us_per_thread > 0 || t->lstm_ns_per_mac > 0 ||
+              t->lstm_gate_ns > 0;
+    if (rc == XS_OK && any && !(t->region_us > 0 && t->lstm_ns_per_mac > 0 && t->lstm_gate_ns > 0))
+        rc = xs_error_set(err, XS_EFIELD,
+                          "%s: section 'threads' must give region_us, lstm_ns_per_mac and "
+                          "lstm_gate_ns together (a thread sweep writes all of them)",
+                          path);
     memcpy(c->fp32_blocks.tiles, c->bf16_blocks.tiles, sizeof c->bf16_blocks.tiles);
     c->fp32_blocks.n = c->bf16_blocks.n;
     return rc;

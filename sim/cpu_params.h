@@ -47,6 +47,17 @@ typedef struct {
     double overhead_us;     /* per call: fork/join and loop set-up */
 } xs_cpu_kcost;
 
+/* The thread-count model (threads.h), from the thread sweeps of the
+ * calibration: an OpenMP parallel region costs region_us on one thread and
+ * region_us_per_thread more for each further thread (fork, join barrier);
+ * the LSTM kernel's recurrent step (kernels/cpu/lstm.c) takes lstm_ns_per_mac
+ * per multiply-add and lstm_gate_ns per gate element on one core, its
+ * weights in L2. All 0 in a file calibrated before the sweeps existed. */
+typedef struct {
+    double region_us, region_us_per_thread;
+    double lstm_ns_per_mac, lstm_gate_ns;
+} xs_cpu_threads;
+
 typedef struct {
     int64_t cores;
     double clock_mhz;          /* derived: measured FMA peak / (64 FLOP/cycle) */
@@ -77,6 +88,7 @@ typedef struct {
     char tiles_text[256];
     xs_tile_set bf16_blocks, fp32_blocks;
     xs_cpu_kcost k[XS_FN_COUNT];
+    xs_cpu_threads thr;
 } xs_cpu_params;
 
 #endif

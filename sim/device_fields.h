@@ -17,6 +17,7 @@
     {path, XS_F_NUM, req, lo, INFINITY, open, NULL, OFF(member), 0, help, NULL}
 #define POS(path, req, member, help) NUM(path, req, 0, 1, member, help)
 #define NONNEG(path, member, help) NUM(path, 1, 0, 0, member, help)
+#define NONNEG_OPT(path, member, help) NUM(path, 0, 0, 0, member, help)
 #define FRAC(path, member, help) {path, XS_F_NUM, 1, 0, 1, 1, NULL, OFF(member), 0, help, NULL}
 #define INT(path, lo, hi, member, help) \
     {path, XS_F_INT, 1, lo, hi, 0, NULL, OFF(member), 0, help, NULL}

@@ -1651,6 +1651,12 @@ static int load(const char *path, const char *const *overrides, int n, xs_scenar
         return rc;
     if (!cJSON_IsObject(root))
         rc = xs_error_set(err, XS_EFIELD, "%s: the document must be a JSON object", path);
+    else if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "inference")))
+        rc = xs_error_set(err, XS_EUNSUPPORTED,
+                          "%s: an inference scenario (it has an \"inference\" section): "
+                          "`xpusim threads -s %s` plans its thread counts; the other commands "
+                          "take training scenarios",
+                          path, path);
     for (int i = 0; i < n && rc == XS_OK; i++)
         rc = apply_override(root, overrides[i], err);
     if (reads)

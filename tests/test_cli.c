@@ -185,7 +185,7 @@ static void every_command_should_have_help(void)
     /* each sub-command's help ends with worked examples */
     static const char *subs[] = {"predict", "workload", "compare", "sweep", "fit", "gemm",
                                  "advise", "validate", "calibrate", "devices", "scenarios",
-                                 "steps", "plot"};
+                                 "steps", "plot", "threads"};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
         char cmd[64];
         snprintf(cmd, sizeof cmd, "%s --help", subs[i]);

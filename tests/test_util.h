@@ -58,6 +58,8 @@ void tu_check_balance_recipes(const char *id, const char *const (*recipes)[4], s
 /* Suite registration, one per module. */
 int tu_add_schema_suite(void);
 int tu_add_comm_suite(void);
+int tu_add_threads_suite(void);
+int tu_add_lstm_suite(void);
 int tu_add_numfmt_suite(void);
 int tu_add_memo_suite(void);
 int tu_add_compact_suite(void);

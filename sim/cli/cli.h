@@ -116,6 +116,7 @@ int cli_devices(int argc, char **argv);
 int cli_scenarios(int argc, char **argv);
 int cli_steps(int argc, char **argv);
 int cli_plot(int argc, char **argv);
+int cli_threads(int argc, char **argv);
 
 /* The optimisation waterfall of scenario on device (ids or paths; NULL:
  * the defaults) with the user's overrides, --order (NULL: the default

@@ -1,6 +1,7 @@
 /* cmd_scenarios.c — `xpusim scenarios`: the shipped scenarios and what
  * each fine-tunes; --new writes a template for a scenario of one's own. */
 #include "cli.h"
+#include "infer.h"
 
 #include <string.h>
 #include <sys/stat.h>
@@ -162,10 +163,13 @@ int cli_scenarios(int argc, char **argv)
         return cli_fail_err(&err);
     for (size_t i = 0; i < count && rc == 0; i++) {
         xs_scenario s;
-        if (xs_scn_open(ids[i], NULL, 0, &s, &err))
-            rc = cli_fail_err(&err);
-        else
+        xs_inf_scenario inf;
+        if (xs_scn_open(ids[i], NULL, 0, &s, &err) == XS_OK)
             printf("%-24s %s\n", s.id, s.description);
+        else if (err.code == XS_EUNSUPPORTED && xs_inf_open(ids[i], NULL, 0, &inf, &err) == XS_OK)
+            printf("%-24s %s (inference: xpusim threads)\n", inf.id, inf.description);
+        else
+            rc = cli_fail_err(&err);
     }
     xs_ids_free(ids, count);
     return rc;

@@ -28,6 +28,8 @@ static const struct {
      "predicted vs measured: measured runs (CSV), profiler traces, or\n"
      "              a real BERT step on this CPU (--backend cpu)"},
     {"calibrate", cli_calibrate, "measure this host's CPU and fit its cost model (a device file)"},
+    {"threads", cli_threads, "the best thread count per layer of an LSTM or encoder on a CPU,\n"
+                             "              fixed and dynamic plans; --run times them for real"},
     {"workload", cli_workload, "the op list of one step (shapes, FLOPs, bytes), no device"},
     {"devices", cli_devices, "list the devices and their datasheet figures"},
     {"scenarios", cli_scenarios, "list the built-in fine-tuning scenarios"},

@@ -12,7 +12,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 45
 FUZZ_RUNS    ?= 1000000
 FUZZ_RSS_MB  ?= 2048
-FUZZ_TARGETS ?= device scenario hfconfig measured trace pipeline cudameas grid
+FUZZ_TARGETS ?= device scenario hfconfig measured trace pipeline cudameas grid inference
 FZ           := build/fuzz
 # fuzzer-no-link: coverage feedback in the library too, libFuzzer's main
 # linked into the harnesses only. Errors abort, so libFuzzer sees them.

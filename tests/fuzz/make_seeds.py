@@ -79,6 +79,25 @@ MODELS = ["bert-base-uncased", "bert-large-uncased", "gpt2-medium", "llama-2-7b"
           "mistral-7b-v0.1", "qwen2-0.5b", "tinyllama-1.1b"]
 
 
+def inference_seeds():
+    """xpusim threads' inference scenarios (sim/infer.c), with and without sets."""
+    words = set(JSON_TOKENS) | {"set ", "=", "\n", "inference.", "model.", "lstm", "encoder"}
+    for name in INFERENCE:
+        path = f"scenarios/{name}.json"
+        write("inference", name, scenario_input([], path))
+        keys_and_words(load(path), words)
+    write("inference", "lstm-sets", scenario_input(
+        ["inference.batch=1", "model.hidden=37", "model.layers=3"],
+        "scenarios/lstm-inference.json"))
+    write("inference", "encoder-sets", scenario_input(
+        ["inference.seq=512", "model.heads=16", "model.hidden=1024"],
+        "scenarios/encoder-inference.json"))
+    write_dict("inference", words)
+
+
+INFERENCE = ["lstm-inference", "encoder-inference"]
+
+
 def main():
     json_words = set(JSON_TOKENS)
     for d in DEVICES:
@@ -112,6 +131,8 @@ def main():
     for path in [f"scenarios/models/{m}.json" for m in MODELS]:
         keys_and_words(load(path), scn_words)
     write_dict("scenario", scn_words)
+
+    inference_seeds()
 
     hf_words = set(JSON_TOKENS) | {"bert", "roberta", "gpt2", "llama", "mistral", "qwen2"}
     for m in MODELS:
