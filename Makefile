@@ -2,12 +2,24 @@
 # CUnit suites against the release build and the ASan + UBSan build.
 
 CC      ?= cc
-CSTD    := -std=c11 -D_DEFAULT_SOURCE
+# -ffp-contract=off: a * b + c stays two roundings under every compiler (gcc
+# already does so in ISO C mode, clang fuses by default), so the kernels'
+# vector paths agree with their references and gcc and clang builds agree.
+CSTD    := -std=c11 -D_DEFAULT_SOURCE -ffp-contract=off
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 OPT     ?= -O2 -g
+
+# The CPU kernels (kernels/cpu, the CPU calibration and check, make bench)
+# are built where they have a tested path: x86-64 (AMX, AVX-512, AVX2 + FMA,
+# portable, chosen at run time) and aarch64 (NEON). CPU_KERNELS=0 builds
+# the predictor without them (`calibrate`/`validate --backend cpu` then say
+# so, the kernel suites report themselves skipped); on other architectures
+# that is the default.
+XS_ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+CPU_KERNELS ?= $(if $(filter x86_64 aarch64,$(XS_ARCH)),1,0)
 # oneDNN is the reference library the CPU GEMMs are benchmarked against;
 # the build works without it (the comparisons then say so).
-HAVE_DNNL := $(shell test -f /usr/include/oneapi/dnnl/dnnl.h && echo 1)
+HAVE_DNNL := $(if $(filter 1,$(CPU_KERNELS)),$(shell test -f /usr/include/oneapi/dnnl/dnnl.h && echo 1))
 DNNL_CFLAGS := $(if $(HAVE_DNNL),-DXS_HAVE_DNNL)
 DNNL_LIBS := $(if $(HAVE_DNNL),-ldnnl)
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp $(DNNL_CFLAGS)
@@ -20,17 +32,33 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # library is compiled seeing only its own headers, so it cannot include
 # the CLI, calibrate/ or kernels/: the layering is checked by every build.
 SIM_SRC  := $(wildcard sim/*.c)
-CAL_SRC  := $(wildcard kernels/cpu/*.c) $(filter-out calibrate/bench.c,$(wildcard calibrate/*.c))
 CLI_SRC  := $(wildcard sim/cli/*.c)
-TEST_SRC := $(filter-out tests/fake_gpu.c,$(wildcard tests/*.c))
+ifeq ($(CPU_KERNELS),1)
+CAL_SRC  := $(wildcard kernels/cpu/*.c) $(filter-out calibrate/bench.c calibrate/cpu_absent.c,$(wildcard calibrate/*.c))
+TEST_SRC := $(filter-out tests/fake_gpu.c tests/kernels_absent.c,$(wildcard tests/*.c))
+else
+CAL_SRC  := calibrate/cpu_absent.c $(filter-out calibrate/bench.c calibrate/cpu_%.c,$(wildcard calibrate/*.c))
+TEST_SRC := $(filter-out tests/fake_gpu.c tests/test_kernels_%.c,$(wildcard tests/*.c))
+endif
+# The layer kernels (kernels/cpu/layer_ops_vec.c) are compiled once more per
+# x86-64 vector ISA, each object a table of its own (layer_ops_vec.h) that
+# runs only where the CPU has that ISA.
+LOPS_VARIANTS := $(if $(filter 1,$(CPU_KERNELS)),$(if $(filter x86_64,$(XS_ARCH)),avx2 avx512))
+LOPS_FLAGS_avx2 := -mavx2 -mfma -DXS_LOPS_AVX2
+LOPS_FLAGS_avx512 := -mavx512f -DXS_LOPS_AVX512
+CAL_OBJ   = $(CAL_SRC:%.c=$(1)/%.o) $(LOPS_VARIANTS:%=$(1)/kernels/cpu/layer_ops_vec_%.o)
 HEADERS  := $(wildcard sim/*.h sim/cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h) kernels/cuda/xs_cuda.h \
             include/xpusim.h
 INC      := -Isim -Ikernels/cpu -Icalibrate -Isim/cli -Ibuild -Ikernels/cuda -Iinclude
 SIM_INC  := -Isim
 
 .DEFAULT_GOAL := all
-REL := build/rel
-ASN := build/asan
+# BUILD=DIR puts the objects (and the command, as DIR/xpusim) in DIR
+# instead of build/ and ./xpusim: test-clang builds there with clang.
+BUILD ?= build
+REL := $(BUILD)/rel
+ASN := $(BUILD)/asan
+XS := $(if $(filter build,$(BUILD)),xpusim,$(BUILD)/xpusim)
 FAKE_GPU := $(REL)/libxs_fake_gpu.so
 
 # The source version, recorded in calibrated device files: the header is
@@ -58,9 +86,12 @@ $(REL)/calibrate/trace_calibrate.o $(ASN)/calibrate/trace_calibrate.o: build/xs_
 $(REL)/calibrate/cuda_calibrate.o $(ASN)/calibrate/cuda_calibrate.o: build/xs_version.h
 $(REL)/libxpusim.a: $(SIM_SRC:%.c=$(REL)/%.o)
 	ar rcs $@ $^
-$(REL)/libxscal.a: $(CAL_SRC:%.c=$(REL)/%.o)
+$(REL)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LOPS_FLAGS_$*) $(INC) -c $< -o $@
+$(REL)/libxscal.a: $(call CAL_OBJ,$(REL))
 	ar rcs $@ $^
-xpusim: $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
+$(XS): $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a | $(FAKE_GPU)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcunit
@@ -238,7 +269,7 @@ BUNDLE_XPUSIM := $(REL)/nodnnl/xpusim
 $(REL)/nodnnl/onednn.o: kernels/cpu/onednn.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $(INC) -c $< -o $@
-$(REL)/nodnnl/libxscal.a: $(filter-out $(REL)/kernels/cpu/onednn.o,$(CAL_SRC:%.c=$(REL)/%.o)) $(REL)/nodnnl/onednn.o
+$(REL)/nodnnl/libxscal.a: $(filter-out $(REL)/kernels/cpu/onednn.o,$(call CAL_OBJ,$(REL))) $(REL)/nodnnl/onednn.o
 	ar rcs $@ $^
 $(BUNDLE_XPUSIM): $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/nodnnl/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $^ -o $@ $(filter-out $(DNNL_LIBS),$(LDLIBS))
@@ -257,7 +288,10 @@ $(ASN)/%.o: %.c $(HEADERS)
 	$(CC) $(CFLAGS) $(SAN) $(INC) -c $< -o $@
 $(ASN)/libxpusim.a: $(SIM_SRC:%.c=$(ASN)/%.o)
 	ar rcs $@ $^
-$(ASN)/libxscal.a: $(CAL_SRC:%.c=$(ASN)/%.o)
+$(ASN)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) $(LOPS_FLAGS_$*) $(INC) -c $< -o $@
+$(ASN)/libxscal.a: $(call CAL_OBJ,$(ASN))
 	ar rcs $@ $^
 $(ASN)/xpusim: $(CLI_SRC:%.c=$(ASN)/%.o) $(ASN)/libxscal.a $(ASN)/libxpusim.a
 	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
