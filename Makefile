@@ -19,7 +19,9 @@ XS_ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
 CPU_KERNELS ?= $(if $(filter x86_64 aarch64,$(XS_ARCH)),1,0)
 # oneDNN is the reference library the CPU GEMMs are benchmarked against;
 # the build works without it (the comparisons then say so).
-HAVE_DNNL := $(if $(filter 1,$(CPU_KERNELS)),$(shell test -f /usr/include/oneapi/dnnl/dnnl.h && echo 1))
+# (the library must be one this compiler links: a cross build has none)
+HAVE_DNNL := $(if $(filter 1,$(CPU_KERNELS)),$(shell test -f /usr/include/oneapi/dnnl/dnnl.h && \
+               test -f "$$($(CC) -print-file-name=libdnnl.so)" && echo 1))
 DNNL_CFLAGS := $(if $(HAVE_DNNL),-DXS_HAVE_DNNL)
 DNNL_LIBS := $(if $(HAVE_DNNL),-ldnnl)
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp $(DNNL_CFLAGS)
@@ -72,6 +74,7 @@ FORCE:
 .PHONY: validate-kept validate-heldout validate-tracecal
 .PHONY: cuda test-cuda bench-cuda gpu-bundle gpu-campaign test-campaign
 .PHONY: lib install uninstall test-install test-api-header
+.PHONY: test-clang test-aarch64 deps-aarch64
 .PHONY: FORCE all asan test test-rel test-asan test-py test-plots test-valgrind golden plots validate bench clean deps same-outputs measured-refresh
 
 all: xpusim lib cuda
@@ -327,16 +330,54 @@ $(REL)/xpusim_bench_predict: $(REL)/tools/bench_predict.o $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Benchmarks print figures (and `bench: NAME VALUE` lines); they assert nothing.
+ifeq ($(CPU_KERNELS),1)
 bench: $(REL)/xpusim_bench $(REL)/xpusim_bench_predict xpusim
 	$(REL)/xpusim_bench
 	$(REL)/xpusim_bench_predict ./xpusim
+else
+bench: $(REL)/xpusim_bench_predict xpusim
+	@echo "bench: CPU kernels skipped: this build has none (CPU_KERNELS=0)"
+	$(REL)/xpusim_bench_predict ./xpusim
+endif
 
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
 test: test-rel test-asan test-py test-plots test-install test-cuda test-campaign
 
-test-rel: xpusim $(REL)/xpusim_tests
-	XPUSIM_BIN=./xpusim $(REL)/xpusim_tests
+test-rel: $(XS) $(REL)/xpusim_tests
+	XPUSIM_BIN=./$(XS) $(REL)/xpusim_tests
+
+# The release suites built with clang in build/clang (its command is
+# build/clang/xpusim), so gcc and clang both compile and pass. The GPU
+# stand-in the suites dlopen is the default build's (build/rel).
+test-clang: $(FAKE_GPU)
+	$(MAKE) CC=clang BUILD=build/clang test-rel
+
+# --- aarch64 under qemu-user -------------------------------------------------
+# The tree cross-compiled for aarch64 (gcc-aarch64-linux-gnu; Debian's
+# arm64 cJSON, GSL, CUnit and libgomp through multiarch: `make deps-aarch64`)
+# into build/aarch64, then the kernel suites (every kernel set the emulated
+# CPU runs: neon and portable) and the predictor's GEMM, device and CPU
+# model suites run under qemu-aarch64-static. Where the tools are missing
+# it says so and skips. Timings under emulation mean nothing; the
+# calibration is not run there.
+AARCH64_CC ?= aarch64-linux-gnu-gcc
+QEMU_AARCH64 ?= qemu-aarch64-static
+AARCH64_SUITES ?= kernels_gemm kernels_optim kernels_layer kernels_bert gemm device
+AARCH64_WHY = $(strip $(if $(shell command -v $(AARCH64_CC)),,$(AARCH64_CC) not found;) \
+                $(if $(shell command -v $(QEMU_AARCH64)),,$(QEMU_AARCH64) not found;) \
+                $(if $(wildcard /usr/lib/aarch64-linux-gnu/libcunit.so),,no arm64 libcunit (make deps-aarch64)))
+test-aarch64:
+	@if [ -n "$(AARCH64_WHY)" ]; then echo "test-aarch64: SKIPPED ($(AARCH64_WHY))"; exit 0; fi; \
+	$(MAKE) --no-print-directory CC=$(AARCH64_CC) BUILD=build/aarch64 build/aarch64/xpusim \
+	  build/aarch64/rel/xpusim_tests >/dev/null && \
+	for s in $(AARCH64_SUITES); do \
+	  XS_TEST_SUITE=$$s XPUSIM_BIN="$(QEMU_AARCH64) build/aarch64/xpusim" \
+	    $(QEMU_AARCH64) build/aarch64/rel/xpusim_tests > build/aarch64/$$s.out 2>&1 || \
+	    { cat build/aarch64/$$s.out; echo "test-aarch64: FAILED ($$s under qemu)"; exit 1; }; \
+	  echo "test-aarch64: $$s: $$(grep -E '^ +asserts' build/aarch64/$$s.out | \
+	    awk '{print $$3 " asserts, " $$5 " failed"}')"; \
+	done
 
 test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -450,14 +491,26 @@ measured-refresh:
 # toolkit is installed (this machine has one at /usr/local/cuda) and are
 # skipped, with a line saying so, where it is not.
 DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3 \
-            clang libclang-rt-14-dev valgrind pkg-config man-db groff-base python3-pip \
-            python3-setuptools python3-wheel
+            clang libclang-rt-14-dev libomp-dev valgrind pkg-config man-db groff-base python3-pip \
+            python3-setuptools python3-wheel qemu-user-static gcc-aarch64-linux-gnu
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
 	sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 	echo "deps: installing$$missing"; \
+	$$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y $$missing
+
+# The arm64 libraries test-aarch64 links (Debian multiarch: adds the arm64
+# architecture to dpkg, one more package index); idempotent.
+DEB_PKGS_ARM64 := libcjson-dev:arm64 libgsl-dev:arm64 libcunit1-dev:arm64 libgomp1:arm64
+deps-aarch64:
+	@missing=""; for p in $(DEB_PKGS_ARM64); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "deps-aarch64: all installed"; exit 0; fi; \
+	sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	echo "deps-aarch64: installing$$missing"; \
+	dpkg --print-foreign-architectures | grep -qx arm64 || $$sudo dpkg --add-architecture arm64; \
 	$$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y $$missing
 
 clean:

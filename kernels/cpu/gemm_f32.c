@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu_features.h"
 #include "scratch.h"
@@ -251,36 +252,61 @@ static void block_portable(const float *a, const float *b, size_t k, float *c, s
     }
 }
 
-/* The micro-kernel of the kernel set in force, and its name. */
-static block_fn pick_block(const char **name)
+/* How a kernel set runs the blocks: its micro-kernel; K in slices of kb
+ * (0: all of K at once), every block of C done for one slice before the
+ * next, so that a slice of the A and B panels stays in L2; and the bytes of
+ * B panels a column chunk may hold (L2 they share with A). */
+typedef struct {
+    block_fn block;
+    size_t kb;
+    size_t panel_bytes;
+    const char *name;
+} gemm_plan;
+
+/* Half of one core's L2 (sysconf; 512 KB where it says nothing): B's share. */
+static size_t half_l2(void)
+{
+    static size_t bytes;
+    if (!bytes) {
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        bytes = (l2 > 0 ? (size_t)l2 : 512u << 10) / 2;
+    }
+    return bytes;
+}
+
+/* The plan of the kernel set in force. The avx512 one is what the shipped
+ * calibration (devices/xeon-amx-2c.json) measured: all of K at once and
+ * 1 MB of B panels (half the 2 MB L2 of the Sapphire Rapids it was tuned
+ * on). The others slice K by 256 (a 32 KB slice of an A panel and of each B
+ * panel) and size the column chunk to this CPU's L2 (512 KB on Zen 2/3). */
+static gemm_plan pick_plan(void)
 {
     const xs_cpu_features *f = xs_cpu_features_get();
+    gemm_plan p = {block_portable, 256, half_l2(), "portable"};
 #ifdef XS_X86
     if (f->avx512) {
-        *name = "avx512 fma 8x32";
-        return block_avx512;
-    }
-    if (f->avx2) {
-        *name = "avx2 fma 6x16";
-        return block_avx2;
+        p.block = block_avx512;
+        p.kb = 0;
+        p.panel_bytes = 1u << 20;
+        p.name = "avx512 fma 8x32";
+    } else if (f->avx2) {
+        p.block = block_avx2;
+        p.name = "avx2 fma 6x16";
     }
 #endif
 #ifdef XS_NEON
     if (f->neon) {
-        *name = "neon fma 8x8";
-        return block_neon;
+        p.block = block_neon;
+        p.name = "neon fma 8x8";
     }
 #endif
     (void)f;
-    *name = "portable";
-    return block_portable;
+    return p;
 }
 
 const char *xs_krn_gemm_f32_path(void)
 {
-    const char *name;
-    pick_block(&name);
-    return name;
+    return pick_plan().name;
 }
 
 /* C = op(A) op(B) (+ C) with A and B fp32, or bf16 when bf16 is set. */
@@ -302,34 +328,47 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
     }
     pack_a(ta, m, k, A, bf16, Ap, mp, nt);
     pack_b(tb, n, k, B, bf16, Bp, np, nt);
-    const char *name;
-    block_fn block = pick_block(&name);
+    gemm_plan plan = pick_plan();
+    size_t kb = plan.kb && plan.kb < k ? plan.kb : k;
     size_t bm = mp / TILE, bn = np / TILE;
-    /* columns in chunks whose B panels stay in L2; rows outer within one */
-    size_t chunk = (1u << 20) / (k * TILE * sizeof(float) + 1);
+    /* columns in chunks whose B panels (one K slice of them) stay in L2;
+     * rows outer within one */
+    size_t chunk = plan.panel_bytes / (kb * TILE * sizeof(float) + 1);
     if (chunk < 1)
         chunk = 1;
 #pragma omp parallel num_threads(nt)
     {
         float buf[TILE * TILE] __attribute__((aligned(64)));
-        for (size_t jc = 0; jc < bn; jc += chunk) {
-            size_t je = jc + chunk < bn ? jc + chunk : bn;
-#pragma omp for schedule(static) collapse(2)
-            for (size_t ib = 0; ib < bm; ib++)
-                for (size_t jb = jc; jb < je; jb++) {
-                    size_t i0 = ib * TILE, j0 = jb * TILE;
-                    int full = i0 + TILE <= m && j0 + TILE <= n;
-                    float *c = full ? C + i0 * n + j0 : buf;
-                    size_t ldc = full ? n : TILE;
-                    block(Ap + ib * k * TILE, Bp + jb * k * TILE, k, c, ldc, full && accumulate);
-                    if (!full)
-                        for (size_t i = 0; i < TILE && i0 + i < m; i++)
-                            for (size_t j = 0; j < TILE && j0 + j < n; j++) {
-                                float *d = &C[(i0 + i) * n + j0 + j];
-                                *d = accumulate ? *d + buf[i * TILE + j] : buf[i * TILE + j];
-                            }
-                }
-        }
+        size_t k0 = 0;
+        /* K slices: the later ones add to what the earlier wrote. No barrier
+         * between loops: schedule(static) over the same iteration count
+         * gives every thread the same blocks in every slice (OpenMP 4.5,
+         * 2.7.1), so a block's slices run in order on one thread, and a
+         * thread the OS preempts holds up the others once, at the end. */
+        do {
+            size_t kk = k0 + kb < k ? kb : k - k0;
+            int add = accumulate || k0 > 0;
+            for (size_t jc = 0; jc < bn; jc += chunk) {
+                size_t je = jc + chunk < bn ? jc + chunk : bn;
+#pragma omp for schedule(static) collapse(2) nowait
+                for (size_t ib = 0; ib < bm; ib++)
+                    for (size_t jb = jc; jb < je; jb++) {
+                        size_t i0 = ib * TILE, j0 = jb * TILE;
+                        int full = i0 + TILE <= m && j0 + TILE <= n;
+                        float *c = full ? C + i0 * n + j0 : buf;
+                        size_t ldc = full ? n : TILE;
+                        plan.block(Ap + (ib * k + k0) * TILE, Bp + (jb * k + k0) * TILE, kk, c,
+                                   ldc, full && add);
+                        if (!full)
+                            for (size_t i = 0; i < TILE && i0 + i < m; i++)
+                                for (size_t j = 0; j < TILE && j0 + j < n; j++) {
+                                    float *d = &C[(i0 + i) * n + j0 + j];
+                                    *d = add ? *d + buf[i * TILE + j] : buf[i * TILE + j];
+                                }
+                    }
+            }
+            k0 += kk;
+        } while (k0 < k);
     }
 }
 
