@@ -356,28 +356,37 @@ test-clang: $(FAKE_GPU)
 # --- aarch64 under qemu-user -------------------------------------------------
 # The tree cross-compiled for aarch64 (gcc-aarch64-linux-gnu; Debian's
 # arm64 cJSON, GSL, CUnit and libgomp through multiarch: `make deps-aarch64`)
-# into build/aarch64, then the kernel suites (every kernel set the emulated
-# CPU runs: neon and portable) and the predictor's GEMM, device and CPU
-# model suites run under qemu-aarch64-static. Where the tools are missing
-# it says so and skips. Timings under emulation mean nothing; the
-# calibration is not run there.
+# into build/aarch64; then, under qemu-aarch64-static, the kernel suites
+# (every kernel set the emulated CPU runs: neon and portable) and the
+# predictor's GEMM and device suites, and predictions that must equal this
+# host's byte for byte. Where the tools are missing it says so and skips.
+# Timings under emulation mean nothing: the calibration is not run there.
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 QEMU_AARCH64 ?= qemu-aarch64-static
 AARCH64_SUITES ?= kernels_gemm kernels_optim kernels_layer kernels_bert gemm device
+AARCH64_PREDICT ?= a100-sxm4-80gb xeon-amx-2c tpu-v4
 AARCH64_WHY = $(strip $(if $(shell command -v $(AARCH64_CC)),,$(AARCH64_CC) not found;) \
                 $(if $(shell command -v $(QEMU_AARCH64)),,$(QEMU_AARCH64) not found;) \
                 $(if $(wildcard /usr/lib/aarch64-linux-gnu/libcunit.so),,no arm64 libcunit (make deps-aarch64)))
-test-aarch64:
+test-aarch64: xpusim
 	@if [ -n "$(AARCH64_WHY)" ]; then echo "test-aarch64: SKIPPED ($(AARCH64_WHY))"; exit 0; fi; \
 	$(MAKE) --no-print-directory CC=$(AARCH64_CC) BUILD=build/aarch64 build/aarch64/xpusim \
-	  build/aarch64/rel/xpusim_tests >/dev/null && \
+	  build/aarch64/rel/xpusim_tests >build/aarch64-build.log 2>&1 || \
+	  { tail -20 build/aarch64-build.log; echo "test-aarch64: FAILED (cross build)"; exit 1; }; \
 	for s in $(AARCH64_SUITES); do \
 	  XS_TEST_SUITE=$$s XPUSIM_BIN="$(QEMU_AARCH64) build/aarch64/xpusim" \
 	    $(QEMU_AARCH64) build/aarch64/rel/xpusim_tests > build/aarch64/$$s.out 2>&1 || \
 	    { cat build/aarch64/$$s.out; echo "test-aarch64: FAILED ($$s under qemu)"; exit 1; }; \
 	  echo "test-aarch64: $$s: $$(grep -E '^ +asserts' build/aarch64/$$s.out | \
 	    awk '{print $$3 " asserts, " $$5 " failed"}')"; \
-	done
+	done; \
+	for d in $(AARCH64_PREDICT); do \
+	  ./xpusim predict -d $$d -s bert-base-squad --format json > build/aarch64/x86.json && \
+	  $(QEMU_AARCH64) build/aarch64/xpusim predict -d $$d -s bert-base-squad --format json \
+	    > build/aarch64/arm.json && cmp -s build/aarch64/x86.json build/aarch64/arm.json || \
+	    { echo "test-aarch64: FAILED (predict -d $$d differs from x86-64's)"; exit 1; }; \
+	done; \
+	echo "test-aarch64: predict on $(AARCH64_PREDICT): byte for byte as on x86-64"
 
 test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -492,7 +501,7 @@ measured-refresh:
 # skipped, with a line saying so, where it is not.
 DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3 \
             clang libclang-rt-14-dev libomp-dev valgrind pkg-config man-db groff-base python3-pip \
-            python3-setuptools python3-wheel qemu-user-static gcc-aarch64-linux-gnu
+            python3-setuptools python3-wheel
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -501,9 +510,11 @@ deps:
 	echo "deps: installing$$missing"; \
 	$$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y $$missing
 
-# The arm64 libraries test-aarch64 links (Debian multiarch: adds the arm64
-# architecture to dpkg, one more package index); idempotent.
-DEB_PKGS_ARM64 := libcjson-dev:arm64 libgsl-dev:arm64 libcunit1-dev:arm64 libgomp1:arm64
+# What test-aarch64 needs: the cross compiler, qemu-user, and the arm64
+# libraries it links (Debian multiarch: adds the arm64 architecture to
+# dpkg, one more package index); idempotent.
+DEB_PKGS_ARM64 := gcc-aarch64-linux-gnu qemu-user-static \
+                  libcjson-dev:arm64 libgsl-dev:arm64 libcunit1-dev:arm64 libgomp1:arm64
 deps-aarch64:
 	@missing=""; for p in $(DEB_PKGS_ARM64); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

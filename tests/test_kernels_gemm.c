@@ -130,7 +130,7 @@ static void kernel_sets_should_name_their_gemm_paths(void)
         [XS_ISA_AVX512_BF16] = "avx512bf16", [XS_ISA_AMX_BF16] = "amx"};
     int ran = 0;
     for (int set = tu_set_first(); set >= 0; set = tu_set_next(set)) {
-        CU_ASSERT_EQUAL(xs_cpu_features_get()->isa, set);
+        CU_ASSERT_EQUAL((int)xs_cpu_features_get()->isa, set);
         CU_ASSERT_STRING_EQUAL(xs_krn_gemm_f32_path(), f32[set]);
         CU_ASSERT_STRING_EQUAL(xs_krn_gemm_bf16_path(), b16[set]);
         CU_ASSERT_EQUAL(xs_cpu_isa_has_bf16_unit((xs_cpu_isa)set),

@@ -155,11 +155,11 @@ static void detect_arch(xs_cpu_features *f)
     /* Advanced SIMD is part of every AArch64 core; HWCAP_ASIMD says the OS
      * agrees (Linux arch/arm64 hwcap bit 1) */
     f->neon = (getauxval(AT_HWCAP) & (1ul << 1)) && !disabled("neon");
-    char impl[32], part[32];
+    char impl[16], part[16];
     cpuinfo("CPU implementer", impl, sizeof impl);
     cpuinfo("CPU part", part, sizeof part);
     if (impl[0] && part[0])
-        snprintf(f->model, sizeof f->model, "aarch64 implementer %s part %s", impl, part);
+        snprintf(f->model, sizeof f->model, "aarch64 implementer %.15s part %.15s", impl, part);
     else
         snprintf(f->model, sizeof f->model, "unknown aarch64");
 #else
