@@ -880,7 +880,7 @@ int xs_cpu_same_host(const xs_device *dev, char *why, size_t size)
     if (!f->isa_error[0] && strcmp(dev->cpu.isa, isa_name(f)) != 0) {
         snprintf(why, size,
                  "device %s was calibrated with the %s kernel set, this run uses %s "
-                 "(XS_CPU_ISA=%s selects a kernel set this CPU has)",
+                 "(XS_CPU_ISA=%s runs that set here)",
                  dev->id, dev->cpu.isa, isa_name(f), dev->cpu.isa);
         return 0;
     }
