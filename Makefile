@@ -62,6 +62,9 @@ REL := $(BUILD)/rel
 ASN := $(BUILD)/asan
 XS := $(if $(filter build,$(BUILD)),xpusim,$(BUILD)/xpusim)
 FAKE_GPU := $(REL)/libxs_fake_gpu.so
+# what the suites' link waits for (test-clang and test-aarch64 build none:
+# the suites dlopen build/rel's, or run none of the GPU tests)
+FAKE_GPU_DEP ?= $(FAKE_GPU)
 
 # The source version, recorded in calibrated device files: the header is
 # rewritten only when the version changes, so only its includer rebuilds.
@@ -74,7 +77,7 @@ FORCE:
 .PHONY: validate-kept validate-heldout validate-tracecal
 .PHONY: cuda test-cuda bench-cuda gpu-bundle gpu-campaign test-campaign
 .PHONY: lib install uninstall test-install test-api-header
-.PHONY: test-clang test-aarch64 deps-aarch64
+.PHONY: test-clang test-aarch64 deps-aarch64 test-nokern
 .PHONY: FORCE all asan test test-rel test-asan test-py test-plots test-valgrind golden plots validate bench clean deps same-outputs measured-refresh
 
 all: xpusim lib cuda
@@ -96,7 +99,7 @@ $(REL)/libxscal.a: $(call CAL_OBJ,$(REL))
 	ar rcs $@ $^
 $(XS): $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a | $(FAKE_GPU)
+$(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a | $(FAKE_GPU_DEP)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcunit
 
 # --- the shared library (include/xpusim.h) ------------------------------------
@@ -342,7 +345,7 @@ endif
 
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
-test: test-rel test-asan test-py test-plots test-install test-cuda test-campaign
+test: test-rel test-asan test-py test-plots test-install test-cuda test-campaign test-nokern
 
 test-rel: $(XS) $(REL)/xpusim_tests
 	XPUSIM_BIN=./$(XS) $(REL)/xpusim_tests
@@ -351,7 +354,31 @@ test-rel: $(XS) $(REL)/xpusim_tests
 # build/clang/xpusim), so gcc and clang both compile and pass. The GPU
 # stand-in the suites dlopen is the default build's (build/rel).
 test-clang: $(FAKE_GPU)
-	$(MAKE) CC=clang BUILD=build/clang test-rel
+	$(MAKE) CC=clang BUILD=build/clang FAKE_GPU_DEP= test-rel
+
+# The suites of a build without the CPU kernels (what CPU_KERNELS=0 builds),
+# linked from this build's objects in seconds: calibrate/cpu_absent.c in
+# place of the CPU backend, tests/kernels_absent.c in place of the kernel
+# suites (sim/ and the other objects compile the same either way).
+ifeq ($(CPU_KERNELS),1)
+NOKERN := $(BUILD)/nokern
+NOKERN_CAL := $(filter-out $(REL)/calibrate/cpu_%.o,$(filter $(REL)/calibrate/%.o,$(CAL_SRC:%.c=$(REL)/%.o))) \
+              $(REL)/calibrate/cpu_absent.o
+NOKERN_TESTS := $(filter-out $(REL)/tests/test_kernels_%.o,$(TEST_SRC:%.c=$(REL)/%.o)) \
+                $(REL)/tests/kernels_absent.o
+$(NOKERN)/xpusim: $(CLI_SRC:%.c=$(REL)/%.o) $(NOKERN_CAL) $(REL)/libxpusim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(filter-out $(DNNL_LIBS),$(LDLIBS))
+$(NOKERN)/xpusim_tests: $(NOKERN_TESTS) $(NOKERN_CAL) $(REL)/libxpusim.a | $(FAKE_GPU)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(filter-out $(DNNL_LIBS),$(LDLIBS)) -lcunit
+test-nokern: $(NOKERN)/xpusim $(NOKERN)/xpusim_tests
+	@XPUSIM_BIN=$(NOKERN)/xpusim $(NOKERN)/xpusim_tests > $(NOKERN)/tests.out 2>&1 || \
+	  { cat $(NOKERN)/tests.out; echo "test-nokern: FAILED"; exit 1; }
+	@n=$$(nm $(NOKERN)/xpusim | grep -c ' xs_krn_'); \
+	echo "test-nokern: without the CPU kernels: $$(grep -E '^ +tests ' $(NOKERN)/tests.out | \
+	  awk '{print $$3 " tests, " $$5 " failed"}'), $$n kernel symbols in the command"
+endif
 
 # --- aarch64 under qemu-user -------------------------------------------------
 # The tree cross-compiled for aarch64 (gcc-aarch64-linux-gnu; Debian's
@@ -370,11 +397,11 @@ AARCH64_WHY = $(strip $(if $(shell command -v $(AARCH64_CC)),,$(AARCH64_CC) not 
                 $(if $(wildcard /usr/lib/aarch64-linux-gnu/libcunit.so),,no arm64 libcunit (make deps-aarch64)))
 test-aarch64: xpusim
 	@if [ -n "$(AARCH64_WHY)" ]; then echo "test-aarch64: SKIPPED ($(AARCH64_WHY))"; exit 0; fi; \
-	$(MAKE) --no-print-directory CC=$(AARCH64_CC) BUILD=build/aarch64 build/aarch64/xpusim \
-	  build/aarch64/rel/xpusim_tests >build/aarch64-build.log 2>&1 || \
+	$(MAKE) --no-print-directory CC=$(AARCH64_CC) BUILD=build/aarch64 FAKE_GPU_DEP= \
+	  build/aarch64/xpusim build/aarch64/rel/xpusim_tests >build/aarch64-build.log 2>&1 || \
 	  { tail -20 build/aarch64-build.log; echo "test-aarch64: FAILED (cross build)"; exit 1; }; \
 	for s in $(AARCH64_SUITES); do \
-	  XS_TEST_SUITE=$$s XPUSIM_BIN="$(QEMU_AARCH64) build/aarch64/xpusim" \
+	  OMP_WAIT_POLICY=passive XS_TEST_SUITE=$$s XPUSIM_BIN="$(QEMU_AARCH64) build/aarch64/xpusim" \
 	    $(QEMU_AARCH64) build/aarch64/rel/xpusim_tests > build/aarch64/$$s.out 2>&1 || \
 	    { cat build/aarch64/$$s.out; echo "test-aarch64: FAILED ($$s under qemu)"; exit 1; }; \
 	  echo "test-aarch64: $$s: $$(grep -E '^ +asserts' build/aarch64/$$s.out | \

@@ -473,6 +473,11 @@ static void calibrate_should_damage_no_file_it_did_not_create(void)
  * asked for, and then the report ends saying two machines were compared. */
 static void check_should_refuse_another_hosts_device(void)
 {
+    xs_error err;
+    if (xs_cpu_host_check(&err)) { /* a build without the CPU kernels knows no CPU model */
+        fprintf(stderr, "\n(skipped: %s)\n", err.msg);
+        return;
+    }
     cJSON *doc = tu_load_json("devices/" CPU_ID ".json");
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     cJSON_ReplaceItemInObject(doc, "id", cJSON_CreateString("elsewhere"));
