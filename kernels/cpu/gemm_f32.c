@@ -50,20 +50,61 @@ static inline float elem(const void *x, size_t i, int bf16)
     return bf16 ? xs_bf16_to_f32(((const xs_bf16 *)x)[i]) : ((const float *)x)[i];
 }
 
+#ifdef XS_X86
+/* dst[c * 32 + r] = src[r * lds + c] for an 8 x 8 square: eight row loads,
+ * the usual unpack / shuffle / lane-permute transpose, eight column stores */
+__attribute__((target("avx2"))) static void transpose8_avx2(const float *src, size_t lds,
+                                                           float *dst)
+{
+    __m256 r[8], t[8], u[8];
+    for (int i = 0; i < 8; i++)
+        r[i] = _mm256_loadu_ps(src + (size_t)i * lds);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+    }
+    for (int i = 0; i < 4; i++) {
+        _mm256_storeu_ps(dst + (size_t)i * TILE, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
+        _mm256_storeu_ps(dst + (size_t)(i + 4) * TILE,
+                         _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
+    }
+}
+#endif
+
 /* Ap panel ib: Ap + ib * k * 32, element (p, r) at p * 32 + r; copied in
- * 32 x 32 squares so both the reads and the writes stay within a few KB */
+ * 32 x 32 squares so both the reads and the writes stay within a few KB.
+ * vec8: a row-major fp32 A is transposed 8 x 8 at a time with AVX2 (the
+ * avx2 set's plan; the avx512 one packs as it was calibrated, element by
+ * element). */
 static void pack_a(int ta, size_t m, size_t k, const void *A, int bf16, float *Ap, size_t mp,
-                   int nt)
+                   int nt, int vec8)
 {
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (size_t ib = 0; ib < mp / TILE; ib++) {
         float *dst = Ap + ib * k * TILE;
         for (size_t p0 = 0; p0 < k; p0 += TILE) {
             size_t pe = p0 + TILE < k ? p0 + TILE : k;
-            for (size_t r = 0; r < TILE; r++) {
-                size_t i = ib * TILE + r;
-                for (size_t p = p0; p < pe; p++)
-                    dst[p * TILE + r] = i >= m ? 0 : elem(A, xs_krn_a_index(ta, m, k, i, p), bf16);
+            for (size_t r0 = 0; r0 < TILE; r0 += 8) {
+                size_t i0 = ib * TILE + r0, p = p0;
+#ifdef XS_X86
+                if (vec8 && !ta && !bf16 && i0 + 8 <= m)
+                    for (; p + 8 <= pe; p += 8)
+                        transpose8_avx2((const float *)A + i0 * k + p, k, dst + p * TILE + r0);
+#else
+                (void)vec8;
+#endif
+                for (size_t r = r0; r < r0 + 8; r++) {
+                    size_t i = ib * TILE + r;
+                    for (size_t q = p; q < pe; q++)
+                        dst[q * TILE + r] =
+                            i >= m ? 0 : elem(A, xs_krn_a_index(ta, m, k, i, q), bf16);
+                }
             }
         }
     }
@@ -260,6 +301,7 @@ typedef struct {
     block_fn block;
     size_t kb;
     size_t panel_bytes;
+    int vec8; /* pack a row-major fp32 A with 8 x 8 AVX2 transposes */
     const char *name;
 } gemm_plan;
 
@@ -282,7 +324,7 @@ static size_t half_l2(void)
 static gemm_plan pick_plan(void)
 {
     const xs_cpu_features *f = xs_cpu_features_get();
-    gemm_plan p = {block_portable, 256, half_l2(), "portable"};
+    gemm_plan p = {block_portable, 256, half_l2(), 0, "portable"};
 #ifdef XS_X86
     if (f->avx512) {
         p.block = block_avx512;
@@ -291,6 +333,7 @@ static gemm_plan pick_plan(void)
         p.name = "avx512 fma 8x32";
     } else if (f->avx2) {
         p.block = block_avx2;
+        p.vec8 = 1;
         p.name = "avx2 fma 6x16";
     }
 #endif
@@ -326,9 +369,9 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
             xs_krn_gemm_f32_ref(ta, tb, m, n, k, A, B, C, accumulate);
         return;
     }
-    pack_a(ta, m, k, A, bf16, Ap, mp, nt);
-    pack_b(tb, n, k, B, bf16, Bp, np, nt);
     gemm_plan plan = pick_plan();
+    pack_a(ta, m, k, A, bf16, Ap, mp, nt, plan.vec8);
+    pack_b(tb, n, k, B, bf16, Bp, np, nt);
     size_t kb = plan.kb && plan.kb < k ? plan.kb : k;
     size_t bm = mp / TILE, bn = np / TILE;
     /* columns in chunks whose B panels (one K slice of them) stay in L2;
