@@ -19,6 +19,11 @@ int xs_cpu_host_check(xs_error *err)
     return absent(err);
 }
 
+const char *xs_cpu_kernel_set(void)
+{
+    return NULL;
+}
+
 int xs_cpu_same_host(const xs_device *dev, char *why, size_t size)
 {
     (void)dev;

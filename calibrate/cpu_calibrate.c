@@ -867,6 +867,11 @@ int xs_cpu_host_check(xs_error *err)
     return XS_OK;
 }
 
+const char *xs_cpu_kernel_set(void)
+{
+    return isa_name(xs_cpu_features_get());
+}
+
 int xs_cpu_same_host(const xs_device *dev, char *why, size_t size)
 {
     const xs_cpu_features *f = xs_cpu_features_get();
