@@ -2,16 +2,33 @@
 # CUnit suites against the release build and the ASan + UBSan build.
 
 CC      ?= cc
-CSTD    := -std=c11 -D_DEFAULT_SOURCE
+# -ffp-contract=off: a * b + c stays two roundings under every compiler (gcc
+# already does so in ISO C mode, clang fuses by default), so the kernels'
+# vector paths agree with their references and gcc and clang builds agree.
+CSTD    := -std=c11 -D_DEFAULT_SOURCE -ffp-contract=off
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 OPT     ?= -O2 -g
+
+# The CPU kernels (kernels/cpu, the CPU calibration and check, make bench)
+# are built where they have a tested path: x86-64 (AMX, AVX-512, AVX2 + FMA,
+# portable, chosen at run time) and aarch64 (NEON). CPU_KERNELS=0 builds
+# the predictor without them (`calibrate`/`validate --backend cpu` then say
+# so, the kernel suites report themselves skipped); on other architectures
+# that is the default.
+XS_ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+CPU_KERNELS ?= $(if $(filter x86_64 aarch64,$(XS_ARCH)),1,0)
 # oneDNN is the reference library the CPU GEMMs are benchmarked against;
 # the build works without it (the comparisons then say so).
-HAVE_DNNL := $(shell test -f /usr/include/oneapi/dnnl/dnnl.h && echo 1)
+# (the library must be one this compiler links: a cross build has none)
+HAVE_DNNL := $(if $(filter 1,$(CPU_KERNELS)),$(shell test -f /usr/include/oneapi/dnnl/dnnl.h && \
+               test -f "$$($(CC) -print-file-name=libdnnl.so)" && echo 1))
 DNNL_CFLAGS := $(if $(HAVE_DNNL),-DXS_HAVE_DNNL)
 DNNL_LIBS := $(if $(HAVE_DNNL),-ldnnl)
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -fopenmp $(DNNL_CFLAGS)
-LDLIBS  := -lcjson -lgsl -lgslcblas -lm -fopenmp -pthread -ldl $(DNNL_LIBS)
+# GSL by its development links, or (the aarch64 cross build: Debian's
+# libgsl-dev is one architecture's at a time) by its runtime sonames
+GSL_LIBS ?= -lgsl -lgslcblas
+LDLIBS  := -lcjson $(GSL_LIBS) -lm -fopenmp -pthread -ldl $(DNNL_LIBS)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Three layers, linked as two archives and the command: sim/ is the
@@ -20,18 +37,37 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # library is compiled seeing only its own headers, so it cannot include
 # the CLI, calibrate/ or kernels/: the layering is checked by every build.
 SIM_SRC  := $(wildcard sim/*.c)
-CAL_SRC  := $(wildcard kernels/cpu/*.c) $(filter-out calibrate/bench.c,$(wildcard calibrate/*.c))
 CLI_SRC  := $(wildcard sim/cli/*.c)
-TEST_SRC := $(filter-out tests/fake_gpu.c,$(wildcard tests/*.c))
+ifeq ($(CPU_KERNELS),1)
+CAL_SRC  := $(wildcard kernels/cpu/*.c) $(filter-out calibrate/bench.c calibrate/cpu_absent.c,$(wildcard calibrate/*.c))
+TEST_SRC := $(filter-out tests/fake_gpu.c tests/kernels_absent.c,$(wildcard tests/*.c))
+else
+CAL_SRC  := calibrate/cpu_absent.c $(filter-out calibrate/bench.c calibrate/cpu_%.c,$(wildcard calibrate/*.c))
+TEST_SRC := $(filter-out tests/fake_gpu.c tests/test_kernels_%.c,$(wildcard tests/*.c))
+endif
+# The layer kernels (kernels/cpu/layer_ops_vec.c) are compiled once more per
+# x86-64 vector ISA, each object a table of its own (layer_ops_vec.h) that
+# runs only where the CPU has that ISA.
+LOPS_VARIANTS := $(if $(filter 1,$(CPU_KERNELS)),$(if $(filter x86_64,$(XS_ARCH)),avx2 avx512))
+LOPS_FLAGS_avx2 := -mavx2 -mfma -DXS_LOPS_AVX2
+LOPS_FLAGS_avx512 := -mavx512f -DXS_LOPS_AVX512
+CAL_OBJ   = $(CAL_SRC:%.c=$(1)/%.o) $(LOPS_VARIANTS:%=$(1)/kernels/cpu/layer_ops_vec_%.o)
 HEADERS  := $(wildcard sim/*.h sim/cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h) kernels/cuda/xs_cuda.h \
             include/xpusim.h
 INC      := -Isim -Ikernels/cpu -Icalibrate -Isim/cli -Ibuild -Ikernels/cuda -Iinclude
 SIM_INC  := -Isim
 
 .DEFAULT_GOAL := all
-REL := build/rel
-ASN := build/asan
+# BUILD=DIR puts the objects (and the command, as DIR/xpusim) in DIR
+# instead of build/ and ./xpusim: test-clang builds there with clang.
+BUILD ?= build
+REL := $(BUILD)/rel
+ASN := $(BUILD)/asan
+XS := $(if $(filter build,$(BUILD)),xpusim,$(BUILD)/xpusim)
 FAKE_GPU := $(REL)/libxs_fake_gpu.so
+# what the suites' link waits for (test-clang and test-aarch64 build none:
+# the suites dlopen build/rel's, or run none of the GPU tests)
+FAKE_GPU_DEP ?= $(FAKE_GPU)
 
 # The source version, recorded in calibrated device files: the header is
 # rewritten only when the version changes, so only its includer rebuilds.
@@ -44,7 +80,7 @@ FORCE:
 .PHONY: validate-kept validate-heldout validate-tracecal
 .PHONY: cuda test-cuda bench-cuda gpu-bundle gpu-campaign test-campaign
 .PHONY: lib install uninstall test-install test-api-header
-.PHONY: test-torch-lstm
+.PHONY: test-torch-lstm test-clang test-aarch64 deps-aarch64 test-nokern
 .PHONY: FORCE all asan test test-rel test-asan test-py test-plots test-valgrind golden plots validate bench clean deps same-outputs measured-refresh
 
 all: xpusim lib cuda
@@ -60,11 +96,14 @@ $(REL)/calibrate/trace_calibrate.o $(ASN)/calibrate/trace_calibrate.o: build/xs_
 $(REL)/calibrate/cuda_calibrate.o $(ASN)/calibrate/cuda_calibrate.o: build/xs_version.h
 $(REL)/libxpusim.a: $(SIM_SRC:%.c=$(REL)/%.o)
 	ar rcs $@ $^
-$(REL)/libxscal.a: $(CAL_SRC:%.c=$(REL)/%.o)
+$(REL)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LOPS_FLAGS_$*) $(INC) -c $< -o $@
+$(REL)/libxscal.a: $(call CAL_OBJ,$(REL))
 	ar rcs $@ $^
-xpusim: $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
+$(XS): $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a | $(FAKE_GPU)
+$(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a | $(FAKE_GPU_DEP)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcunit
 
 # --- the shared library (include/xpusim.h) ------------------------------------
@@ -240,7 +279,7 @@ BUNDLE_XPUSIM := $(REL)/nodnnl/xpusim
 $(REL)/nodnnl/onednn.o: kernels/cpu/onednn.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $(INC) -c $< -o $@
-$(REL)/nodnnl/libxscal.a: $(filter-out $(REL)/kernels/cpu/onednn.o,$(CAL_SRC:%.c=$(REL)/%.o)) $(REL)/nodnnl/onednn.o
+$(REL)/nodnnl/libxscal.a: $(filter-out $(REL)/kernels/cpu/onednn.o,$(call CAL_OBJ,$(REL))) $(REL)/nodnnl/onednn.o
 	ar rcs $@ $^
 $(BUNDLE_XPUSIM): $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/nodnnl/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $^ -o $@ $(filter-out $(DNNL_LIBS),$(LDLIBS))
@@ -259,7 +298,10 @@ $(ASN)/%.o: %.c $(HEADERS)
 	$(CC) $(CFLAGS) $(SAN) $(INC) -c $< -o $@
 $(ASN)/libxpusim.a: $(SIM_SRC:%.c=$(ASN)/%.o)
 	ar rcs $@ $^
-$(ASN)/libxscal.a: $(CAL_SRC:%.c=$(ASN)/%.o)
+$(ASN)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) $(LOPS_FLAGS_$*) $(INC) -c $< -o $@
+$(ASN)/libxscal.a: $(call CAL_OBJ,$(ASN))
 	ar rcs $@ $^
 $(ASN)/xpusim: $(CLI_SRC:%.c=$(ASN)/%.o) $(ASN)/libxscal.a $(ASN)/libxpusim.a
 	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
@@ -273,7 +315,9 @@ asan: $(ASN)/xpusim
 # runs ./xpusim under valgrind too (exit 99 on an error, its report in
 # build/valgrind/). No error and no definite or indirect leak anywhere;
 # tests/valgrind.supp holds third-party noise only. Under valgrind the CPU
-# reports no AVX-512, so the kernels take their portable paths. valgrind
+# reports no AVX-512, so the kernels run the avx2 set (and the suites'
+# portable). The calibrate -> validate loop is skipped (XS_TEST_UNDER_VALGRIND):
+# its quick calibration alone ran past 13 minutes under valgrind. valgrind
 # runs one thread at a time: OpenMP threads that spin while they wait (the
 # default) stall each other (kernels_bert: 325 s instead of 12 s here).
 VG := valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect \
@@ -281,6 +325,7 @@ VG := valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect \
 test-valgrind: xpusim $(REL)/xpusim_tests
 	@rm -rf build/valgrind; mkdir -p build/valgrind
 	OMP_WAIT_POLICY=passive \
+	XS_TEST_UNDER_VALGRIND=1 \
 	XPUSIM_BIN="$(VG) --error-exitcode=99 --log-file=build/valgrind/cli.%p.log ./xpusim" \
 	  $(VG) --error-exitcode=1 $(REL)/xpusim_tests
 	@bad=$$(grep -L 'ERROR SUMMARY: 0 errors' build/valgrind/*.log); \
@@ -295,16 +340,90 @@ $(REL)/xpusim_bench_predict: $(REL)/tools/bench_predict.o $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Benchmarks print figures (and `bench: NAME VALUE` lines); they assert nothing.
+ifeq ($(CPU_KERNELS),1)
 bench: $(REL)/xpusim_bench $(REL)/xpusim_bench_predict xpusim
 	$(REL)/xpusim_bench
 	$(REL)/xpusim_bench_predict ./xpusim
+else
+bench: $(REL)/xpusim_bench_predict xpusim
+	@echo "bench: CPU kernels skipped: this build has none (CPU_KERNELS=0)"
+	$(REL)/xpusim_bench_predict ./xpusim
+endif
 
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
-test: test-rel test-asan test-py test-plots test-install test-cuda test-campaign test-torch-lstm
+test: test-rel test-asan test-py test-plots test-install test-cuda test-campaign test-torch-lstm \
+      test-nokern
 
-test-rel: xpusim $(REL)/xpusim_tests
-	XPUSIM_BIN=./xpusim $(REL)/xpusim_tests
+test-rel: $(XS) $(REL)/xpusim_tests
+	XPUSIM_BIN=./$(XS) $(REL)/xpusim_tests
+
+# The release suites built with clang in build/clang (its command is
+# build/clang/xpusim), so gcc and clang both compile and pass. The GPU
+# stand-in the suites dlopen is the default build's (build/rel).
+test-clang: $(FAKE_GPU)
+	$(MAKE) CC=clang BUILD=build/clang FAKE_GPU_DEP= test-rel
+
+# The suites of a build without the CPU kernels (what CPU_KERNELS=0 builds),
+# linked from this build's objects in seconds: calibrate/cpu_absent.c in
+# place of the CPU backend, tests/kernels_absent.c in place of the kernel
+# suites (sim/ and the other objects compile the same either way).
+ifeq ($(CPU_KERNELS),1)
+NOKERN := $(BUILD)/nokern
+NOKERN_CAL := $(filter-out $(REL)/calibrate/cpu_%.o,$(filter $(REL)/calibrate/%.o,$(CAL_SRC:%.c=$(REL)/%.o))) \
+              $(REL)/calibrate/cpu_absent.o
+NOKERN_TESTS := $(filter-out $(REL)/tests/test_kernels_%.o,$(TEST_SRC:%.c=$(REL)/%.o)) \
+                $(REL)/tests/kernels_absent.o
+$(NOKERN)/xpusim: $(CLI_SRC:%.c=$(REL)/%.o) $(NOKERN_CAL) $(REL)/libxpusim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(filter-out $(DNNL_LIBS),$(LDLIBS))
+$(NOKERN)/xpusim_tests: $(NOKERN_TESTS) $(NOKERN_CAL) $(REL)/libxpusim.a | $(FAKE_GPU)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(filter-out $(DNNL_LIBS),$(LDLIBS)) -lcunit
+test-nokern: $(NOKERN)/xpusim $(NOKERN)/xpusim_tests
+	@XPUSIM_BIN=$(NOKERN)/xpusim $(NOKERN)/xpusim_tests > $(NOKERN)/tests.out 2>&1 || \
+	  { cat $(NOKERN)/tests.out; echo "test-nokern: FAILED"; exit 1; }
+	@n=$$(nm $(NOKERN)/xpusim | grep -c ' xs_krn_'); \
+	echo "test-nokern: without the CPU kernels: $$(grep -E '^ +tests ' $(NOKERN)/tests.out | \
+	  awk '{print $$3 " tests, " $$5 " failed"}'), $$n kernel symbols in the command"
+endif
+
+# --- aarch64 under qemu-user -------------------------------------------------
+# The tree cross-compiled for aarch64 (gcc-aarch64-linux-gnu; Debian's
+# arm64 cJSON, GSL, CUnit and libgomp through multiarch: `make deps-aarch64`)
+# into build/aarch64; then, under qemu-aarch64-static, the kernel suites
+# (every kernel set the emulated CPU runs: neon and portable) and the
+# predictor's GEMM and device suites, and predictions that must equal this
+# host's byte for byte. Where the tools are missing it says so and skips.
+# Timings under emulation mean nothing: the calibration is not run there.
+AARCH64_CC ?= aarch64-linux-gnu-gcc
+QEMU_AARCH64 ?= qemu-aarch64-static
+AARCH64_SUITES ?= kernels_gemm kernels_optim kernels_layer kernels_bert gemm device
+AARCH64_PREDICT ?= a100-sxm4-80gb xeon-amx-2c tpu-v4
+AARCH64_WHY = $(strip $(if $(shell command -v $(AARCH64_CC)),,$(AARCH64_CC) not found;) \
+                $(if $(shell command -v $(QEMU_AARCH64)),,$(QEMU_AARCH64) not found;) \
+                $(if $(wildcard /usr/lib/aarch64-linux-gnu/libcunit.so),,no arm64 libcunit (make deps-aarch64);) \
+                $(if $(wildcard /usr/lib/aarch64-linux-gnu/libgsl.so.27),,no arm64 libgsl27 (make deps-aarch64)))
+test-aarch64: xpusim
+	@if [ -n "$(AARCH64_WHY)" ]; then echo "test-aarch64: SKIPPED ($(AARCH64_WHY))"; exit 0; fi; \
+	$(MAKE) --no-print-directory CC=$(AARCH64_CC) BUILD=build/aarch64 FAKE_GPU_DEP= \
+	  GSL_LIBS="-l:libgsl.so.27 -l:libgslcblas.so.0" \
+	  build/aarch64/xpusim build/aarch64/rel/xpusim_tests >build/aarch64-build.log 2>&1 || \
+	  { tail -20 build/aarch64-build.log; echo "test-aarch64: FAILED (cross build)"; exit 1; }; \
+	for s in $(AARCH64_SUITES); do \
+	  OMP_WAIT_POLICY=passive XS_TEST_SUITE=$$s XPUSIM_BIN="$(QEMU_AARCH64) build/aarch64/xpusim" \
+	    $(QEMU_AARCH64) build/aarch64/rel/xpusim_tests > build/aarch64/$$s.out 2>&1 || \
+	    { cat build/aarch64/$$s.out; echo "test-aarch64: FAILED ($$s under qemu)"; exit 1; }; \
+	  echo "test-aarch64: $$s: $$(grep -E '^ +asserts' build/aarch64/$$s.out | \
+	    awk '{print $$3 " asserts, " $$5 " failed"}')"; \
+	done; \
+	for d in $(AARCH64_PREDICT); do \
+	  ./xpusim predict -d $$d -s bert-base-squad --format json > build/aarch64/x86.json && \
+	  $(QEMU_AARCH64) build/aarch64/xpusim predict -d $$d -s bert-base-squad --format json \
+	    > build/aarch64/arm.json && cmp -s build/aarch64/x86.json build/aarch64/arm.json || \
+	    { echo "test-aarch64: FAILED (predict -d $$d differs from x86-64's)"; exit 1; }; \
+	done; \
+	echo "test-aarch64: predict on $(AARCH64_PREDICT): byte for byte as on x86-64"
 
 test-asan: $(ASN)/xpusim $(ASN)/xpusim_tests
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -429,7 +548,7 @@ measured-refresh:
 # packages, 76 MB to fetch, 772 MB installed, 2 min 18 s on the 2-core build
 # host (measured 2026-11-28).
 DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3 \
-            clang libclang-rt-14-dev valgrind pkg-config man-db groff-base python3-pip \
+            clang libclang-rt-14-dev libomp-dev valgrind pkg-config man-db groff-base python3-pip \
             python3-setuptools python3-wheel python3-torch
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -437,6 +556,24 @@ deps:
 	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
 	sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 	echo "deps: installing$$missing"; \
+	$$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y $$missing
+
+# What test-aarch64 needs: the cross compiler, qemu-user, and the arm64
+# libraries it links (Debian multiarch: adds the arm64 architecture to
+# dpkg, one more package index); idempotent.
+# GSL's arm64 runtime only: libgsl-dev is not co-installable across
+# architectures, and its arm64 copy would remove the host's (the headers
+# are the host's; the cross build links the sonames, GSL_LIBS below)
+DEB_PKGS_ARM64 := gcc-aarch64-linux-gnu qemu-user-static \
+                  libcjson-dev:arm64 libgsl27:arm64 libgslcblas0:arm64 libcunit1-dev:arm64 \
+                  libgomp1:arm64
+deps-aarch64:
+	@missing=""; for p in $(DEB_PKGS_ARM64); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "deps-aarch64: all installed"; exit 0; fi; \
+	sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	echo "deps-aarch64: installing$$missing"; \
+	dpkg --print-foreign-architectures | grep -qx arm64 || $$sudo dpkg --add-architecture arm64; \
 	$$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y $$missing
 
 clean:

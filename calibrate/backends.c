@@ -17,8 +17,8 @@ static const xs_cal_backend CPU = {
     .calibrate_doc =
         "Runs real kernels on this host and fits the CPU cost model to them, writing a\n"
         "device file (class cpu) that predict, compare, gemm and validate accept like\n"
-        "the datasheet devices. Measured: fork/join cost, in-core AVX-512 FMA and AMX\n"
-        "peaks, STREAM-triad bandwidth from inside L2 to past the last-level cache at\n"
+        "the datasheet devices. Measured: fork/join cost, in-core FMA peak (and AMX's),\n"
+        "STREAM-triad bandwidth from inside L2 to past the last-level cache at\n"
         "1..N threads, fp32 and bf16 GEMM sweeps over odd and skinny shapes (all cores\n"
         "and one), and every layer and optimizer kernel of the BERT step inside L2.\n"
         "Fitted by weighted least squares (GSL): per-level bandwidths, GEMM mainloop\n"
@@ -27,7 +27,10 @@ static const xs_cal_backend CPU = {
         "deviation and each fit's residuals, the host, date, command and kernel\n"
         "versions. The full run takes about 30 s on a 2-core host (--quick: about 8 s),\n"
         "longer with more cores and larger caches; the host should be otherwise idle.\n"
-        "Needs x86-64 with AVX-512 (checked by CPUID before anything runs).\n",
+        "Runs the best kernel set this CPU has (x86-64: amx-bf16, avx512-bf16, avx512,\n"
+        "avx2, portable; aarch64: neon, portable), or the one XS_CPU_ISA=SET caps it\n"
+        "at, and records it (compute.isa); without a bf16 unit, bf16 GEMMs run on the\n"
+        "fp32 kernel and are modelled so. validate refuses a file of another kernel set.\n",
     .check_doc =
         "With --backend cpu, DEVICE is a calibrated CPU (xpusim calibrate --backend cpu):\n"
         "a real fine-tuning step of a small BERT encoder runs here (fp32, then bf16\n"

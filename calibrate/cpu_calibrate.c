@@ -23,6 +23,7 @@
 #include "cpu_runners.h"
 #include "fileio.h"
 #include "fit.h"
+#include "layer_ops.h"
 #include "measure.h"
 #include "peak.h"
 #include "stream.h"
@@ -31,9 +32,6 @@
 
 #include "xs_version.h"
 
-/* Datasheet facts (shared/reference/datasheets.md section 3, Xeon SPR):
- * AVX-512 FP32: 2 FMA ports x 16 lanes x 2 = 64 FLOP/cycle per core. */
-#define FMA_FLOP_PER_CYCLE 64.0
 /* The kernels' mainloop step: a 32 x 32 C block times 32 of K. */
 #define KSTEP_FLOPS (2.0 * 32 * 32 * 32)
 
@@ -431,15 +429,18 @@ static int gemm_sweep(cal *c, int bf16)
  * fp32 one loops over K exactly). Cold runs (name without "-hot") had L2
  * swept and C flushed first: their A + B + C bytes come from beyond L2. */
 #define GEMM_P 10
-static void gemm_features(const xs_meas *m, int amx, double *x)
+static void gemm_features(const xs_meas *m, const char *isa, double *x)
 {
-    int bf16 = !strncmp(m->name, "bf16", 4), cold = !strstr(m->name, "-hot"), direct;
+    int cold = !strstr(m->name, "-hot"), direct;
+    xs_cpu_gemm_kernel kern = xs_cpu_gemm_kernel_for(isa, !strncmp(m->name, "bf16", 4));
+    /* bf16 on a set without a bf16 unit runs the fp32 kernel: its rows
+     * share the fp32 parameters, their packing reads 2 bytes an element */
+    int bf16 = kern == XS_CPU_GEMM_BF16_DOT || kern == XS_CPU_GEMM_BF16_AMX;
     double tiles = ceil((double)m->m / 32) * ceil((double)m->n / 32);
     double waves = ceil(tiles / m->threads);
     double steps = bf16 ? ceil((double)m->k / 32) : (double)m->k / 32;
     double contig, transposed;
-    xs_cpu_gemm_pack_bytes(bf16, amx, m->m, m->n, m->k, m->ta, m->tb, &contig, &transposed,
-                           &direct);
+    xs_cpu_gemm_pack_bytes(kern, m->m, m->n, m->k, m->ta, m->tb, &contig, &transposed, &direct);
     memset(x, 0, GEMM_P * sizeof *x);
     x[bf16 ? 0 : 1] = 1;
     x[bf16 ? 2 : 3] = waves * steps;
@@ -457,7 +458,7 @@ static int is_fit_gemm(const cal *c, const xs_meas *m)
     return !strcmp(m->bench, "gemm") && m->threads == c->N;
 }
 
-static int fit_gemm(cal *c, int amx, xs_fit *f)
+static int fit_gemm(cal *c, const char *isa, xs_fit *f)
 {
     size_t n = 0;
     for (size_t i = 0; i < c->ms.n; i++)
@@ -471,7 +472,7 @@ static int fit_gemm(cal *c, int amx, xs_fit *f)
     size_t j = 0;
     for (size_t i = 0; i < c->ms.n; i++)
         if (is_fit_gemm(c, &c->ms.v[i])) {
-            gemm_features(&c->ms.v[i], amx, X + j * GEMM_P);
+            gemm_features(&c->ms.v[i], isa, X + j * GEMM_P);
             y[j++] = c->ms.v[i].r.median_s;
         }
     int rc = xs_fit_nonneg(X, y, (int)n, GEMM_P, "GEMM", f, c->err);
@@ -570,8 +571,32 @@ typedef struct {
 
 static const char *isa_name(const xs_cpu_features *f)
 {
-    return f->amx_bf16 ? "amx-bf16" : f->avx512_bf16 ? "avx512-bf16" : f->avx512 ? "avx512"
-                                                                                 : "portable";
+    return xs_cpu_isa_name(f->isa);
+}
+
+/* The core clock, MHz, from the FMA peak and the kernel set's FLOPs per
+ * cycle; for the portable set (no vector unit assumed) the kernel's rated
+ * maximum (sysfs cpufreq), else one multiply-add a cycle. *how says which. */
+static double derive_clock_mhz(const xs_cpu_features *f, double peak_core, const char **how)
+{
+    double per_cycle = xs_cpu_isa_fma_flop_per_cycle(f->isa);
+    if (per_cycle > 0) {
+        *how = "FMA peak per core / FLOPs per cycle";
+        return peak_core / per_cycle / 1e6;
+    }
+    FILE *fp = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+    double khz = 0;
+    if (fp) {
+        if (fscanf(fp, "%lf", &khz) != 1)
+            khz = 0;
+        fclose(fp);
+    }
+    if (khz > 0) {
+        *how = "cpufreq cpuinfo_max_freq (portable set: no FLOPs per cycle known)";
+        return khz / 1e3;
+    }
+    *how = "the portable peak per core / 2 FLOPs a cycle (no cpufreq)";
+    return peak_core / 2 / 1e6;
 }
 
 /* The fitted model as a device: every number the CPU schema stores, rounded
@@ -581,10 +606,14 @@ static void fill_device(const cal *c, const results *R, const char *id, xs_devic
     const xs_cpu_features *f = R->f;
     int N = c->N, ti_1 = 0, ti_n = R->bw.nthreads - 1;
     const bw_result *bw = &R->bw;
-    double peak_core_fma = R->peak_fma / N, clock_mhz = peak_core_fma / FMA_FLOP_PER_CYCLE / 1e6;
+    const char *clock_how;
+    double clock_mhz = derive_clock_mhz(f, R->peak_fma / N, &clock_how);
     /* without AMX the bf16 kernels run VDPBF16PS: twice the FMA rate
-     * (datasheets.md section 3, marked unverified there) */
+     * (datasheets.md section 3, marked unverified there); without either,
+     * bf16 runs on the fp32 kernel and has no engine of its own (0: the
+     * model computes bf16 GEMMs on the fp32 engine, as the kernels do) */
     double peak_bf16 = R->peak_amx > 0 ? R->peak_amx : f->avx512_bf16 ? 2 * R->peak_fma : 0;
+    int emulated = !xs_cpu_isa_has_bf16_unit(f->isa);
     const xs_fit *g = &R->gemm;
     double epilogue_s = 32.0 * 32 * 4 / bw->l2_read.bw; /* the C store the GEMM model adds */
     double eff[2], eff_sd[2], block_ns[2];
@@ -595,6 +624,9 @@ static void fill_device(const cal *c, const results *R, const char *id, xs_devic
         eff_sd[b] = ks > 0 ? eff[b] * g->sd[2 + b] / ks : 0;
         block_ns[b] = fmax(0, (g->coef[4 + b] - epilogue_s) * 1e9);
     }
+    /* emulated bf16: one kernel, fitted once (the bf16 columns are empty);
+     * the bf16 fields repeat the fp32 ones */
+    int b16 = emulated ? 1 : 0;
     /* a dropped packing feature means packing was too cheap to see */
     double pack = g->coef[6] > 0 ? 1 / g->coef[6] / 1e9 : 1000;
     double pack_s = g->coef[7] > 0 ? 1 / g->coef[7] / 1e9 : 1000;
@@ -633,19 +665,22 @@ static void fill_device(const cal *c, const results *R, const char *id, xs_devic
     snprintf(d->price_as_of, sizeof d->price_as_of, "2026-09");
     /* the blocking of kernels/cpu/gemm_bf16.c and gemm_f32.c */
     snprintf(p->tiles_text, sizeof p->tiles_text, "32x32/2");
-    p->bf16_blocks.k_bytes = 64;
+    /* AMX and VDPBF16PS consume 32 bf16 of K a step; the fp32 kernel one
+     * element (of bf16 when it emulates: 2 bytes) */
+    p->bf16_blocks.k_bytes = emulated ? 2 : 64;
     p->fp32_blocks.k_bytes = 4;
-    p->gemm_eff_bf16 = xs_fit_round(eff[0], 4);
-    p->gemm_eff_bf16_sd = xs_fit_round(eff_sd[0], 2);
+    p->gemm_eff_bf16 = xs_fit_round(eff[b16], 4);
+    p->gemm_eff_bf16_sd = xs_fit_round(eff_sd[b16], 2);
     p->gemm_eff_fp32 = xs_fit_round(eff[1], 4);
     p->gemm_eff_fp32_sd = xs_fit_round(eff_sd[1], 2);
-    p->block_ns_bf16 = xs_fit_round(block_ns[0], 4);
+    p->block_ns_bf16 = xs_fit_round(block_ns[b16], 4);
     p->block_ns_fp32 = xs_fit_round(block_ns[1], 4);
-    p->gemm_call_us_bf16 = xs_fit_round(g->coef[0] * 1e6, 4);
+    p->gemm_call_us_bf16 = xs_fit_round(g->coef[b16] * 1e6, 4);
     p->gemm_call_us_fp32 = xs_fit_round(g->coef[1] * 1e6, 4);
     p->pack_gbs_core = xs_fit_round(pack, 4);
     p->pack_transposed_gbs_core = xs_fit_round(pack_s, 4);
-    p->cold_gbs_core_bf16 = xs_fit_round(g->coef[8] > 0 ? 1 / g->coef[8] / 1e9 : 1000, 4);
+    p->cold_gbs_core_bf16 =
+        xs_fit_round(g->coef[8 + b16] > 0 ? 1 / g->coef[8 + b16] / 1e9 : 1000, 4);
     p->cold_gbs_core_fp32 = xs_fit_round(g->coef[9] > 0 ? 1 / g->coef[9] / 1e9 : 1000, 4);
     p->fork_us = xs_fit_round(R->fork_s * 1e6, 3);
     for (int fn = 0; fn < XS_FN_COUNT; fn++) {
@@ -681,11 +716,21 @@ static cJSON *notes_json(const cal *c, const results *R, const char *meas_path)
     note(d, NULL, "note", "written by xpusim calibrate --backend cpu; every model "
                           "number below was measured on this host and fitted by "
                           "least squares (see calibration)");
-    note(d, "compute", "source",
-         "measured: in-core peaks from chains of independent AVX-512 FMAs "
-         "and AMX TDPBF16PS on registers (kernels/cpu/peak.c), all cores; "
-         "clock_mhz = FMA peak per core / 64 FLOP/cycle (2 FMA ports x 16 "
-         "lanes x 2, shared/reference/datasheets.md section 3)");
+    const char *clock_how;
+    derive_clock_mhz(f, R->peak_fma / c->N, &clock_how);
+    char text[768];
+    snprintf(text, sizeof text,
+             "measured with the %s kernel set: in-core peaks from chains of independent %s%s "
+             "on registers (kernels/cpu/peak.c), all cores; clock_mhz = %s (%g FLOP/cycle: "
+             "kernels/cpu/cpu_features.c cites the sources)%s",
+             isa_name(f), xs_krn_peak_fma_name(), f->amx_bf16 ? " and AMX TDPBF16PS" : "",
+             clock_how, xs_cpu_isa_fma_flop_per_cycle(f->isa),
+             xs_cpu_isa_has_bf16_unit(f->isa)
+                 ? ""
+                 : "; no bf16 unit: peak_bf16_tflops 0, bf16 GEMMs are converted to fp32 while "
+                   "packed and run on the fp32 kernel, so the model computes them on the fp32 "
+                   "engine");
+    note(d, "compute", "source", text);
     note(d, "memory", "source",
          "measured: STREAM triad (16 bytes an element with the write-"
          "allocate read of a; STREAM itself counts 12) swept over working "
@@ -702,11 +747,15 @@ static cJSON *notes_json(const cal *c, const results *R, const char *meas_path)
     note(d, "price", "source",
          "shared/reference/datasheets.md section 3 [G1]: c7i.large about "
          "$0.089/h per physical core (marked unverified there), times cores");
-    note(d, "gemm", "source",
-         "the blocking of kernels/cpu/gemm_bf16.c and gemm_f32.c: 32 x 32 C "
-         "blocks (2 x 2 AMX 16 x 16 tiles, or 4 x 8-row AVX-512 strips) "
-         "spread over the cores; the AMX kernel consumes K 32 elements (64 "
-         "bytes) a step, padding K, the fp32 one K element by element");
+    snprintf(text, sizeof text,
+             "the blocking of kernels/cpu/gemm_bf16.c and gemm_f32.c: 32 x 32 C blocks spread "
+             "over the cores (fp32 micro-kernel: %s; bf16: %s); the AMX and AVX512-BF16 kernels "
+             "consume K 32 elements (64 bytes) a step, padding K, the fp32 one K element by "
+             "element%s",
+             xs_krn_gemm_f32_path(), xs_krn_gemm_bf16_path(),
+             xs_cpu_isa_has_bf16_unit(f->isa) ? ""
+                                              : " (k_bytes_bf16 2: one bf16 element a step)");
+    note(d, "gemm", "source", text);
     note(d, "model", "source",
          "fitted: one weighted least-squares fit (GSL, relative residuals, "
          "non-negative) of every fp32 and bf16 GEMM of the sweep: time = "
@@ -731,9 +780,12 @@ static cJSON *notes_json(const cal *c, const results *R, const char *meas_path)
     cJSON_AddNumberToObject(ca, "measurement_rows", (double)c->ms.n);
     cJSON *kv = cJSON_AddObjectToObject(ca, "kernel_versions");
     cJSON_AddStringToObject(kv, "gemm_bf16", xs_krn_gemm_bf16_path());
-    cJSON_AddStringToObject(kv, "gemm_fp32", f->avx512 ? "avx512 fma 8x32" : "portable");
-    cJSON_AddStringToObject(kv, "layer_ops", f->avx512 ? "avx512 (target_clones)" : "portable");
-    cJSON_AddStringToObject(kv, "optimizers", f->avx512 ? "avx512 fused" : "portable fused");
+    cJSON_AddStringToObject(kv, "kernel_set", isa_name(f));
+    cJSON_AddStringToObject(kv, "gemm_fp32", xs_krn_gemm_f32_path());
+    cJSON_AddStringToObject(kv, "layer_ops", xs_krn_layer_ops_path());
+    snprintf(text, sizeof text, "%s fused",
+             f->avx512 ? "avx512" : f->avx2 ? "avx2" : f->neon ? "neon" : "portable");
+    cJSON_AddStringToObject(kv, "optimizers", text);
     cJSON *bt = cJSON_AddArrayToObject(ca, "bandwidth_gbs_by_threads");
     for (int ti = 0; ti < bw->nthreads; ti++) {
         cJSON *o = cJSON_CreateObject();
@@ -779,8 +831,8 @@ static int run_all(cal *c, results *R)
     R->fork_s = m.r.median_s;
     R->peak_fma = peak(c, 0);
     if (R->peak_fma <= 0)
-        return xs_error_set(c->err, XS_EUNSUPPORTED, "calibrate: the AVX-512 FMA peak "
-                                                     "measured %.3g FLOP/s", R->peak_fma);
+        return xs_error_set(c->err, XS_EUNSUPPORTED, "calibrate: the %s peak measured %.3g FLOP/s",
+                            xs_krn_peak_fma_name(), R->peak_fma);
     say(c, "fork/join %.2f us, FMA peak %.0f GFLOP/s on %d cores", R->fork_s * 1e6,
         R->peak_fma / 1e9, c->N);
     if ((rc = bandwidth(c, &R->bw)) || (rc = fit_bandwidths(c, &R->bw)))
@@ -800,7 +852,7 @@ static int run_all(cal *c, results *R)
         return XS_ENOMEM;
     if ((rc = gemm_sweep(c, 1)))
         return rc;
-    if ((rc = fit_gemm(c, R->f->amx_bf16, &R->gemm)))
+    if ((rc = fit_gemm(c, isa_name(R->f), &R->gemm)))
         return rc;
     say(c, "GEMM fit over %d calls: rms residual %.1f%%, max %.1f%%", R->gemm.n,
         R->gemm.rms_rel_pct, R->gemm.max_rel_pct);
@@ -810,22 +862,35 @@ static int run_all(cal *c, results *R)
 int xs_cpu_host_check(xs_error *err)
 {
     const xs_cpu_features *f = xs_cpu_features_get();
-    if (!f->avx512)
-        return xs_error_set(err, XS_ENOHW,
-                            "calibrate --backend cpu: this CPU (%s) has no AVX-512 (CPUID); the "
-                            "CPU backend needs an x86-64 host with AVX-512 today",
-                            f->model);
+    if (f->isa_error[0])
+        return xs_error_set(err, xs_cpu_isa_parse(getenv("XS_CPU_ISA")) < 0 ? XS_EARG : XS_ENOHW,
+                            "--backend cpu: %s", f->isa_error);
     return XS_OK;
+}
+
+const char *xs_cpu_kernel_set(void)
+{
+    return isa_name(xs_cpu_features_get());
 }
 
 int xs_cpu_same_host(const xs_device *dev, char *why, size_t size)
 {
     const xs_cpu_features *f = xs_cpu_features_get();
-    if (strcmp(dev->cpu.cpu_model, f->model) == 0)
-        return 1;
-    snprintf(why, size, "device %s was calibrated on \"%s\", this host is \"%s\"", dev->id,
-             dev->cpu.cpu_model, f->model);
-    return 0;
+    if (strcmp(dev->cpu.cpu_model, f->model) != 0) {
+        snprintf(why, size, "device %s was calibrated on \"%s\", this host is \"%s\"", dev->id,
+                 dev->cpu.cpu_model, f->model);
+        return 0;
+    }
+    /* the same CPU running another kernel set (XS_CPU_ISA, or a build
+     * that lacks one) is another machine to the model */
+    if (!f->isa_error[0] && strcmp(dev->cpu.isa, isa_name(f)) != 0) {
+        snprintf(why, size,
+                 "device %s was calibrated with the %s kernel set, this run uses %s "
+                 "(XS_CPU_ISA=%s runs that set here)",
+                 dev->id, dev->cpu.isa, isa_name(f), dev->cpu.isa);
+        return 0;
+    }
+    return 1;
 }
 
 int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)

@@ -16,6 +16,10 @@ int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err);
 /* The CPU backend's host checks (backends.h): AVX-512 by CPUID; the same
  * CPU model (brand string) as the one dev was calibrated on. */
 int xs_cpu_host_check(xs_error *err);
+
+/* The kernel set the CPU kernels run here ("avx2", ...; cpu_features.h),
+ * NULL in a build without them. */
+const char *xs_cpu_kernel_set(void);
 int xs_cpu_same_host(const xs_device *dev, char *why, size_t size);
 
 /* 1 when (m, n, k) is one of the GEMM shapes the fits use, so the check

@@ -55,16 +55,30 @@ double xs_cpu_level_bw(const xs_device *dev, double footprint, int threads)
     return fmin(c->bw_dram_core * t, dev->mem_bw_gbs) * 1e9;
 }
 
-void xs_cpu_gemm_pack_bytes(int bf16, int amx, long long m, long long n, long long k, int ta,
-                            int tb, double *contig, double *transposed, int *direct)
+xs_cpu_gemm_kernel xs_cpu_gemm_kernel_for(const char *isa, int bf16)
 {
-    double es = bf16 ? 2 : 4, M = (double)m, N = (double)n, K = (double)k;
+    if (!bf16)
+        return XS_CPU_GEMM_FP32;
+    if (strcmp(isa, "amx-bf16") == 0)
+        return XS_CPU_GEMM_BF16_AMX;
+    if (strcmp(isa, "avx512-bf16") == 0)
+        return XS_CPU_GEMM_BF16_DOT;
+    return XS_CPU_GEMM_BF16_ON_FP32;
+}
+
+void xs_cpu_gemm_pack_bytes(xs_cpu_gemm_kernel kern, long long m, long long n, long long k,
+                            int ta, int tb, double *contig, double *transposed, int *direct)
+{
+    int units = kern == XS_CPU_GEMM_BF16_DOT || kern == XS_CPU_GEMM_BF16_AMX;
+    /* bytes read an element, bytes written (the fp32 kernel's panels hold fp32) */
+    double es_in = kern == XS_CPU_GEMM_FP32 ? 4 : 2, es_out = units ? 2 : 4;
+    double M = (double)m, N = (double)n, K = (double)k;
     /* the bf16 panels pad K to whole 32-deep steps, the fp32 ones do not */
-    double mp = ceil(M / 32) * 32, np = ceil(N / 32) * 32, kp = bf16 ? ceil(K / 32) * 32 : K;
-    double a = es * (M * K + mp * kp), b = es * (K * N + kp * np);
+    double mp = ceil(M / 32) * 32, np = ceil(N / 32) * 32, kp = units ? ceil(K / 32) * 32 : K;
+    double a = es_in * M * K + es_out * mp * kp, b = es_in * K * N + es_out * kp * np;
     *contig = *transposed = 0;
-    *direct = bf16 && amx && !ta && k % 32 == 0 && m % 32 == 0;
-    if (bf16) {
+    *direct = kern == XS_CPU_GEMM_BF16_AMX && !ta && k % 32 == 0 && m % 32 == 0;
+    if (units) {
         if (!*direct)
             *(ta ? transposed : contig) += a;
         *(tb ? transposed : contig) += b;
@@ -134,7 +148,13 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, int threads, xs_
     xs_dtype engine;
     int tensor;
     xs_gemm_rate(&e, op->dtype, &engine, &tensor);
-    double es = xs_dtype_bytes(engine);
+    int bf16 = engine == XS_BF16, direct;
+    /* bf16 on the fp32 engine: the kernel set has no bf16 unit and converts
+     * while packing (its operands are still bf16 in memory) */
+    xs_cpu_gemm_kernel kern = xs_cpu_gemm_kernel_for(c->isa, op->dtype == XS_BF16);
+    if (!bf16 && kern != XS_CPU_GEMM_BF16_ON_FP32)
+        kern = XS_CPU_GEMM_FP32;
+    double es = kern == XS_CPU_GEMM_BF16_ON_FP32 ? 2 : xs_dtype_bytes(engine);
     double footprint = es * ((double)op->m * op->k + (double)op->k * op->n) +
                        4.0 * (double)op->m * op->n;
     e.dram_bw_gbs = xs_cpu_level_bw(dev, footprint, threads) / 1e9;
@@ -143,10 +163,9 @@ static int gemm_estimate(const xs_device *dev, const xs_op *op, int threads, xs_
     int rc = xs_gemm_model(&e, &g, &r, err);
     if (rc)
         return rc;
-    int bf16 = engine == XS_BF16, direct;
     double contig, transposed;
-    xs_cpu_gemm_pack_bytes(bf16, strcmp(c->isa, "amx-bf16") == 0, op->m, op->n, op->k, op->ta,
-                           op->tb, &contig, &transposed, &direct);
+    xs_cpu_gemm_pack_bytes(kern, op->m, op->n, op->k, op->ta, op->tb, &contig, &transposed,
+                           &direct);
     double pack = contig / (c->pack_gbs_core * 1e9 * threads) +
                   transposed / (c->pack_transposed_gbs_core * 1e9 * threads);
     double call = (bf16 ? c->gemm_call_us_bf16 : c->gemm_call_us_fp32) * 1e-6;

@@ -30,16 +30,31 @@ int xs_cpu_fn_for_op(const xs_op *op);
 /* Bytes/s a kernel streaming footprint bytes reaches on threads cores. */
 double xs_cpu_level_bw(const xs_device *dev, double footprint, int threads);
 
-/* Bytes the GEMM kernels of kernels/cpu/ copy into packed panels, split
- * into straight copies and transposing ones (in 32 x 32 squares), and
- * whether the AMX kernel reads A in place (*direct). Each operand is read
- * once and written padded to 32 rows and columns (bf16 also pads K). The
- * fp32 A panel holds A transposed, so a row-major A is the transposing
- * copy; a B stored transposed is transposed by both kernels; the bf16
- * kernel keeps A's rows and interleaves K pairs of B. amx: the AMX kernel
- * runs. */
-void xs_cpu_gemm_pack_bytes(int bf16, int amx, long long m, long long n, long long k, int ta,
-                            int tb, double *contig, double *transposed, int *direct);
+/* The GEMM kernel of kernels/cpu/ an op runs: the fp32 kernel, the same
+ * kernel fed bf16 operands converted to fp32 while packed (bf16 on a
+ * kernel set without a bf16 unit: avx512, avx2, neon, portable), the
+ * AVX512-BF16 kernel, or the AMX one. */
+typedef enum {
+    XS_CPU_GEMM_FP32,
+    XS_CPU_GEMM_BF16_ON_FP32,
+    XS_CPU_GEMM_BF16_DOT,
+    XS_CPU_GEMM_BF16_AMX
+} xs_cpu_gemm_kernel;
+
+/* The kernel a GEMM with bf16 (else fp32) operands runs on a device whose
+ * kernel set is isa (compute.isa: "amx-bf16", "avx512-bf16", "avx2", ...). */
+xs_cpu_gemm_kernel xs_cpu_gemm_kernel_for(const char *isa, int bf16);
+
+/* Bytes kernel kern copies into packed panels, split into straight copies
+ * and transposing ones (in 32 x 32 squares), and whether the AMX kernel
+ * reads A in place (*direct). Each operand is read once and written padded
+ * to 32 rows and columns (the bf16 kernels also pad K; the fp32 kernel
+ * writes fp32 whatever it reads). The fp32 A panel holds A transposed, so
+ * a row-major A is the transposing copy; a B stored transposed is
+ * transposed by every kernel; the bf16 kernels keep A's rows and
+ * interleave K pairs of B. */
+void xs_cpu_gemm_pack_bytes(xs_cpu_gemm_kernel kern, long long m, long long n, long long k,
+                            int ta, int tb, double *contig, double *transposed, int *direct);
 
 /* 1 when a kernel touching footprint bytes meets its data cold. In a
  * training step a kernel whose data fit easily in one core's L2 (a quarter

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "cpu.h"
+#include "cpu_calibrate.h"
 #include "device.h"
 #include "fileio.h"
 #include "fit.h"
@@ -290,14 +291,20 @@ static void fit_should_recover_known_parameters(void)
  * device file and its measurements, the check runs the BERT step and the
  * single kernels against it. Accuracy is reported, not asserted (timings
  * on a shared machine); the shape of the report is. */
-static void calibrate_then_check_should_close_the_loop(void)
+static void close_the_loop(const char *set)
 {
+    if (getenv("XS_TEST_UNDER_VALGRIND")) { /* make test-valgrind */
+        fprintf(stderr, "\n(skipped: under valgrind a quick calibration alone takes more than 13 "
+                        "minutes; make test runs the loop natively and under ASan)\n");
+        return;
+    }
     char cmd[1024], dev[600], meas[600];
-    snprintf(dev, sizeof dev, "%s/host-test.json", tu_tmpdir());
-    snprintf(meas, sizeof meas, "%s/host-test.measurements.csv", tu_tmpdir());
+    snprintf(dev, sizeof dev, "%s/host-test%s.json", tu_tmpdir(), set);
+    snprintf(meas, sizeof meas, "%s/host-test%s.measurements.csv", tu_tmpdir(), set);
     snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s'", dev);
     tu_result r = tu_run(cmd);
-    if (r.status == 3 && strstr(r.err, "no AVX-512")) { /* a host the model does not cover */
+    if (r.status == 3 && (strstr(r.err, "built without the CPU kernels") ||
+                          strstr(r.err, "cannot run that kernel set"))) {
         fprintf(stderr, "\n(skipped: %s)\n", r.err);
         tu_run_free(&r);
         return;
@@ -313,6 +320,15 @@ static void calibrate_then_check_should_close_the_loop(void)
     CU_ASSERT_EQUAL_FATAL(xs_dev_load(dev, &d, &err), XS_OK);
     CU_ASSERT(d.cpu.bw_l2_core > d.cpu.bw_dram_core);
     CU_ASSERT(d.cpu.gemm_eff_fp32 > 0.05 && d.cpu.gemm_eff_fp32 <= 1);
+    if (set[0]) { /* the file says which kernel set it describes */
+        CU_ASSERT_STRING_EQUAL(d.cpu.isa, set);
+    }
+    if (strcmp(d.cpu.isa, "amx-bf16") && strcmp(d.cpu.isa, "avx512-bf16")) {
+        /* no bf16 unit: bf16 runs on the fp32 kernel, and the model says so */
+        CU_ASSERT_EQUAL(d.peak_tflops[XS_BF16], 0);
+        CU_ASSERT_EQUAL(d.cpu.bf16_blocks.k_bytes, 2);
+        CU_ASSERT_EQUAL(xs_cpu_gemm_kernel_for(d.cpu.isa, 1), XS_CPU_GEMM_BF16_ON_FP32);
+    }
     char *csv = NULL;
     FILE *f = fopen(meas, "r");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -360,6 +376,25 @@ static void calibrate_then_check_should_close_the_loop(void)
 }
 
 
+static void calibrate_then_check_should_close_the_loop(void)
+{
+    close_the_loop("");
+}
+
+/* The same loop with the kernels capped at AVX2 + FMA (XS_CPU_ISA), as on
+ * a Zen 2/3 or an Intel client host: bf16 emulated on the fp32 kernel. */
+static void calibrate_then_check_should_close_the_loop_on_avx2(void)
+{
+    const char *set = xs_cpu_kernel_set();
+    if (set && strcmp(set, "avx2") == 0) { /* an AVX2 host, or valgrind's CPU */
+        fprintf(stderr, "\n(skipped: the kernels run avx2 here already: the loop below covers it)\n");
+        return;
+    }
+    setenv("XS_CPU_ISA", "avx2", 1); /* for the commands the loop runs */
+    close_the_loop("avx2");
+    unsetenv("XS_CPU_ISA");
+}
+
 /* 1 when the file at path holds exactly text (NULL: the file is absent). */
 static int file_is(const char *path, const char *text)
 {
@@ -387,7 +422,7 @@ static void calibrate_should_damage_no_file_it_did_not_create(void)
                          "--measurements calibrate/runs/" CPU_ID ".measurements.csv");
     CU_ASSERT_NOT_EQUAL(r.status, 0);
     CU_ASSERT_EQUAL(tu_lines(r.err), 1);
-    CU_ASSERT(strstr(r.err, "shipped with xpusim") || strstr(r.err, "no AVX-512"));
+    CU_ASSERT(strstr(r.err, "shipped with xpusim") || strstr(r.err, "without the CPU kernels"));
     tu_run_free(&r);
     CU_ASSERT(file_is("devices/" CPU_ID ".json", dev0)); /* byte for byte */
     CU_ASSERT(file_is("calibrate/runs/" CPU_ID ".measurements.csv", meas0));
@@ -401,7 +436,8 @@ static void calibrate_should_damage_no_file_it_did_not_create(void)
     snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s'", json);
     r = tu_run(cmd);
     CU_ASSERT_NOT_EQUAL(r.status, 0);
-    CU_ASSERT(strstr(r.err, "was not written by xpusim calibrate") || strstr(r.err, "no AVX-512"));
+    CU_ASSERT(strstr(r.err, "was not written by xpusim calibrate") ||
+              strstr(r.err, "without the CPU kernels"));
     tu_run_free(&r);
     CU_ASSERT(file_is(json, "{\"id\": \"mine\"}\n"));
     snprintf(other, sizeof other, "%s/fresh.json", tu_tmpdir());
@@ -409,18 +445,33 @@ static void calibrate_should_damage_no_file_it_did_not_create(void)
              csv);
     r = tu_run(cmd);
     CU_ASSERT_NOT_EQUAL(r.status, 0);
-    CU_ASSERT(strstr(r.err, "was not written by xpusim calibrate") || strstr(r.err, "no AVX-512"));
+    CU_ASSERT(strstr(r.err, "was not written by xpusim calibrate") ||
+              strstr(r.err, "without the CPU kernels"));
     tu_run_free(&r);
     CU_ASSERT(file_is(csv, "a,b\n1,2\n"));
     CU_ASSERT(file_is(other, NULL));
 
-    /* a host without AVX-512 (forced here): refused before any file exists */
-    setenv("XS_CPU_DISABLE", "avx512", 1);
+    /* a kernel set this CPU lacks, or none by that name: refused before any
+     * file exists */
+#if defined(__x86_64__)
+    setenv("XS_CPU_ISA", "neon", 1);
+#else
+    setenv("XS_CPU_ISA", "avx2", 1);
+#endif
     snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s'", other);
     r = tu_run(cmd);
-    unsetenv("XS_CPU_DISABLE");
     CU_ASSERT_EQUAL(r.status, 3); /* EXIT_NOHW */
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "has no AVX-512 (CPUID)"));
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT(strstr(r.err, "cannot run that kernel set") ||
+              strstr(r.err, "without the CPU kernels"));
+    tu_run_free(&r);
+    setenv("XS_CPU_ISA", "avx3", 1);
+    r = tu_run(cmd);
+    unsetenv("XS_CPU_ISA");
+    CU_ASSERT(r.status == 2 || strstr(r.err, "without the CPU kernels")); /* a usage error */
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT(strstr(r.err, "XS_CPU_ISA='avx3' names no kernel set") ||
+              strstr(r.err, "without the CPU kernels"));
     tu_run_free(&r);
     char meas[700];
     snprintf(meas, sizeof meas, "%s/fresh.measurements.csv", tu_tmpdir());
@@ -432,6 +483,11 @@ static void calibrate_should_damage_no_file_it_did_not_create(void)
  * asked for, and then the report ends saying two machines were compared. */
 static void check_should_refuse_another_hosts_device(void)
 {
+    xs_error err;
+    if (xs_cpu_host_check(&err)) { /* a build without the CPU kernels knows no CPU model */
+        fprintf(stderr, "\n(skipped: %s)\n", err.msg);
+        return;
+    }
     cJSON *doc = tu_load_json("devices/" CPU_ID ".json");
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     cJSON_ReplaceItemInObject(doc, "id", cJSON_CreateString("elsewhere"));
@@ -446,6 +502,35 @@ static void check_should_refuse_another_hosts_device(void)
     CU_ASSERT_EQUAL(tu_lines(r.err), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "calibrated on \"Some Other CPU 9000\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--allow-other-host"));
+    CU_ASSERT_EQUAL(r.out[0], '\0');
+    tu_run_free(&r);
+}
+
+/* The same CPU with its kernels capped at another set (XS_CPU_ISA) is
+ * another machine to the model: the shipped amx-bf16 file is refused, in
+ * one line, before anything runs. */
+static void check_should_refuse_another_kernel_sets_device(void)
+{
+    xs_device d;
+    load_cpu(&d);
+    xs_error err;
+    char why[320];
+    if (xs_cpu_host_check(&err)) {
+        fprintf(stderr, "\n(skipped: %s)\n", err.msg);
+        return;
+    }
+    /* only meaningful on the CPU the shipped file was calibrated on */
+    if (!xs_cpu_same_host(&d, why, sizeof why)) {
+        fprintf(stderr, "\n(skipped: %s)\n", why);
+        return;
+    }
+    setenv("XS_CPU_ISA", "avx2", 1);
+    tu_result r = tu_run("validate --backend cpu --quick -d " CPU_ID);
+    unsetenv("XS_CPU_ISA");
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "calibrated with the amx-bf16 kernel set, this run "
+                                         "uses avx2"));
     CU_ASSERT_EQUAL(r.out[0], '\0');
     tu_run_free(&r);
 }
@@ -500,8 +585,12 @@ int tu_add_cpu_model_suite(void)
                         calibrate_and_check_should_refuse_bad_usage) ||
            !CU_add_test(s, "calibrate_should_damage_no_file_it_did_not_create",
                         calibrate_should_damage_no_file_it_did_not_create) ||
+           !CU_add_test(s, "check_should_refuse_another_kernel_sets_device",
+                        check_should_refuse_another_kernel_sets_device) ||
            !CU_add_test(s, "check_should_refuse_another_hosts_device",
                         check_should_refuse_another_hosts_device) ||
+           !CU_add_test(s, "calibrate_then_check_should_close_the_loop_on_avx2",
+                        calibrate_then_check_should_close_the_loop_on_avx2) ||
            !CU_add_test(s, "calibrate_then_check_should_close_the_loop",
                         calibrate_then_check_should_close_the_loop);
 }

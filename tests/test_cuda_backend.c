@@ -282,6 +282,21 @@ static void expect_nohw(const char *args, const char *want, const char *file)
     tu_run_free(&r);
 }
 
+/* 1 when the command under test finds a built library: build/cuda/ in the
+ * folder of its executable (XPUSIM_BIN's last word; build/clang/xpusim and
+ * build/nokern/xpusim look beside themselves, not in ./build/cuda). */
+static int cuda_lib_beside_command(void)
+{
+    const char *bin = getenv("XPUSIM_BIN");
+    const char *last = bin ? strrchr(bin, ' ') : NULL;
+    char path[1024];
+    snprintf(path, sizeof path, "%s", last ? last + 1 : bin ? bin : "./xpusim");
+    char *slash = strrchr(path, '/');
+    size_t at = slash ? (size_t)(slash - path) + 1 : 0;
+    snprintf(path + at, sizeof path - at, "build/cuda/libxscuda.so");
+    return access(path, F_OK) == 0;
+}
+
 static void missing_hardware_should_exit_3(void)
 {
     char out[600], cmd[1400];
@@ -293,7 +308,7 @@ static void missing_hardware_should_exit_3(void)
     expect_nohw(cmd, "XS_CUDA_LIB=/nonexistent/libxscuda.so: no such file", out);
     /* the library a build makes: absent (no nvcc), or the real one on this GPU-less host */
     unsetenv("XS_CUDA_LIB");
-    int built = access("build/cuda/libxscuda.so", F_OK) == 0;
+    int built = cuda_lib_beside_command();
     expect_nohw(cmd, built ? "no CUDA GPU" : "xpusim was built without CUDA", out);
     /* the fake with no GPU */
     use_fake();

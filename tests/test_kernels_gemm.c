@@ -1,6 +1,7 @@
 /* test_kernels_gemm.c — the GEMM kernels against their references on every
- * path (AMX, AVX512-BF16, portable; AVX-512 and portable fp32), for shapes
- * at, inside and past the tile edges, with transposes and accumulation. */
+ * kernel set this CPU runs (bf16: AMX, AVX512-BF16, or emulated on the fp32
+ * kernel; fp32: AVX-512, AVX2, NEON, portable), for shapes at, inside and
+ * past the tile edges and the K chunks, with transposes and accumulation. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "cpu_features.h"
 #include "cpu_gemm.h"
+#include "kernel_sets.h"
 #include "test_util.h"
 
 static unsigned seed = 99;
@@ -16,15 +18,6 @@ static float frand(void)
 {
     seed = seed * 1664525u + 1013904223u;
     return (float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
-
-static void set_paths(const char *disable)
-{
-    if (disable)
-        setenv("XS_CPU_DISABLE", disable, 1);
-    else
-        unsetenv("XS_CPU_DISABLE");
-    xs_cpu_features_redetect();
 }
 
 /* |got - ref| <= 1e-5 + 2 k eps sum |a b|: a bound on fp32 summation in any order. */
@@ -60,12 +53,22 @@ static void check_bf16(size_t m, size_t n, size_t k, int ta, int tb, int acc)
         Ba[i] = B[i] & 0x7fff;
     xs_krn_gemm_bf16_ref(ta, tb, m, n, k, Aa, Ba, absdot, 0);
     xs_krn_gemm_bf16_ref(ta, tb, m, n, k, A, B, R, acc);
+    float *C2 = malloc(m * n * sizeof *C2);
+    memcpy(C2, C, m * n * sizeof *C2);
     xs_krn_gemm_bf16(ta, tb, m, n, k, A, B, C, acc, 2);
     int ok = close_enough(C, R, absdot, m * n, k);
     if (!ok)
         fprintf(stderr, "  bf16 %s m=%zu n=%zu k=%zu ta=%d tb=%d acc=%d\n",
                 xs_krn_gemm_bf16_path(), m, n, k, ta, tb, acc);
     CU_ASSERT(ok);
+    /* the emulation, called directly, on every set */
+    xs_krn_gemm_bf16_on_f32(ta, tb, m, n, k, A, B, C2, acc, 2);
+    ok = close_enough(C2, R, absdot, m * n, k);
+    if (!ok)
+        fprintf(stderr, "  bf16 on fp32 (%s) m=%zu n=%zu k=%zu ta=%d tb=%d acc=%d\n",
+                xs_krn_gemm_f32_path(), m, n, k, ta, tb, acc);
+    CU_ASSERT(ok);
+    free(C2);
     free(A), free(B), free(C), free(R), free(absdot), free(Aa), free(Ba);
 }
 
@@ -91,31 +94,64 @@ static void check_f32(size_t m, size_t n, size_t k, int ta, int tb, int acc)
     free(A), free(B), free(C), free(R), free(absdot), free(Aa), free(Ba);
 }
 
-/* shapes on, inside and just past the 32 x 32 blocks and the 32-deep K step */
-static const size_t SHAPES[][3] = {{1, 1, 1},   {32, 32, 32}, {33, 31, 65}, {7, 45, 3},
-                                   {64, 96, 64}, {100, 17, 129}, {31, 64, 1}, {65, 33, 96}};
+/* shapes on, inside and just past the 32 x 32 blocks, the 32-deep K step
+ * and the 128-deep K chunk of the avx2 and neon blocks; K = 0 */
+static const size_t SHAPES[][3] = {{1, 1, 1},    {32, 32, 32},  {33, 31, 65}, {7, 45, 3},
+                                   {64, 96, 64}, {100, 17, 129}, {31, 64, 1}, {65, 33, 96},
+                                   {40, 70, 300}, {32, 32, 256}, {5, 3, 0}};
+#define NSHAPES (sizeof SHAPES / sizeof SHAPES[0])
 
-static void bf16_gemm_should_match_the_reference_on_every_path(void)
+static void bf16_gemm_should_match_the_reference_on_every_kernel_set(void)
 {
-    static const char *paths[] = {NULL, "amx", "amx,avx512bf16"};
-    for (int p = 0; p < 3; p++) {
-        set_paths(paths[p]);
-        for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++)
+    for (int set = tu_set_first(); set >= 0; set = tu_set_next(set))
+        for (size_t s = 0; s < NSHAPES; s++)
             for (int t = 0; t < 4; t++)
                 check_bf16(SHAPES[s][0], SHAPES[s][1], SHAPES[s][2], t & 1, t >> 1, s % 2);
-    }
-    set_paths(NULL);
 }
 
-static void f32_gemm_should_match_the_reference_on_every_path(void)
+static void f32_gemm_should_match_the_reference_on_every_kernel_set(void)
 {
-    for (int p = 0; p < 2; p++) {
-        set_paths(p ? "avx512" : NULL);
-        for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++)
+    for (int set = tu_set_first(); set >= 0; set = tu_set_next(set))
+        for (size_t s = 0; s < NSHAPES; s++)
             for (int t = 0; t < 4; t++)
                 check_f32(SHAPES[s][0], SHAPES[s][1], SHAPES[s][2], t & 1, t >> 1, s % 2);
+}
+
+/* Each set names the kernels it runs: the paths the device file records. */
+static void kernel_sets_should_name_their_gemm_paths(void)
+{
+    static const char *f32[XS_ISA_COUNT] = {
+        [XS_ISA_PORTABLE] = "portable",        [XS_ISA_NEON] = "neon fma 8x8",
+        [XS_ISA_AVX2] = "avx2 fma 6x16",       [XS_ISA_AVX512] = "avx512 fma 8x32",
+        [XS_ISA_AVX512_BF16] = "avx512 fma 8x32", [XS_ISA_AMX_BF16] = "avx512 fma 8x32"};
+    static const char *b16[XS_ISA_COUNT] = {
+        [XS_ISA_PORTABLE] = "fp32-portable", [XS_ISA_NEON] = "fp32-neon",
+        [XS_ISA_AVX2] = "fp32-avx2",         [XS_ISA_AVX512] = "fp32-avx512",
+        [XS_ISA_AVX512_BF16] = "avx512bf16", [XS_ISA_AMX_BF16] = "amx"};
+    int ran = 0;
+    for (int set = tu_set_first(); set >= 0; set = tu_set_next(set)) {
+        CU_ASSERT_EQUAL((int)xs_cpu_features_get()->isa, set);
+        CU_ASSERT_STRING_EQUAL(xs_krn_gemm_f32_path(), f32[set]);
+        CU_ASSERT_STRING_EQUAL(xs_krn_gemm_bf16_path(), b16[set]);
+        CU_ASSERT_EQUAL(xs_cpu_isa_has_bf16_unit((xs_cpu_isa)set),
+                        set == XS_ISA_AMX_BF16 || set == XS_ISA_AVX512_BF16);
+        ran++;
     }
-    set_paths(NULL);
+    CU_ASSERT(ran >= 1); /* portable runs everywhere */
+    /* an unknown set, or one this CPU lacks: the kernels keep the best set
+     * and the entry points get the reason */
+    setenv("XS_CPU_ISA", "avx3", 1);
+    xs_cpu_features_redetect();
+    CU_ASSERT_PTR_NOT_NULL(strstr(xs_cpu_features_get()->isa_error, "names no kernel set"));
+#if defined(__x86_64__)
+    setenv("XS_CPU_ISA", "neon", 1);
+#else
+    setenv("XS_CPU_ISA", "avx2", 1);
+#endif
+    xs_cpu_features_redetect();
+    CU_ASSERT_PTR_NOT_NULL(strstr(xs_cpu_features_get()->isa_error, "cannot run that kernel set"));
+    tu_set_use(-1);
+    CU_ASSERT_EQUAL(xs_cpu_features_get()->isa_error[0], '\0');
 }
 
 static void bf16_conversion_should_round_to_nearest_even(void)
@@ -135,10 +171,12 @@ int tu_add_kernels_gemm_suite(void)
 {
     CU_pSuite s = CU_add_suite("kernels_gemm", NULL, NULL);
     return !s ||
-           !CU_add_test(s, "bf16_gemm_should_match_the_reference_on_every_path",
-                        bf16_gemm_should_match_the_reference_on_every_path) ||
-           !CU_add_test(s, "f32_gemm_should_match_the_reference_on_every_path",
-                        f32_gemm_should_match_the_reference_on_every_path) ||
+           !CU_add_test(s, "bf16_gemm_should_match_the_reference_on_every_kernel_set",
+                        bf16_gemm_should_match_the_reference_on_every_kernel_set) ||
+           !CU_add_test(s, "f32_gemm_should_match_the_reference_on_every_kernel_set",
+                        f32_gemm_should_match_the_reference_on_every_kernel_set) ||
+           !CU_add_test(s, "kernel_sets_should_name_their_gemm_paths",
+                        kernel_sets_should_name_their_gemm_paths) ||
            !CU_add_test(s, "bf16_conversion_should_round_to_nearest_even",
                         bf16_conversion_should_round_to_nearest_even);
 }

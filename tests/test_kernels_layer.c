@@ -9,6 +9,7 @@
 #include <CUnit/CUnit.h>
 
 #include "cpu_features.h"
+#include "kernel_sets.h"
 #include "layer_ops.h"
 #include "test_util.h"
 
@@ -251,7 +252,7 @@ static void dropout_should_keep_the_expected_fraction_and_scale(void)
     CU_ASSERT(memcmp(dx, y1, sizeof dx) == 0); /* the same mask and scale */
 }
 
-static void bf16_cast_should_give_the_reference_bits_on_every_path(void)
+static void bf16_cast_should_give_the_reference_bits_on_every_kernel_set(void)
 {
     enum { M = 1000 };
     static float x[M];
@@ -271,16 +272,72 @@ static void bf16_cast_should_give_the_reference_bits_on_every_path(void)
     CU_ASSERT_EQUAL(ref[105], 0x3f82); /* 1.01171875 ties to even: up */
     CU_ASSERT_EQUAL(ref[111], 0x3f81);
     CU_ASSERT((ref[109] & 0x7f80) == 0x7f80 && (ref[109] & 0x7f)); /* NaN stays NaN */
-    for (int path = 0; path < 2; path++) {
-        if (path)
-            setenv("XS_CPU_DISABLE", "avx512", 1);
-        xs_cpu_features_redetect();
+    for (int set = tu_set_first(); set >= 0; set = tu_set_next(set)) {
         memset(fast, 0, sizeof fast);
         xs_krn_cast_bf16(x, fast, M, 2);
         CU_ASSERT(memcmp(fast, ref, sizeof ref) == 0);
     }
-    unsetenv("XS_CPU_DISABLE");
-    xs_cpu_features_redetect();
+}
+
+/* Every timed layer kernel once, into out (B2 values): what the builds
+ * for each vector ISA must agree on. */
+enum { B2 = 13 * 1003 };
+static void run_layer_kernels(const float *x, const float *x2, float *out)
+{
+    enum { R = 13, W = 1003 };
+    static float y[B2], dx[B2], mean[R], rstd[R], gb[2 * W];
+    static uint8_t keep[B2];
+    float *o = out;
+    const float *gamma = x2, *beta = x2 + W;
+    memset(gb, 0, sizeof gb);
+    xs_krn_layernorm_fwd(x, gamma, beta, y, mean, rstd, R, W, 2);
+    memcpy(o, y, sizeof y);
+    xs_krn_layernorm_bwd(x2, x, gamma, mean, rstd, dx, gb, gb + W, R, W, 2);
+    for (int i = 0; i < B2; i++)
+        o[i] += dx[i] + gb[i % (2 * W)];
+    xs_krn_softmax_fwd(x, y, 0.3f, R, W, 2);
+    xs_krn_softmax_bwd(x2, y, dx, 0.3f, R, W, 2);
+    for (int i = 0; i < B2; i++)
+        o[i] = o[i] * 0.5f + y[i] + dx[i];
+    xs_krn_gelu_fwd(x, y, B2, 2);
+    xs_krn_gelu_bwd(x2, x, dx, B2, 2);
+    for (int i = 0; i < B2; i++)
+        o[i] = o[i] * 0.5f + y[i] + dx[i];
+    memcpy(y, x, sizeof y);
+    xs_krn_bias_add(y, x2, R, W, 2);
+    memset(gb, 0, sizeof gb);
+    xs_krn_bias_grad(x, gb, R, W, 2);
+    xs_krn_add(x, x2, dx, B2, 2);
+    for (int i = 0; i < B2; i++)
+        o[i] = o[i] * 0.5f + y[i] + dx[i] + gb[i % W];
+    xs_krn_dropout_fwd(x, y, keep, 0.2f, 7, B2, 2);
+    xs_krn_dropout_bwd(x2, keep, dx, 0.2f, B2, 2);
+    for (int i = 0; i < B2; i++)
+        o[i] = o[i] * 0.5f + y[i] + dx[i];
+}
+
+/* The layer kernels are one source compiled per vector ISA (and the
+ * base ISA): with the same operations in the same order, every build
+ * gives the bits the portable one gives. */
+static void layer_kernels_should_agree_bit_for_bit_on_every_kernel_set(void)
+{
+    static float x[B2], x2[B2], base[B2], got[B2];
+    fill(x, B2, 2, 0);
+    fill(x2, B2, 1, 0.5f);
+    tu_set_use(XS_ISA_PORTABLE);
+    CU_ASSERT_STRING_EQUAL(xs_krn_layer_ops_path(), "base");
+    run_layer_kernels(x, x2, base);
+    int sets = 0;
+    for (int set = tu_set_first(); set >= 0; set = tu_set_next(set)) {
+        run_layer_kernels(x, x2, got);
+        int same = memcmp(got, base, sizeof got) == 0;
+        if (!same)
+            fprintf(stderr, "\n  layer kernels on %s (%s) differ from the portable build\n",
+                    xs_cpu_isa_name((xs_cpu_isa)set), xs_krn_layer_ops_path());
+        CU_ASSERT(same);
+        sets++;
+    }
+    CU_ASSERT(sets >= 1);
 }
 
 static void head_layouts_should_round_trip(void)
@@ -382,8 +439,10 @@ int tu_add_kernels_layer_suite(void)
                         gelu_should_hit_known_values_and_differentiate) ||
            !CU_add_test(s, "bias_and_add_should_match_their_definitions",
                         bias_and_add_should_match_their_definitions) ||
-           !CU_add_test(s, "bf16_cast_should_give_the_reference_bits_on_every_path",
-                        bf16_cast_should_give_the_reference_bits_on_every_path) ||
+           !CU_add_test(s, "bf16_cast_should_give_the_reference_bits_on_every_kernel_set",
+                        bf16_cast_should_give_the_reference_bits_on_every_kernel_set) ||
+           !CU_add_test(s, "layer_kernels_should_agree_bit_for_bit_on_every_kernel_set",
+                        layer_kernels_should_agree_bit_for_bit_on_every_kernel_set) ||
            !CU_add_test(s, "dropout_should_keep_the_expected_fraction_and_scale",
                         dropout_should_keep_the_expected_fraction_and_scale) ||
            !CU_add_test(s, "head_layouts_should_round_trip", head_layouts_should_round_trip) ||

@@ -328,7 +328,7 @@ static void published_gemm_set_should_be_predicted_and_below_peak(void)
         ok += r->ok;
         if (!r->ok)
             fprintf(stderr, "\n%s:%d: %s\n", r->file, r->line, r->reason);
-        long long m, nn, k, b;
+        long long m = 0, nn = 0, k = 0, b = 0; /* clang: set only when the asserts pass */
         char dt[16] = "";
         char rs[256];
         CU_ASSERT_FATAL(xs_kv_int(r->set, "m", 1, 1 << 24, -1, &m, rs, sizeof rs) == 0 &&

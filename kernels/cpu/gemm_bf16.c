@@ -1,4 +1,6 @@
-/* gemm_bf16.c — bf16 GEMM with fp32 accumulation.
+/* gemm_bf16.c — bf16 GEMM with fp32 accumulation on the bf16 units of
+ * x86-64 (AMX tiles, AVX512-BF16); every other kernel set converts to fp32
+ * while packing and runs the fp32 kernel (gemm_f32.c).
  *
  * Both operands are packed first, in parallel, into panels that the
  * micro-kernels read contiguously (AMX reads A in place when its rows are
@@ -16,22 +18,17 @@
  * through a small buffer. */
 #include "cpu_gemm.h"
 
-#include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_features.h"
 #include "scratch.h"
+#include "simd.h"
 
 #define TILE 32 /* rows and columns of a C block, and the K step */
 /* B panels of a column chunk should stay in a core's L2 (2 MB on the
  * machines this was tuned on; half of it, leaving room for A and C) */
 #define L2_PANEL_BYTES (1u << 20)
-
-static size_t up32(size_t x)
-{
-    return (x + TILE - 1) / TILE * TILE;
-}
 
 void xs_krn_gemm_bf16_ref(int ta, int tb, size_t m, size_t n, size_t k, const xs_bf16 *A,
                           const xs_bf16 *B, float *C, int accumulate)
@@ -44,6 +41,12 @@ void xs_krn_gemm_bf16_ref(int ta, int tb, size_t m, size_t n, size_t k, const xs
                      xs_bf16_to_f32(B[xs_krn_b_index(tb, n, k, p, j)]);
             C[i * n + j] = accumulate ? C[i * n + j] + s : s;
         }
+}
+
+#ifdef XS_X86
+static size_t up32(size_t x)
+{
+    return (x + TILE - 1) / TILE * TILE;
 }
 
 /* ---- packing ------------------------------------------------------------- */
@@ -252,42 +255,16 @@ avx512bf16_block(const xs_bf16 *a, const xs_bf16 *b, size_t kq, float *c, size_t
     }
 }
 
-/* ---- portable -------------------------------------------------------------- */
-
-static void portable_block(const xs_bf16 *a, const xs_bf16 *b, size_t kq, float *c, size_t ldc,
-                           int load_c)
-{
-    for (size_t i = 0; i < TILE; i++) {
-        float acc[TILE];
-        for (size_t j = 0; j < TILE; j++)
-            acc[j] = load_c ? c[i * ldc + j] : 0;
-        for (size_t q = 0; q < kq; q++)
-            for (size_t t = 0; t < TILE / 2; t++) {
-                const xs_bf16 *ap = a + q * TILE * TILE + i * TILE + 2 * t;
-                const xs_bf16 *bp = b + (q * (TILE / 2) + t) * 2 * TILE;
-                float a0 = xs_bf16_to_f32(ap[0]), a1 = xs_bf16_to_f32(ap[1]);
-                for (size_t j = 0; j < TILE; j++)
-                    acc[j] += a0 * xs_bf16_to_f32(bp[2 * j]) + a1 * xs_bf16_to_f32(bp[2 * j + 1]);
-            }
-        for (size_t j = 0; j < TILE; j++)
-            c[i * ldc + j] = acc[j];
-    }
-}
-
-const char *xs_krn_gemm_bf16_path(void)
-{
-    return xs_cpu_bf16_path();
-}
-
-void xs_krn_gemm_bf16(int ta, int tb, size_t m, size_t n, size_t k, const xs_bf16 *A,
-                      const xs_bf16 *B, float *C, int accumulate, int threads)
+/* The GEMM on AMX (path 2) or AVX512-BF16 (path 1). */
+static void gemm_bf16_units(const xs_cpu_features *f, int ta, int tb, size_t m, size_t n,
+                            size_t k, const xs_bf16 *A, const xs_bf16 *B, float *C,
+                            int accumulate, int threads)
 {
     if (m == 0 || n == 0)
         return;
-    const xs_cpu_features *f = xs_cpu_features_get();
     int nt = threads > 0 ? threads : 1;
     size_t mp = up32(m), np = up32(n), kp = up32(k > 0 ? k : 1), kq = kp / TILE;
-    int path = f->amx_bf16 ? 2 : f->avx512_bf16 ? 1 : 0;
+    int path = f->amx_bf16 ? 2 : 1;
     /* AMX tile loads read A in place when its rows hold whole K steps */
     int direct = path == 2 && !ta && k % TILE == 0 && m % TILE == 0;
     xs_bf16 *Ap = direct ? NULL : xs_krn_scratch(XS_SCRATCH_A, mp * kp * sizeof *Ap);
@@ -322,13 +299,31 @@ void xs_krn_gemm_bf16(int ta, int tb, size_t m, size_t n, size_t k, const xs_bf1
                     else if (path == 2)
                         amx_block(Ap + ib * kq * TILE * TILE, TILE, TILE * TILE, b, kq, c, ldc,
                                   load_c);
-                    else if (path == 1)
-                        avx512bf16_block(Ap + ib * kq * TILE * TILE, b, kq, c, ldc, load_c);
                     else
-                        portable_block(Ap + ib * kq * TILE * TILE, b, kq, c, ldc, load_c);
+                        avx512bf16_block(Ap + ib * kq * TILE * TILE, b, kq, c, ldc, load_c);
                     if (!full)
                         store_block(C, m, n, i0, j0, buf, accumulate);
                 }
         }
     }
+}
+#endif
+
+const char *xs_krn_gemm_bf16_path(void)
+{
+    return xs_cpu_bf16_path();
+}
+
+void xs_krn_gemm_bf16(int ta, int tb, size_t m, size_t n, size_t k, const xs_bf16 *A,
+                      const xs_bf16 *B, float *C, int accumulate, int threads)
+{
+    const xs_cpu_features *f = xs_cpu_features_get();
+#ifdef XS_X86
+    if (f->amx_bf16 || f->avx512_bf16) {
+        gemm_bf16_units(f, ta, tb, m, n, k, A, B, C, accumulate, threads);
+        return;
+    }
+#endif
+    (void)f;
+    xs_krn_gemm_bf16_on_f32(ta, tb, m, n, k, A, B, C, accumulate, threads);
 }

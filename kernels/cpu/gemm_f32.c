@@ -1,19 +1,31 @@
-/* gemm_f32.c — fp32 GEMM. A is packed in panels of 32 rows (for each K
- * index the 32 row values side by side, so a micro-kernel's broadcasts read
- * contiguous memory), B in panels of 32 columns (each K index's 32 values,
- * 128 contiguous bytes). Blocks of 32 x 32 of C are spread over the
- * threads, each computed 8 rows at a time with 16 AVX-512 FMA accumulators
- * and stored straight into C when the block is whole. */
+/* gemm_f32.c — fp32 GEMM, and the bf16 GEMM of kernel sets without a bf16
+ * unit (operands converted to fp32 while packed: bf16 -> fp32 is exact).
+ * A is packed in panels of 32 rows (for each K index the 32 row values side
+ * by side, so a micro-kernel's broadcasts read contiguous memory), B in
+ * panels of 32 columns (each K index's 32 values, 128 contiguous bytes).
+ * Blocks of 32 x 32 of C are spread over the threads and stored straight
+ * into C when the block is whole. A block is computed by the kernel set's
+ * micro-kernel:
+ *   avx512: 8 rows x 32 columns at a time, 16 zmm accumulators;
+ *   avx2:   6 (or 4) rows x 16 columns, 12 (8) ymm accumulators of the 16
+ *           registers, K in chunks whose A and B slices stay in L1;
+ *   neon:   8 rows x 8 columns, 16 of the 32 q registers, lane FMAs;
+ *   portable: plain loops the compiler vectorizes for the base ISA. */
 #include "cpu_gemm.h"
 
-#include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu_features.h"
 #include "scratch.h"
+#include "simd.h"
 
 #define TILE 32
+/* K elements per chunk of the avx2 and neon blocks: a chunk of an A panel
+ * and of a B panel, 128 x 128 bytes each, is 32 KB, the L1 data cache of
+ * Zen 2/3 and Intel client cores (Neoverse cores have 64 KB) */
+#define KC 128
 
 static size_t up(size_t x, size_t q)
 {
@@ -32,19 +44,68 @@ void xs_krn_gemm_f32_ref(int ta, int tb, size_t m, size_t n, size_t k, const flo
         }
 }
 
+/* Element i of an fp32 or bf16 array, as fp32. */
+static inline float elem(const void *x, size_t i, int bf16)
+{
+    return bf16 ? xs_bf16_to_f32(((const xs_bf16 *)x)[i]) : ((const float *)x)[i];
+}
+
+#ifdef XS_X86
+/* dst[c * 32 + r] = src[r * lds + c] for an 8 x 8 square: eight row loads,
+ * the usual unpack / shuffle / lane-permute transpose, eight column stores */
+__attribute__((target("avx2"))) static void transpose8_avx2(const float *src, size_t lds,
+                                                           float *dst)
+{
+    __m256 r[8], t[8], u[8];
+    for (int i = 0; i < 8; i++)
+        r[i] = _mm256_loadu_ps(src + (size_t)i * lds);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+    }
+    for (int i = 0; i < 4; i++) {
+        _mm256_storeu_ps(dst + (size_t)i * TILE, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
+        _mm256_storeu_ps(dst + (size_t)(i + 4) * TILE,
+                         _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
+    }
+}
+#endif
+
 /* Ap panel ib: Ap + ib * k * 32, element (p, r) at p * 32 + r; copied in
- * 32 x 32 squares so both the reads and the writes stay within a few KB */
-static void pack_a(int ta, size_t m, size_t k, const float *A, float *Ap, size_t mp, int nt)
+ * 32 x 32 squares so both the reads and the writes stay within a few KB.
+ * vec8: a row-major fp32 A is transposed 8 x 8 at a time with AVX2 (the
+ * avx2 set's plan; the avx512 one packs as it was calibrated, element by
+ * element). */
+static void pack_a(int ta, size_t m, size_t k, const void *A, int bf16, float *Ap, size_t mp,
+                   int nt, int vec8)
 {
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (size_t ib = 0; ib < mp / TILE; ib++) {
         float *dst = Ap + ib * k * TILE;
         for (size_t p0 = 0; p0 < k; p0 += TILE) {
             size_t pe = p0 + TILE < k ? p0 + TILE : k;
-            for (size_t r = 0; r < TILE; r++) {
-                size_t i = ib * TILE + r;
-                for (size_t p = p0; p < pe; p++)
-                    dst[p * TILE + r] = i >= m ? 0 : A[xs_krn_a_index(ta, m, k, i, p)];
+            for (size_t r0 = 0; r0 < TILE; r0 += 8) {
+                size_t i0 = ib * TILE + r0, p = p0;
+#ifdef XS_X86
+                if (vec8 && !ta && !bf16 && i0 + 8 <= m)
+                    for (; p + 8 <= pe; p += 8)
+                        transpose8_avx2((const float *)A + i0 * k + p, k, dst + p * TILE + r0);
+#else
+                (void)vec8;
+                (void)i0;
+#endif
+                for (size_t r = r0; r < r0 + 8; r++) {
+                    size_t i = ib * TILE + r;
+                    for (size_t q = p; q < pe; q++)
+                        dst[q * TILE + r] =
+                            i >= m ? 0 : elem(A, xs_krn_a_index(ta, m, k, i, q), bf16);
+                }
             }
         }
     }
@@ -52,7 +113,8 @@ static void pack_a(int ta, size_t m, size_t k, const float *A, float *Ap, size_t
 
 /* Bp panel jb: Bp + jb * k * 32, element (p, c) at p * 32 + c. B stored
  * transposed (n x k) is copied in 32 x 32 squares like A. */
-static void pack_b(int tb, size_t n, size_t k, const float *B, float *Bp, size_t np, int nt)
+static void pack_b(int tb, size_t n, size_t k, const void *B, int bf16, float *Bp, size_t np,
+                   int nt)
 {
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (size_t jb = 0; jb < np / TILE; jb++) {
@@ -63,23 +125,28 @@ static void pack_b(int tb, size_t n, size_t k, const float *B, float *Bp, size_t
                 size_t pe = p0 + TILE < k ? p0 + TILE : k;
                 for (size_t c = 0; c < TILE; c++) {
                     int in_n = j0 + c < n;
-                    const float *src = in_n ? B + (j0 + c) * k : B;
                     for (size_t p = p0; p < pe; p++)
-                        dst[p * TILE + c] = in_n ? src[p] : 0;
+                        dst[p * TILE + c] = in_n ? elem(B, (j0 + c) * k + p, bf16) : 0;
                 }
             }
             continue;
         }
         for (size_t p = 0; p < k; p++) {
-            if (j0 + TILE <= n)
-                memcpy(dst + p * TILE, B + p * n + j0, TILE * sizeof *dst);
+            if (!bf16 && j0 + TILE <= n)
+                memcpy(dst + p * TILE, (const float *)B + p * n + j0, TILE * sizeof *dst);
             else
                 for (size_t c = 0; c < TILE; c++)
-                    dst[p * TILE + c] = j0 + c < n ? B[p * n + j0 + c] : 0;
+                    dst[p * TILE + c] = j0 + c < n ? elem(B, p * n + j0 + c, bf16) : 0;
         }
     }
 }
 
+/* A block's micro-kernel: C[32 x 32] (= C when load_c) + the panels' product
+ * over k; c/ldc: where C starts and its row stride. */
+typedef void (*block_fn)(const float *a, const float *b, size_t k, float *c, size_t ldc,
+                         int load_c);
+
+#ifdef XS_X86
 __attribute__((target("avx512f"))) static void block_avx512(const float *a, const float *b,
                                                             size_t k, float *c, size_t ldc,
                                                             int load_c)
@@ -111,6 +178,105 @@ __attribute__((target("avx512f"))) static void block_avx512(const float *a, cons
     }
 }
 
+/* R rows x 16 columns over K [p0, pe): 2R ymm accumulators, two B vectors
+ * and one broadcast (R = 6: 15 of the 16 registers). a and b point at the
+ * strip's first row and column inside the panels. */
+#define AVX2_STRIP(R)                                                                         \
+    __attribute__((target("avx2,fma"))) static void strip_avx2_##R(                           \
+        const float *a, const float *b, size_t p0, size_t pe, float *c, size_t ldc, int load) \
+    {                                                                                         \
+        __m256 acc[R][2];                                                                     \
+        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++)                                  \
+        {                                                                                     \
+            acc[i][0] = load ? _mm256_loadu_ps(c + (size_t)i * ldc) : _mm256_setzero_ps();   \
+            acc[i][1] = load ? _mm256_loadu_ps(c + (size_t)i * ldc + 8) : _mm256_setzero_ps(); \
+        }                                                                                     \
+        for (size_t p = p0; p < pe; p++) {                                                    \
+            __m256 b0 = _mm256_loadu_ps(b + p * TILE), b1 = _mm256_loadu_ps(b + p * TILE + 8); \
+            const float *ap = a + p * TILE;                                                   \
+            _Pragma("GCC unroll 8") for (int i = 0; i < R; i++)                              \
+            {                                                                                 \
+                __m256 av = _mm256_broadcast_ss(ap + i);                                      \
+                acc[i][0] = _mm256_fmadd_ps(av, b0, acc[i][0]);                               \
+                acc[i][1] = _mm256_fmadd_ps(av, b1, acc[i][1]);                               \
+            }                                                                                 \
+        }                                                                                     \
+        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++)                                  \
+        {                                                                                     \
+            _mm256_storeu_ps(c + (size_t)i * ldc, acc[i][0]);                                 \
+            _mm256_storeu_ps(c + (size_t)i * ldc + 8, acc[i][1]);                             \
+        }                                                                                     \
+    }
+AVX2_STRIP(6)
+AVX2_STRIP(4)
+
+/* 32 rows as 6 + 6 + 6 + 6 + 4 + 4, two 16-column halves, K in chunks of
+ * KC (after the first chunk the accumulators start from C). */
+static void block_avx2(const float *a, const float *b, size_t k, float *c, size_t ldc,
+                       int load_c)
+{
+    size_t p0 = 0;
+    do {
+        size_t pe = p0 + KC < k ? p0 + KC : k;
+        int load = load_c || p0 > 0;
+        for (size_t j = 0; j < TILE; j += 16) {
+            for (size_t r = 0; r < 24; r += 6)
+                strip_avx2_6(a + r, b + j, p0, pe, c + r * ldc + j, ldc, load);
+            strip_avx2_4(a + 24, b + j, p0, pe, c + 24 * ldc + j, ldc, load);
+            strip_avx2_4(a + 28, b + j, p0, pe, c + 28 * ldc + j, ldc, load);
+        }
+        p0 = pe;
+    } while (p0 < k);
+}
+#endif
+
+#ifdef XS_NEON
+/* 8 rows x 8 columns over K [p0, pe): 16 accumulators, each row's A value
+ * taken from a lane of the two A vectors (vfmaq_laneq_f32). */
+#define NEON_ROW(i, av, lane)                                                                 \
+    acc[i][0] = vfmaq_laneq_f32(acc[i][0], b0, av, lane);                                     \
+    acc[i][1] = vfmaq_laneq_f32(acc[i][1], b1, av, lane)
+static void strip_neon(const float *a, const float *b, size_t p0, size_t pe, float *c,
+                       size_t ldc, int load)
+{
+    float32x4_t acc[8][2];
+    for (int i = 0; i < 8; i++) {
+        acc[i][0] = load ? vld1q_f32(c + (size_t)i * ldc) : vdupq_n_f32(0);
+        acc[i][1] = load ? vld1q_f32(c + (size_t)i * ldc + 4) : vdupq_n_f32(0);
+    }
+    for (size_t p = p0; p < pe; p++) {
+        float32x4_t b0 = vld1q_f32(b + p * TILE), b1 = vld1q_f32(b + p * TILE + 4);
+        float32x4_t a0 = vld1q_f32(a + p * TILE), a1 = vld1q_f32(a + p * TILE + 4);
+        NEON_ROW(0, a0, 0);
+        NEON_ROW(1, a0, 1);
+        NEON_ROW(2, a0, 2);
+        NEON_ROW(3, a0, 3);
+        NEON_ROW(4, a1, 0);
+        NEON_ROW(5, a1, 1);
+        NEON_ROW(6, a1, 2);
+        NEON_ROW(7, a1, 3);
+    }
+    for (int i = 0; i < 8; i++) {
+        vst1q_f32(c + (size_t)i * ldc, acc[i][0]);
+        vst1q_f32(c + (size_t)i * ldc + 4, acc[i][1]);
+    }
+}
+
+static void block_neon(const float *a, const float *b, size_t k, float *c, size_t ldc,
+                       int load_c)
+{
+    size_t p0 = 0;
+    do {
+        size_t pe = p0 + KC < k ? p0 + KC : k;
+        int load = load_c || p0 > 0;
+        for (size_t r = 0; r < TILE; r += 8)
+            for (size_t j = 0; j < TILE; j += 8)
+                strip_neon(a + r, b + j, p0, pe, c + r * ldc + j, ldc, load);
+        p0 = pe;
+    } while (p0 < k);
+}
+#endif
+
 static void block_portable(const float *a, const float *b, size_t k, float *c, size_t ldc,
                            int load_c)
 {
@@ -128,8 +294,68 @@ static void block_portable(const float *a, const float *b, size_t k, float *c, s
     }
 }
 
-void xs_krn_gemm_f32(int ta, int tb, size_t m, size_t n, size_t k, const float *A,
-                     const float *B, float *C, int accumulate, int threads)
+/* How a kernel set runs the blocks: its micro-kernel; K in slices of kb
+ * (0: all of K at once), every block of C done for one slice before the
+ * next, so that a slice of the A and B panels stays in L2; and the bytes of
+ * B panels a column chunk may hold (L2 they share with A). */
+typedef struct {
+    block_fn block;
+    size_t kb;
+    size_t panel_bytes;
+    int vec8; /* pack a row-major fp32 A with 8 x 8 AVX2 transposes */
+    const char *name;
+} gemm_plan;
+
+/* Half of one core's L2 (sysconf; 512 KB where it says nothing): B's share. */
+static size_t half_l2(void)
+{
+    static size_t bytes;
+    if (!bytes) {
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        bytes = (l2 > 0 ? (size_t)l2 : 512u << 10) / 2;
+    }
+    return bytes;
+}
+
+/* The plan of the kernel set in force. The avx512 one is what the shipped
+ * calibration (devices/xeon-amx-2c.json) measured: all of K at once and
+ * 1 MB of B panels (half the 2 MB L2 of the Sapphire Rapids it was tuned
+ * on). The others slice K by 256 (a 32 KB slice of an A panel and of each B
+ * panel) and size the column chunk to this CPU's L2 (512 KB on Zen 2/3). */
+static gemm_plan pick_plan(void)
+{
+    const xs_cpu_features *f = xs_cpu_features_get();
+    gemm_plan p = {block_portable, 256, half_l2(), 0, "portable"};
+#ifdef XS_X86
+    if (f->avx512) {
+        p.block = block_avx512;
+        p.kb = 0;
+        p.panel_bytes = 1u << 20;
+        p.name = "avx512 fma 8x32";
+    } else if (f->avx2) {
+        p.block = block_avx2;
+        p.vec8 = 1;
+        p.name = "avx2 fma 6x16";
+    }
+#endif
+#ifdef XS_NEON
+    if (f->neon) {
+        p.block = block_neon;
+        p.name = "neon fma 8x8";
+    }
+#endif
+    (void)f;
+    return p;
+}
+
+const char *xs_krn_gemm_f32_path(void)
+{
+    return pick_plan().name;
+}
+
+/* C = op(A) op(B) (+ C) with A and B fp32, or bf16 when bf16 is set. */
+static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, const void *A,
+                        const void *B, float *C, int accumulate, int threads)
 {
     if (m == 0 || n == 0)
         return;
@@ -138,41 +364,66 @@ void xs_krn_gemm_f32(int ta, int tb, size_t m, size_t n, size_t k, const float *
     float *Ap = xs_krn_scratch(XS_SCRATCH_A, mp * k * sizeof(float) + 64);
     float *Bp = xs_krn_scratch(XS_SCRATCH_B, k * np * sizeof(float) + 64);
     if (!Ap || !Bp) { /* out of memory: the unpacked reference still answers */
-        xs_krn_gemm_f32_ref(ta, tb, m, n, k, A, B, C, accumulate);
+        if (bf16)
+            xs_krn_gemm_bf16_ref(ta, tb, m, n, k, A, B, C, accumulate);
+        else
+            xs_krn_gemm_f32_ref(ta, tb, m, n, k, A, B, C, accumulate);
         return;
     }
-    pack_a(ta, m, k, A, Ap, mp, nt);
-    pack_b(tb, n, k, B, Bp, np, nt);
-    int vec = xs_cpu_features_get()->avx512;
+    gemm_plan plan = pick_plan();
+    pack_a(ta, m, k, A, bf16, Ap, mp, nt, plan.vec8);
+    pack_b(tb, n, k, B, bf16, Bp, np, nt);
+    size_t kb = plan.kb && plan.kb < k ? plan.kb : k;
     size_t bm = mp / TILE, bn = np / TILE;
-    /* columns in chunks whose B panels stay in L2; rows outer within one */
-    size_t chunk = (1u << 20) / (k * TILE * sizeof(float) + 1);
+    /* columns in chunks whose B panels (one K slice of them) stay in L2;
+     * rows outer within one */
+    size_t chunk = plan.panel_bytes / (kb * TILE * sizeof(float) + 1);
     if (chunk < 1)
         chunk = 1;
 #pragma omp parallel num_threads(nt)
     {
         float buf[TILE * TILE] __attribute__((aligned(64)));
-        for (size_t jc = 0; jc < bn; jc += chunk) {
-            size_t je = jc + chunk < bn ? jc + chunk : bn;
-#pragma omp for schedule(static) collapse(2)
-            for (size_t ib = 0; ib < bm; ib++)
-                for (size_t jb = jc; jb < je; jb++) {
-                size_t i0 = ib * TILE, j0 = jb * TILE;
-                int full = i0 + TILE <= m && j0 + TILE <= n;
-                float *c = full ? C + i0 * n + j0 : buf;
-                size_t ldc = full ? n : TILE;
-                const float *a = Ap + ib * k * TILE, *b = Bp + jb * k * TILE;
-                if (vec)
-                    block_avx512(a, b, k, c, ldc, full && accumulate);
-                else
-                    block_portable(a, b, k, c, ldc, full && accumulate);
-                if (!full)
-                    for (size_t i = 0; i < TILE && i0 + i < m; i++)
-                        for (size_t j = 0; j < TILE && j0 + j < n; j++) {
-                            float *d = &C[(i0 + i) * n + j0 + j];
-                            *d = accumulate ? *d + buf[i * TILE + j] : buf[i * TILE + j];
-                        }
-                }
-        }
+        size_t k0 = 0;
+        /* K slices: the later ones add to what the earlier wrote. No barrier
+         * between loops: schedule(static) over the same iteration count
+         * gives every thread the same blocks in every slice (OpenMP 4.5,
+         * 2.7.1), so a block's slices run in order on one thread, and a
+         * thread the OS preempts holds up the others once, at the end. */
+        do {
+            size_t kk = k0 + kb < k ? kb : k - k0;
+            int add = accumulate || k0 > 0;
+            for (size_t jc = 0; jc < bn; jc += chunk) {
+                size_t je = jc + chunk < bn ? jc + chunk : bn;
+#pragma omp for schedule(static) collapse(2) nowait
+                for (size_t ib = 0; ib < bm; ib++)
+                    for (size_t jb = jc; jb < je; jb++) {
+                        size_t i0 = ib * TILE, j0 = jb * TILE;
+                        int full = i0 + TILE <= m && j0 + TILE <= n;
+                        float *c = full ? C + i0 * n + j0 : buf;
+                        size_t ldc = full ? n : TILE;
+                        plan.block(Ap + (ib * k + k0) * TILE, Bp + (jb * k + k0) * TILE, kk, c,
+                                   ldc, full && add);
+                        if (!full)
+                            for (size_t i = 0; i < TILE && i0 + i < m; i++)
+                                for (size_t j = 0; j < TILE && j0 + j < n; j++) {
+                                    float *d = &C[(i0 + i) * n + j0 + j];
+                                    *d = add ? *d + buf[i * TILE + j] : buf[i * TILE + j];
+                                }
+                    }
+            }
+            k0 += kk;
+        } while (k0 < k);
     }
+}
+
+void xs_krn_gemm_f32(int ta, int tb, size_t m, size_t n, size_t k, const float *A,
+                     const float *B, float *C, int accumulate, int threads)
+{
+    gemm_packed(0, ta, tb, m, n, k, A, B, C, accumulate, threads);
+}
+
+void xs_krn_gemm_bf16_on_f32(int ta, int tb, size_t m, size_t n, size_t k, const xs_bf16 *A,
+                             const xs_bf16 *B, float *C, int accumulate, int threads)
+{
+    gemm_packed(1, ta, tb, m, n, k, A, B, C, accumulate, threads);
 }

@@ -1,69 +1,107 @@
-/* layer_ops.c — see layer_ops.h. The timed versions are the references'
- * loops run over rows in parallel and compiled twice (AVX-512 and the
- * baseline ISA, picked by the loader: target_clones); where they sum in a
- * different order than the references, the tests allow for rounding. */
+/* layer_ops.c — see layer_ops.h. The references, the kernels that need
+ * no vector code (copies, memset, embedding, cross-entropy), and the
+ * timed kernels' dispatch: the table of layer_ops_vec.c compiled for the
+ * kernel set in force (AVX-512, AVX2, or the base ISA). Where the timed
+ * versions sum in a different order than the references, the tests allow
+ * for rounding. */
 #include "layer_ops.h"
 
-#include <immintrin.h>
 #include <math.h>
 #include <string.h>
 
 #include "cpu_features.h"
+#include "layer_math.h"
+#include "layer_ops_vec.h"
 #include "share.h"
+#include "simd.h"
 
-#define CLONES __attribute__((target_clones("avx512f", "default")))
-#define NT(t) ((t) > 0 ? (t) : 1)
+/* The timed kernels compiled for the kernel set in force. */
+static const xs_krn_lops_table *vec(void)
+{
+#ifdef XS_X86
+    const xs_cpu_features *f = xs_cpu_features_get();
+    if (f->avx512)
+        return &xs_krn_lops_avx512;
+    if (f->avx2)
+        return &xs_krn_lops_avx2;
+#endif
+    return &xs_krn_lops_base;
+}
+
+const char *xs_krn_layer_ops_path(void)
+{
+    return vec()->isa;
+}
+
+void xs_krn_layernorm_fwd(const float *x, const float *gamma, const float *beta, float *y,
+                          float *mean, float *rstd, size_t rows, size_t width, int threads)
+{
+    vec()->layernorm_fwd(x, gamma, beta, y, mean, rstd, rows, width, threads);
+}
+
+void xs_krn_layernorm_bwd(const float *dy, const float *x, const float *gamma, const float *mean,
+                          const float *rstd, float *dx, float *dgamma, float *dbeta, size_t rows,
+                          size_t width, int threads)
+{
+    vec()->layernorm_bwd(dy, x, gamma, mean, rstd, dx, dgamma, dbeta, rows, width, threads);
+}
+
+void xs_krn_softmax_fwd(const float *x, float *y, float scale, size_t rows, size_t width,
+                        int threads)
+{
+    vec()->softmax_fwd(x, y, scale, rows, width, threads);
+}
+
+void xs_krn_softmax_bwd(const float *dy, const float *y, float *dx, float scale, size_t rows,
+                        size_t width, int threads)
+{
+    vec()->softmax_bwd(dy, y, dx, scale, rows, width, threads);
+}
+
+void xs_krn_gelu_fwd(const float *x, float *y, size_t count, int threads)
+{
+    vec()->gelu_fwd(x, y, count, threads);
+}
+
+void xs_krn_gelu_bwd(const float *dy, const float *x, float *dx, size_t count, int threads)
+{
+    vec()->gelu_bwd(dy, x, dx, count, threads);
+}
+
+void xs_krn_bias_add(float *y, const float *b, size_t rows, size_t width, int threads)
+{
+    vec()->bias_add(y, b, rows, width, threads);
+}
+
+void xs_krn_bias_grad(const float *dy, float *db, size_t rows, size_t width, int threads)
+{
+    vec()->bias_grad(dy, db, rows, width, threads);
+}
+
+void xs_krn_add(const float *a, const float *b, float *y, size_t count, int threads)
+{
+    vec()->add(a, b, y, count, threads);
+}
+
+void xs_krn_dropout_fwd(const float *x, float *y, uint8_t *keep, float p, uint64_t seed,
+                        size_t count, int threads)
+{
+    vec()->dropout_fwd(x, y, keep, p, seed, count, threads);
+}
+
+void xs_krn_dropout_bwd(const float *dy, const uint8_t *keep, float *dx, float p, size_t count,
+                        int threads)
+{
+    vec()->dropout_bwd(dy, keep, dx, p, count, threads);
+}
 
 /* ---- LayerNorm -------------------------------------------------------------- */
-
-static void ln_row(const float *x, const float *gamma, const float *beta, float *y, float *mean,
-                   float *rstd, size_t width)
-{
-    float m = 0, v = 0;
-    for (size_t i = 0; i < width; i++)
-        m += x[i];
-    m /= (float)width;
-    for (size_t i = 0; i < width; i++)
-        v += (x[i] - m) * (x[i] - m);
-    v /= (float)width;
-    float r = 1.0f / sqrtf(v + 1e-5f);
-    for (size_t i = 0; i < width; i++)
-        y[i] = (x[i] - m) * r * gamma[i] + beta[i];
-    *mean = m;
-    *rstd = r;
-}
 
 void xs_krn_layernorm_fwd_ref(const float *x, const float *gamma, const float *beta, float *y,
                               float *mean, float *rstd, size_t rows, size_t width)
 {
     for (size_t r = 0; r < rows; r++)
         ln_row(x + r * width, gamma, beta, y + r * width, &mean[r], &rstd[r], width);
-}
-
-CLONES void xs_krn_layernorm_fwd(const float *x, const float *gamma, const float *beta,
-                                 float *y, float *mean, float *rstd, size_t rows, size_t width,
-                                 int threads)
-{
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t r = 0; r < rows; r++)
-        ln_row(x + r * width, gamma, beta, y + r * width, &mean[r], &rstd[r], width);
-}
-
-static void ln_bwd_row(const float *dy, const float *x, const float *gamma, float mean,
-                       float rstd, float *dx, size_t width)
-{
-    float sum_g = 0, sum_gx = 0;
-    for (size_t i = 0; i < width; i++) {
-        float xh = (x[i] - mean) * rstd, g = dy[i] * gamma[i];
-        sum_g += g;
-        sum_gx += g * xh;
-    }
-    sum_g /= (float)width;
-    sum_gx /= (float)width;
-    for (size_t i = 0; i < width; i++) {
-        float xh = (x[i] - mean) * rstd;
-        dx[i] = rstd * (dy[i] * gamma[i] - sum_g - xh * sum_gx);
-    }
 }
 
 void xs_krn_layernorm_bwd_ref(const float *dy, const float *x, const float *gamma,
@@ -79,75 +117,12 @@ void xs_krn_layernorm_bwd_ref(const float *dy, const float *x, const float *gamm
     }
 }
 
-/* The parameter gradients: each thread owns a range of columns and walks
- * the rows in order, so every column sums in the reference's order (and
- * the same result for any thread count) while reading rows contiguously. */
-CLONES static void column_sums_xhat(const float *dy, const float *x, const float *mean,
-                                    const float *rstd, float *dgamma, float *dbeta, size_t rows,
-                                    size_t width, int threads)
-{
-#pragma omp parallel num_threads(NT(threads))
-    {
-        size_t lo, hi;
-        xs_krn_share(width, 16, &lo, &hi);
-        for (size_t r = 0; r < rows; r++) {
-            const float *d = dy + r * width, *xr = x + r * width;
-#pragma omp simd
-            for (size_t i = lo; i < hi; i++) {
-                dgamma[i] += d[i] * (xr[i] - mean[r]) * rstd[r];
-                dbeta[i] += d[i];
-            }
-        }
-    }
-}
-
-CLONES void xs_krn_layernorm_bwd(const float *dy, const float *x, const float *gamma,
-                                 const float *mean, const float *rstd, float *dx, float *dgamma,
-                                 float *dbeta, size_t rows, size_t width, int threads)
-{
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t r = 0; r < rows; r++)
-        ln_bwd_row(dy + r * width, x + r * width, gamma, mean[r], rstd[r], dx + r * width, width);
-    column_sums_xhat(dy, x, mean, rstd, dgamma, dbeta, rows, width, threads);
-}
-
 /* ---- softmax -------------------------------------------------------------- */
-
-static void softmax_row(const float *x, float *y, float scale, size_t width)
-{
-    float mx = -INFINITY, sum = 0;
-    for (size_t i = 0; i < width; i++)
-        mx = fmaxf(mx, scale * x[i]);
-    for (size_t i = 0; i < width; i++) {
-        y[i] = expf(scale * x[i] - mx);
-        sum += y[i];
-    }
-    float inv = 1.0f / sum;
-    for (size_t i = 0; i < width; i++)
-        y[i] *= inv;
-}
 
 void xs_krn_softmax_fwd_ref(const float *x, float *y, float scale, size_t rows, size_t width)
 {
     for (size_t r = 0; r < rows; r++)
         softmax_row(x + r * width, y + r * width, scale, width);
-}
-
-CLONES void xs_krn_softmax_fwd(const float *x, float *y, float scale, size_t rows, size_t width,
-                               int threads)
-{
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t r = 0; r < rows; r++)
-        softmax_row(x + r * width, y + r * width, scale, width);
-}
-
-static void softmax_bwd_row(const float *dy, const float *y, float *dx, float scale, size_t width)
-{
-    float dot = 0;
-    for (size_t i = 0; i < width; i++)
-        dot += dy[i] * y[i];
-    for (size_t i = 0; i < width; i++)
-        dx[i] = scale * y[i] * (dy[i] - dot);
 }
 
 void xs_krn_softmax_bwd_ref(const float *dy, const float *y, float *dx, float scale, size_t rows,
@@ -157,37 +132,10 @@ void xs_krn_softmax_bwd_ref(const float *dy, const float *y, float *dx, float sc
         softmax_bwd_row(dy + r * width, y + r * width, dx + r * width, scale, width);
 }
 
-CLONES void xs_krn_softmax_bwd(const float *dy, const float *y, float *dx, float scale,
-                               size_t rows, size_t width, int threads)
-{
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t r = 0; r < rows; r++)
-        softmax_bwd_row(dy + r * width, y + r * width, dx + r * width, scale, width);
-}
-
 /* ---- GELU ------------------------------------------------------------------ */
-
-static inline float gelu(float x)
-{
-    return 0.5f * x * (1.0f + erff(x * 0.70710678f));
-}
-
-static inline float gelu_grad(float x)
-{
-    float cdf = 0.5f * (1.0f + erff(x * 0.70710678f));
-    float pdf = 0.39894228f * expf(-0.5f * x * x);
-    return cdf + x * pdf;
-}
 
 void xs_krn_gelu_fwd_ref(const float *x, float *y, size_t count)
 {
-    for (size_t i = 0; i < count; i++)
-        y[i] = gelu(x[i]);
-}
-
-CLONES void xs_krn_gelu_fwd(const float *x, float *y, size_t count, int threads)
-{
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
     for (size_t i = 0; i < count; i++)
         y[i] = gelu(x[i]);
 }
@@ -198,51 +146,13 @@ void xs_krn_gelu_bwd_ref(const float *dy, const float *x, float *dx, size_t coun
         dx[i] = dy[i] * gelu_grad(x[i]);
 }
 
-CLONES void xs_krn_gelu_bwd(const float *dy, const float *x, float *dx, size_t count,
-                            int threads)
-{
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t i = 0; i < count; i++)
-        dx[i] = dy[i] * gelu_grad(x[i]);
-}
-
 /* ---- bias, residual --------------------------------------------------------- */
-
-CLONES void xs_krn_bias_add(float *y, const float *b, size_t rows, size_t width, int threads)
-{
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t r = 0; r < rows; r++)
-#pragma omp simd
-        for (size_t i = 0; i < width; i++)
-            y[r * width + i] += b[i];
-}
 
 void xs_krn_bias_grad_ref(const float *dy, float *db, size_t rows, size_t width)
 {
     for (size_t r = 0; r < rows; r++)
         for (size_t i = 0; i < width; i++)
             db[i] += dy[r * width + i];
-}
-
-CLONES void xs_krn_bias_grad(const float *dy, float *db, size_t rows, size_t width, int threads)
-{
-    /* columns split over the threads, rows in order: the reference's sums */
-#pragma omp parallel num_threads(NT(threads))
-    {
-        size_t lo, hi;
-        xs_krn_share(width, 16, &lo, &hi);
-        for (size_t r = 0; r < rows; r++)
-#pragma omp simd
-            for (size_t i = lo; i < hi; i++)
-                db[i] += dy[r * width + i];
-    }
-}
-
-CLONES void xs_krn_add(const float *a, const float *b, float *y, size_t count, int threads)
-{
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t i = 0; i < count; i++)
-        y[i] = a[i] + b[i];
 }
 
 void xs_krn_zero(float *x, size_t count, int threads)
@@ -321,6 +231,7 @@ void xs_krn_cast_bf16_ref(const float *x, xs_bf16 *y, size_t count)
         y[i] = xs_f32_to_bf16(x[i]);
 }
 
+#ifdef XS_X86
 /* xs_f32_to_bf16 sixteen lanes at a time, in integer arithmetic: the same
  * bits as the reference for every input, NaNs and subnormals included
  * (VCVTNEPS2BF16 would flush subnormal inputs to zero). */
@@ -343,33 +254,25 @@ __attribute__((target("avx512f,avx512bw"))) static void cast_avx512(const float 
         y[i] = xs_f32_to_bf16(x[i]);
 }
 
+#endif
+
 void xs_krn_cast_bf16(const float *x, xs_bf16 *y, size_t count, int threads)
 {
-    int vec = xs_cpu_features_get()->avx512;
+#ifdef XS_X86
+    if (xs_cpu_features_get()->avx512) {
 #pragma omp parallel num_threads(NT(threads))
-    {
-        size_t lo, hi;
-        xs_krn_share(count, 16, &lo, &hi);
-        if (vec)
+        {
+            size_t lo, hi;
+            xs_krn_share(count, 16, &lo, &hi);
             cast_avx512(x, y, lo, hi);
-        else
-            for (size_t i = lo; i < hi; i++)
-                y[i] = xs_f32_to_bf16(x[i]);
+        }
+        return;
     }
+#endif
+    vec()->cast_bf16(x, y, count, threads);
 }
 
 /* ---- dropout ---------------------------------------------------------------- */
-
-/* splitmix64 of (seed, index): a counter-based generator, the same draw for
- * an element whichever thread or order computes it */
-static inline float uniform(uint64_t seed, uint64_t i)
-{
-    uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (float)(z >> 40) * (1.0f / 16777216.0f);
-}
 
 void xs_krn_dropout_fwd_ref(const float *x, float *y, uint8_t *keep, float p, uint64_t seed,
                             size_t count)
@@ -379,26 +282,6 @@ void xs_krn_dropout_fwd_ref(const float *x, float *y, uint8_t *keep, float p, ui
         keep[i] = uniform(seed, i) >= p;
         y[i] = keep[i] ? x[i] * s : 0.0f;
     }
-}
-
-CLONES void xs_krn_dropout_fwd(const float *x, float *y, uint8_t *keep, float p, uint64_t seed,
-                               size_t count, int threads)
-{
-    float s = 1.0f / (1.0f - p);
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t i = 0; i < count; i++) {
-        keep[i] = uniform(seed, i) >= p;
-        y[i] = keep[i] ? x[i] * s : 0.0f;
-    }
-}
-
-CLONES void xs_krn_dropout_bwd(const float *dy, const uint8_t *keep, float *dx, float p,
-                               size_t count, int threads)
-{
-    float s = 1.0f / (1.0f - p);
-#pragma omp parallel for num_threads(NT(threads)) schedule(static)
-    for (size_t i = 0; i < count; i++)
-        dx[i] = keep[i] ? dy[i] * s : 0.0f;
 }
 
 /* ---- embedding, loss ------------------------------------------------------- */

@@ -2,7 +2,8 @@
  * step, fp32, rows of `width` elements: LayerNorm, softmax, GELU, bias,
  * residual add, dropout, embedding lookup, cross-entropy. Each has a plain
  * serial reference (_ref) and the timed version (OpenMP over rows, built
- * for AVX-512 and a portable ISA, chosen at load time). Forward and
+ * for AVX-512, AVX2 + FMA and the base ISA; the kernel set in force,
+ * cpu_features.h, chooses at run time). Forward and
  * backward; backward kernels accumulate parameter gradients (+=). */
 #ifndef XS_KRN_LAYER_OPS_H
 #define XS_KRN_LAYER_OPS_H
@@ -34,6 +35,9 @@
 #define XS_KRN_B_EMBED_BWD 20.0     /* dout; two rows read and written */
 #define XS_KRN_B_CAST 8.0           /* fp32 in; bf16 out written + allocated */
 #define XS_KRN_B_COPY 12.0
+
+/* The build the timed kernels run: "avx512", "avx2" or "base". */
+const char *xs_krn_layer_ops_path(void);
 
 /* y = (x - mean) * rstd * gamma + beta per row; saves mean and rstd. */
 void xs_krn_layernorm_fwd(const float *x, const float *gamma, const float *beta, float *y,

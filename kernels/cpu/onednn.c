@@ -2,6 +2,7 @@
  * measure execution, not oneDNN's kernel selection. */
 #include "onednn.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #ifdef XS_HAVE_DNNL
@@ -12,6 +13,7 @@ struct xs_dnnl_matmul {
     dnnl_stream_t stream;
     dnnl_primitive_t prim;
     dnnl_memory_t a, b, c;
+    char impl[64]; /* the implementation oneDNN chose ("brg:avx2", "ref:any") */
 };
 
 int xs_dnnl_available(void)
@@ -43,6 +45,10 @@ xs_dnnl_matmul *xs_dnnl_matmul_create(int bf16, size_t m, size_t n, size_t k, co
              dnnl_memory_create(&mm->a, &amd, mm->engine, (void *)A) == dnnl_success &&
              dnnl_memory_create(&mm->b, &bmd, mm->engine, (void *)B) == dnnl_success &&
              dnnl_memory_create(&mm->c, &cmd, mm->engine, C) == dnnl_success;
+    const char *impl = NULL;
+    if (ok && dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
+        impl)
+        snprintf(mm->impl, sizeof mm->impl, "%s", impl);
     if (pd)
         dnnl_primitive_desc_destroy(pd);
     if (!ok) {
@@ -52,6 +58,30 @@ xs_dnnl_matmul *xs_dnnl_matmul_create(int bf16, size_t m, size_t n, size_t k, co
     return mm;
 }
 
+/* oneDNN's instruction-set levels nearest to each kernel set: the same
+ * vector width and bf16 units (oneDNN has no level below SSE4.1, which the
+ * portable set, compiled for baseline x86-64, is held against) */
+const char *xs_dnnl_limit_isa(xs_cpu_isa isa)
+{
+    static const struct {
+        dnnl_cpu_isa_t v;
+        const char *name;
+    } L[XS_ISA_COUNT] = {
+        [XS_ISA_PORTABLE] = {dnnl_cpu_isa_sse41, "SSE41"},
+        [XS_ISA_NEON] = {dnnl_cpu_isa_all, "ALL"},
+        [XS_ISA_AVX2] = {dnnl_cpu_isa_avx2, "AVX2"},
+        [XS_ISA_AVX512] = {dnnl_cpu_isa_avx512_core, "AVX512_CORE"},
+        [XS_ISA_AVX512_BF16] = {dnnl_cpu_isa_avx512_core_bf16, "AVX512_CORE_BF16"},
+        [XS_ISA_AMX_BF16] = {dnnl_cpu_isa_avx512_core_amx, "AVX512_CORE_AMX"},
+    };
+    if ((int)isa < 0 || isa >= XS_ISA_COUNT)
+        return NULL;
+    /* ONEDNN_MAX_CPU_ISA, when set, is oneDNN's own cap: left to it */
+    if (getenv("ONEDNN_MAX_CPU_ISA") || getenv("DNNL_MAX_CPU_ISA"))
+        return "as ONEDNN_MAX_CPU_ISA says";
+    return dnnl_set_max_cpu_isa(L[isa].v) == dnnl_success ? L[isa].name : NULL;
+}
+
 int xs_dnnl_matmul_run(xs_dnnl_matmul *mm)
 {
     dnnl_exec_arg_t args[3] = {
@@ -59,6 +89,11 @@ int xs_dnnl_matmul_run(xs_dnnl_matmul *mm)
     if (dnnl_primitive_execute(mm->prim, mm->stream, 3, args) != dnnl_success)
         return -1;
     return dnnl_stream_wait(mm->stream) == dnnl_success ? 0 : -1;
+}
+
+const char *xs_dnnl_matmul_impl(const xs_dnnl_matmul *mm)
+{
+    return mm && mm->impl[0] ? mm->impl : "?";
 }
 
 void xs_dnnl_matmul_free(xs_dnnl_matmul *mm)
@@ -100,9 +135,21 @@ int xs_dnnl_matmul_run(xs_dnnl_matmul *mm)
     return -1;
 }
 
+const char *xs_dnnl_limit_isa(xs_cpu_isa isa)
+{
+    (void)isa;
+    return NULL;
+}
+
 void xs_dnnl_matmul_free(xs_dnnl_matmul *mm)
 {
     (void)mm;
+}
+
+const char *xs_dnnl_matmul_impl(const xs_dnnl_matmul *mm)
+{
+    (void)mm;
+    return "?";
 }
 
 #endif

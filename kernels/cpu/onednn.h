@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "cpu_features.h"
+
 typedef struct xs_dnnl_matmul xs_dnnl_matmul;
 
 int xs_dnnl_available(void);
@@ -18,5 +20,13 @@ xs_dnnl_matmul *xs_dnnl_matmul_create(int bf16, size_t m, size_t n, size_t k, co
 /* Run it once and wait; 0 on success. */
 int xs_dnnl_matmul_run(xs_dnnl_matmul *mm);
 void xs_dnnl_matmul_free(xs_dnnl_matmul *mm);
+/* The implementation oneDNN chose for it ("brg:avx512_core", "ref:any"). */
+const char *xs_dnnl_matmul_impl(const xs_dnnl_matmul *mm);
+
+/* Hold oneDNN to the instruction set of kernel set isa, so that the two
+ * are compared on the same vector units (XS_CPU_ISA=avx2: oneDNN's AVX2
+ * kernels). Must come before the first matmul is created. The name of
+ * oneDNN's level, or NULL when oneDNN is not built in or refuses. */
+const char *xs_dnnl_limit_isa(xs_cpu_isa isa);
 
 #endif
