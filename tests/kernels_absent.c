@@ -37,3 +37,8 @@ int tu_add_kernels_bert_suite(void)
 {
     return add_skipped("kernels_bert");
 }
+
+int tu_add_kernels_lstm_suite(void)
+{
+    return add_skipped("kernels_lstm");
+}

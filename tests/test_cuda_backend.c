@@ -293,6 +293,9 @@ static int cuda_lib_beside_command(void)
     snprintf(path, sizeof path, "%s", last ? last + 1 : bin ? bin : "./xpusim");
     char *slash = strrchr(path, '/');
     size_t at = slash ? (size_t)(slash - path) + 1 : 0;
+    /* the sanitizer build's binary looks in its tree's root (cuda_lib.c) */
+    if (at >= 11 && strncmp(path + at - 11, "build/asan/", 11) == 0)
+        at -= 11;
     snprintf(path + at, sizeof path - at, "build/cuda/libxscuda.so");
     return access(path, F_OK) == 0;
 }

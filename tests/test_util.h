@@ -59,7 +59,7 @@ void tu_check_balance_recipes(const char *id, const char *const (*recipes)[4], s
 int tu_add_schema_suite(void);
 int tu_add_comm_suite(void);
 int tu_add_threads_suite(void);
-int tu_add_lstm_suite(void);
+int tu_add_kernels_lstm_suite(void);
 int tu_add_numfmt_suite(void);
 int tu_add_memo_suite(void);
 int tu_add_compact_suite(void);

@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cpu_calibrate.h"
 #include "cpu_features.h"
 #include "fileio.h"
 #include "infer.h"
@@ -366,7 +367,12 @@ int cli_threads(int argc, char **argv)
     xs_thr_measured m;
     int measured = 0;
     if (run) {
-        if (dev.cpu.cores > f->cores) {
+        if (xs_cpu_host_check(&err)) { /* no kernels built, or a set this CPU lacks */
+            const char *why = strncmp(err.msg, "--backend cpu: ", 15) == 0 ? err.msg + 15
+                                                                           : err.msg;
+            snprintf(msg, sizeof msg, "threads --run: %.400s", why);
+            rc = cli_fail(EXIT_NOHW, msg);
+        } else if (dev.cpu.cores > f->cores) {
             snprintf(msg, sizeof msg,
                      "threads --run: %s has %lld cores, this host runs %d threads: run it on "
                      "the host it describes",

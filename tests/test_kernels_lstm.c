@@ -1,4 +1,4 @@
-/* test_lstm.c — the LSTM inference kernel (kernels/cpu/lstm.c) against its
+/* test_kernels_lstm.c — the LSTM inference kernel (kernels/cpu/lstm.c) against its
  * plain reference over shapes that stress its edges (hidden not a multiple
  * of the 8-unit work item, one or three layers, input wider and narrower
  * than hidden, batch 1), with the thread count changed between layers; the
@@ -94,9 +94,9 @@ static void lstm_alloc_should_refuse_empty_shapes(void)
     CU_ASSERT(strcmp(path, "portable") == 0 || strcmp(path, "avx2 fma") == 0);
 }
 
-int tu_add_lstm_suite(void)
+int tu_add_kernels_lstm_suite(void)
 {
-    CU_pSuite s = CU_add_suite("lstm", NULL, NULL);
+    CU_pSuite s = CU_add_suite("kernels_lstm", NULL, NULL);
     return !s ||
            !CU_add_test(s, "lstm_kernel_should_match_its_reference",
                         lstm_kernel_should_match_its_reference) ||

@@ -1,4 +1,4 @@
-/* threads_run.c — see threads_run.h. */
+/* cpu_threads_run.c — see threads_run.h. */
 #include "threads_run.h"
 
 #include <math.h>

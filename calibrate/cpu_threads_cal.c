@@ -1,4 +1,4 @@
-/* threads_cal.c — see threads_cal.h. */
+/* cpu_threads_cal.c — see threads_cal.h. */
 #include "threads_cal.h"
 
 #include <math.h>
