@@ -202,6 +202,8 @@ int xs_wb_data_parallel_step(xs_wb *c);
  * backward, then the optimizer on each device's shard */
 int xs_wb_fsdp(xs_wb *c);
 int xs_wb_fsdp_step(xs_wb *c);
+/* The optimizer's ops divided over n devices (their launches kept). */
+void xs_wb_divide_optimizer(xs_workload *wl, double n);
 
 /* wl_fp8.c: te.Linear under train.precision fp8, the recipe's amax and
  * scale updates (once a forward, once a backward) */

@@ -160,14 +160,7 @@ int xs_wb_data_parallel_step(xs_wb *c)
     if (xs_fsdp_on(s))
         return xs_wb_fsdp_step(c);
     double n = (double)s->devices;
-    for (size_t i = 0; i < wl->n; i++) {
-        xs_op *op = &wl->ops[i];
-        if (op->phase != XS_PH_OPT)
-            continue;
-        op->bytes /= n;
-        op->flops /= n;
-        op->elems /= n;
-    }
+    xs_wb_divide_optimizer(wl, n);
     double bytes = wl->trainable_params * c->Wm;
     xs_op ag = ddp_op(c, XS_OP_COMM, XS_PH_OPT, "zero.all_gather_params", bytes / c->Wm, bytes);
     ag.coll = XS_COLL_ALLGATHER;
@@ -176,4 +169,18 @@ int xs_wb_data_parallel_step(xs_wb *c)
         return -1;
     }
     return 0;
+}
+
+/* Each device steps its shard: the optimizer's work divided by the
+ * devices, its launches kept. */
+void xs_wb_divide_optimizer(xs_workload *wl, double n)
+{
+    for (size_t i = 0; i < wl->n; i++) {
+        xs_op *op = &wl->ops[i];
+        if (op->phase != XS_PH_OPT)
+            continue;
+        op->bytes /= n;
+        op->flops /= n;
+        op->elems /= n;
+    }
 }

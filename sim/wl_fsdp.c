@@ -243,18 +243,11 @@ int xs_wb_fsdp_step(xs_wb *c)
     for (size_t i = 0; i < wl->n; i++)
         if (wl->ops[i].kind == XS_OP_COMM)
             last_comm = i;
-    int waited = 0;
-    for (size_t i = 0; i < wl->n; i++) {
-        xs_op *op = &wl->ops[i];
-        if (op->phase != XS_PH_OPT)
-            continue;
-        op->bytes /= n;
-        op->flops /= n;
-        op->elems /= n;
-        if (!waited && last_comm < i) {
-            op->comm_dep = (int32_t)last_comm + 1;
-            waited = 1;
+    xs_wb_divide_optimizer(wl, n);
+    for (size_t i = last_comm + 1; i < wl->n; i++)
+        if (wl->ops[i].phase == XS_PH_OPT) {
+            wl->ops[i].comm_dep = (int32_t)last_comm + 1;
+            break;
         }
-    }
     return 0;
 }

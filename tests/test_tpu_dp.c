@@ -227,15 +227,6 @@ static void impossible_slices_should_be_refused_in_one_line(void)
     }
 }
 
-static double compute_sum(const xs_workload *wl, const xs_prediction *p)
-{
-    double t = 0;
-    for (size_t i = 0; i < wl->n; i++)
-        if (wl->ops[i].kind != XS_OP_COMM)
-            t += p->est[i].time_s * (double)wl->ops[i].count;
-    return t;
-}
-
 /* XLA's step: the gradients in one cross-replica sum after the backward,
  * wholly exposed, nothing sharing the chip; DDP's copies gone, and its
  * bucket memory; the step never faster than the compute or the collective
@@ -278,7 +269,7 @@ static void tpu_step_should_add_one_exposed_all_reduce(void)
         CU_ASSERT_DOUBLE_EQUAL(p.exposed_tail_s, p.comm_s, 1e-9 * p.comm_s);
         CU_ASSERT_EQUAL(p.contention_s, 0);
         CU_ASSERT_EQUAL(p.serial_s, 0);
-        double compute = compute_sum(&wl, &p);
+        double compute = tu_compute_sum(&wl, &p);
         CU_ASSERT_DOUBLE_EQUAL(p.device_time_s, compute + p.comm_s, 1e-9 * p.device_time_s);
         CU_ASSERT(p.step_time_s >= compute && p.step_time_s >= p.comm_s);
         /* against the same per-device step on one device */

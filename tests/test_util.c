@@ -196,3 +196,24 @@ void tu_check_balance_recipes(const char *id, const char *const (*recipes)[4], s
         xs_wl_free(&wl);
     }
 }
+
+double tu_compute_sum(const xs_workload *wl, const xs_prediction *p)
+{
+    double t = 0;
+    for (size_t i = 0; i < wl->n; i++)
+        if (wl->ops[i].kind != XS_OP_COMM)
+            t += p->est[i].time_s * (double)wl->ops[i].count;
+    return t;
+}
+
+void tu_check_two_streams(const xs_workload *wl, const xs_prediction *p)
+{
+    double compute = tu_compute_sum(wl, p);
+    CU_ASSERT(p->comm_s > 0);
+    CU_ASSERT(p->device_time_s >= compute * (1 - 1e-12));
+    CU_ASSERT(p->device_time_s >= p->comm_s * (1 - 1e-12));
+    CU_ASSERT(p->device_time_s <= compute + p->comm_s + p->contention_s + 1e-12);
+    CU_ASSERT(p->exposed_tail_s + p->serial_s <= p->comm_s + 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p->samples_per_s, (double)wl->samples_per_step / p->step_time_s,
+                           1e-9 * p->samples_per_s);
+}

@@ -9,6 +9,7 @@
 
 #include "device.h"
 #include "scenario.h"
+#include "predict.h"
 #include "workload.h"
 
 /* A fresh scratch folder for this test run (removed at exit). */
@@ -50,6 +51,15 @@ const xs_op *tu_find_op(const xs_workload *wl, const char *name, int layer);
  * released by the backward, every trainable parameter's gradient made
  * once, kept tensors only in the forward or a checkpointed recomputation. */
 void tu_check_memory_balance(const xs_scenario *s, const xs_workload *wl);
+
+/* A prediction's compute: every op but the collectives, times its count
+ * (the device time a step would take on one stream). */
+double tu_compute_sum(const xs_workload *wl, const xs_prediction *p);
+/* A step with collectives on their own stream: it lasts at least its
+ * compute and at least its collectives, at most both in series plus what
+ * sharing the GPU costs; the exposed part within the collectives; the
+ * throughput the step's samples over its time. */
+void tu_check_two_streams(const xs_workload *wl, const xs_prediction *p);
 
 /* Build scenario id under each recipe (up to 4 --sets, NULL after the
  * last when fewer) and check each op list's memory balance. */

@@ -77,6 +77,8 @@ int cli_begin(int argc, char **argv, cli_options *o, const char *allowed,
 int cli_add_set(const char **sets, int *n, const char *kv);
 /* --format's value (table|json|csv), or a usage error. */
 int cli_parse_format(const char *text, xs_format *fmt);
+/* --format's value for a command without CSV (table|json), or a usage error. */
+int cli_parse_table_json(const char *text, xs_format *fmt);
 
 /* Write the report to output (atomically) or stdout; 0 or an exit code. */
 int cli_deliver(xs_strbuf *sb, const char *output);

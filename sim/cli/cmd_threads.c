@@ -309,15 +309,7 @@ int cli_threads(int argc, char **argv)
         case 'c': calibrate = 1; break;
         case 'F': force = 1; break;
         case 'S': rc = cli_add_set(sets, &nsets, optarg); break;
-        case 'f': {
-            int idx = xs_choice_index("table|json", optarg);
-            if (idx < 0) {
-                snprintf(msg, sizeof msg, "--format must be table or json, got '%s'", optarg);
-                return cli_fail(EXIT_USAGE, msg);
-            }
-            fmt = idx ? XS_FMT_JSON : XS_FMT_TABLE;
-            break;
-        }
+        case 'f': rc = cli_parse_table_json(optarg, &fmt); break;
         case 'h': usage(stdout); return 0;
         default: return cli_bad_option(argv[0], c, argv);
         }

@@ -203,6 +203,18 @@ int cli_parse_format(const char *text, xs_format *fmt)
     return 0;
 }
 
+int cli_parse_table_json(const char *text, xs_format *fmt)
+{
+    int idx = xs_choice_index("table|json", text);
+    if (idx < 0) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "--format must be table or json, got '%s'", text);
+        return cli_fail(EXIT_USAGE, msg);
+    }
+    *fmt = idx ? XS_FMT_JSON : XS_FMT_TABLE;
+    return 0;
+}
+
 int cli_begin(int argc, char **argv, cli_options *o, const char *allowed,
                  void (*usage)(FILE *), int *rc)
 {

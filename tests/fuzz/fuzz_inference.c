@@ -32,18 +32,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char sets[FZ_SET_MAX][FZ_SET_LEN];
-    const char *overrides[FZ_SET_MAX];
-    int n;
-    size_t at = fz_sets(data, size, sets, FZ_SET_MAX, &n);
-    for (int i = 0; i < n; i++)
-        overrides[i] = sets[i];
-    char name[80], path[4096];
-    fz_name(data + at, size - at, "fuzz", name, sizeof name);
-    fz_write("inf", name, data + at, size - at, path, sizeof path);
+    static fz_doc in; /* one input at a time; off the stack */
+    fz_doc_write("inf", data, size, &in);
     xs_inf_scenario s;
     xs_error err;
-    if (fz_note("load", xs_inf_open(path, overrides, n, &s, &err), &err) == 0) {
+    if (fz_note("load", xs_inf_open(in.path, in.overrides, in.n, &s, &err), &err) == 0) {
         xs_thr_work w;
         if (fz_note("work", xs_inf_work(&s, &w, &err), &err) == 0) {
             xs_thr_plan p;

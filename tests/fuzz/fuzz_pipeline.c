@@ -33,25 +33,17 @@ static void report(const xs_job *j)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     size_t next, dev_size = fz_split(data, size, &next);
-    char name[80], dev_path[4096], scn_path[4096];
+    char name[80], dev_path[4096];
     fz_name(data, dev_size, "fuzz", name, sizeof name);
     fz_write("dev", name, data, dev_size, dev_path, sizeof dev_path);
-
-    char sets[FZ_SET_MAX][FZ_SET_LEN];
-    const char *overrides[FZ_SET_MAX];
-    int n;
-    const uint8_t *scn = data + next;
-    size_t scn_size = size - next, at = fz_sets(scn, scn_size, sets, FZ_SET_MAX, &n);
-    for (int i = 0; i < n; i++)
-        overrides[i] = sets[i];
-    fz_name(scn + at, scn_size - at, "fuzz", name, sizeof name);
-    fz_write("scn", name, scn + at, scn_size - at, scn_path, sizeof scn_path);
+    static fz_doc scn; /* one input at a time; off the stack */
+    fz_doc_write("scn", data + next, size - next, &scn);
 
     xs_job j;
     xs_error err;
     xs_job_init(&j);
     if (fz_note("device", xs_dev_load(dev_path, &j.dev, &err), &err) == 0 &&
-        fz_note("scenario", xs_job_scenario(&j, scn_path, overrides, n, &err), &err) == 0 &&
+        fz_note("scenario", xs_job_scenario(&j, scn.path, scn.overrides, scn.n, &err), &err) == 0 &&
         fz_note("predict", xs_job_predict(&j, 1, &err), &err) == 0)
         report(&j);
     xs_job_free(&j);

@@ -22,18 +22,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char sets[FZ_SET_MAX][FZ_SET_LEN];
-    const char *overrides[FZ_SET_MAX];
-    int n;
-    size_t at = fz_sets(data, size, sets, FZ_SET_MAX, &n);
-    for (int i = 0; i < n; i++)
-        overrides[i] = sets[i];
-    char name[80], path[4096];
-    fz_name(data + at, size - at, "fuzz", name, sizeof name);
-    fz_write("scn", name, data + at, size - at, path, sizeof path);
+    static fz_doc in; /* one input at a time; off the stack */
+    fz_doc_write("scn", data, size, &in);
     xs_scenario s;
     xs_error err;
-    if (fz_note("load", xs_scn_load(path, overrides, n, &s, &err), &err) == 0) {
+    if (fz_note("load", xs_scn_load(in.path, in.overrides, in.n, &s, &err), &err) == 0) {
         xs_workload wl;
         if (fz_note("workload", xs_wl_build(&s, &wl, &err), &err) == 0)
             xs_wl_free(&wl);

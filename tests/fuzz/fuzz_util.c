@@ -120,6 +120,16 @@ size_t fz_sets(const uint8_t *data, size_t size, char sets[][FZ_SET_LEN], int ma
     return at;
 }
 
+void fz_doc_write(const char *sub, const uint8_t *data, size_t size, fz_doc *d)
+{
+    size_t at = fz_sets(data, size, d->sets, FZ_SET_MAX, &d->n);
+    for (int i = 0; i < d->n; i++)
+        d->overrides[i] = d->sets[i];
+    char name[80];
+    fz_name(data + at, size - at, "fuzz", name, sizeof name);
+    fz_write(sub, name, data + at, size - at, d->path, sizeof d->path);
+}
+
 size_t fz_split(const uint8_t *data, size_t size, size_t *next)
 {
     for (size_t at = 0; at + 2 <= size; at++) {

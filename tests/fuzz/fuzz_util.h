@@ -45,6 +45,17 @@ void fz_name(const uint8_t *data, size_t size, const char *fallback, char *dst, 
 #define FZ_SET_MAX 8
 size_t fz_sets(const uint8_t *data, size_t size, char sets[][FZ_SET_LEN], int max, int *n);
 
+/* A document preceded by its "set" lines, as a loader takes it: the
+ * overrides (pointers into sets) and the document written under sub,
+ * named by fz_name (fallback "fuzz"). */
+typedef struct {
+    char sets[FZ_SET_MAX][FZ_SET_LEN];
+    const char *overrides[FZ_SET_MAX];
+    int n;
+    char path[4096];
+} fz_doc;
+void fz_doc_write(const char *sub, const uint8_t *data, size_t size, fz_doc *d);
+
 /* The offset of the first line "%%" in data (the split between two
  * documents of one input), or size when there is none; *next is where the
  * second document starts. */
