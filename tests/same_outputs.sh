@@ -65,6 +65,24 @@ train.precision=bf16 train.optimizer=adan train.fused_optimizer=false
 train.precision=tf32 train.optimizer=sgd train.grad_clip=true train.loss_sync=true
 train.batch=7 train.seq=129 model.hidden=1000 model.heads=10
 EOF
+    # several devices: DDP buckets, ZeRO, FSDP, the network, the TPU torus
+    i=0
+    while read -r scn sets; do
+        i=$((i + 1))
+        local args=()
+        for kv in $sets; do args+=(--set "$kv"); done
+        for d in a100-sxm4-80gb h100-sxm5-80gb v100-sxm2-16gb tpu-v4; do
+            case_ "cluster$i-$d" predict -s "$scn" -d "$d" --format json "${args[@]}"
+        done
+    done <<'EOF2'
+bert-large-squad cluster.devices=8
+bert-base-squad cluster.devices=4 cluster.ddp=apex
+bert-large-squad cluster.devices=8 cluster.sharding=zero1
+bert-large-squad cluster.devices=8 cluster.sharding=zero2
+gpt2-medium-finetune cluster.devices=4 cluster.sharding=fsdp train.batch=1
+bert-large-squad cluster.devices=8 cluster.sharding=fsdp_grad_op train.amp_mode=autocast
+gpt2-medium-finetune cluster.devices=32 cluster.network_gbs=3 train.grad_accum=2
+EOF2
     case_ predict-default predict
     case_ compare-devs compare -d t4,l4,a10 -s bert-base-squad --format csv
     # sweeps whose keys are plain (one field each) and not (read by the
