@@ -80,7 +80,7 @@ FORCE:
 .PHONY: validate-kept validate-heldout validate-tracecal
 .PHONY: cuda test-cuda bench-cuda gpu-bundle gpu-campaign test-campaign
 .PHONY: lib install uninstall test-install test-api-header
-.PHONY: test-torch-lstm test-clang test-aarch64 deps-aarch64 test-nokern
+.PHONY: test-torch-lstm test-clang test-aarch64 deps-aarch64 test-nokern test-readme
 .PHONY: FORCE all asan test test-rel test-asan test-py test-plots test-valgrind golden plots validate bench clean deps same-outputs measured-refresh
 
 all: xpusim lib cuda
@@ -353,7 +353,7 @@ endif
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
 test: test-rel test-asan test-py test-plots test-install test-cuda test-campaign test-torch-lstm \
-      test-nokern
+      test-nokern test-readme
 
 test-rel: $(XS) $(REL)/xpusim_tests
 	XPUSIM_BIN=./$(XS) $(REL)/xpusim_tests
@@ -458,6 +458,13 @@ test-install: test-api-header
 # xpusim writes, and gnuplot draws each figure from a small input (~1 s).
 test-plots: xpusim
 	XPUSIM_BIN=./xpusim tests/plots_check.sh
+
+# The README's examples re-run: every block of ./xpusim commands with an
+# output block under it prints that output now (`...` lines stand for any
+# lines); tools/readme_check.py --update rewrites the blocks that moved.
+# Commands that time this host or need a user's files are listed, not run.
+test-readme: xpusim
+	python3 tools/readme_check.py --bin ./xpusim
 
 # The GPU campaign without a GPU: every part skipped with its reason, the
 # packing within the device tool's limits (also with planted large files), a
