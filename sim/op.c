@@ -15,7 +15,8 @@ void xs_op_name_copy(char *dst, const char *name)
 void xs_op_init(xs_op *op, int kind, int phase, xs_dtype dtype, const char *name)
 {
     memset(op, 0, sizeof *op);
-    xs_op_name_copy(op->name, name);
+    if (name[0]) /* the builder names its ops after this: "" is the memset's */
+        xs_op_name_copy(op->name, name);
     op->layer = -1;
     op->phase = phase;
     op->kind = kind;
