@@ -322,15 +322,23 @@ asan: $(ASN)/xpusim
 # default) stall each other (kernels_bert: 325 s instead of 12 s here).
 VG := valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect \
       --suppressions=tests/valgrind.supp --num-callers=30
+# The suites run as VG_SHARDS interleaved parts side by side (valgrind
+# runs a process's threads one at a time), each part's output shown whole
+# once it is done.
+VG_SHARDS ?= 2
 test-valgrind: xpusim $(REL)/xpusim_tests
 	@rm -rf build/valgrind; mkdir -p build/valgrind
-	OMP_WAIT_POLICY=passive \
-	XS_TEST_UNDER_VALGRIND=1 \
-	XPUSIM_BIN="$(VG) --error-exitcode=99 --log-file=build/valgrind/cli.%p.log ./xpusim" \
-	  $(VG) --error-exitcode=1 $(REL)/xpusim_tests
+	@for k in $$(seq 0 $$(($(VG_SHARDS) - 1))); do \
+	  OMP_WAIT_POLICY=passive XS_TEST_UNDER_VALGRIND=1 XS_TEST_SHARD=$$k/$(VG_SHARDS) \
+	  XPUSIM_BIN="$(VG) --error-exitcode=99 --log-file=build/valgrind/cli.%p.log ./xpusim" \
+	    $(VG) --error-exitcode=1 --log-file=build/valgrind/suites.$$k.log $(REL)/xpusim_tests \
+	    > build/valgrind/part.$$k.out 2>&1 & pids="$$pids $$!"; \
+	done; fail=0; for p in $$pids; do wait $$p || fail=1; done; \
+	cat build/valgrind/part.*.out; \
+	if [ $$fail -ne 0 ]; then echo "test-valgrind: a part failed (its output above)"; exit 1; fi
 	@bad=$$(grep -L 'ERROR SUMMARY: 0 errors' build/valgrind/*.log); \
 	if [ -n "$$bad" ]; then cat $$bad; echo "test-valgrind: errors in $$bad"; exit 1; fi; \
-	echo "test-valgrind: the suites and $$(ls build/valgrind | wc -l) CLI runs are clean"
+	echo "test-valgrind: the suites ($(VG_SHARDS) parts) and $$(ls build/valgrind/cli.*.log | wc -l) CLI runs are clean"
 
 $(REL)/xpusim_bench: $(REL)/calibrate/bench.o $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

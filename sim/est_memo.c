@@ -1,10 +1,15 @@
 /* est_memo.c — see est_memo.h. The key is every byte of the device and
- * of the op: an op that differs in any field, its name included (the CPU
- * model reads it), only misses; it never hits wrongly. Per thread (C11
+ * of the op but its count: an op that differs in any other field, its
+ * name included (the CPU model reads it), only misses; it never hits
+ * wrongly. An estimate is one call's, whatever the count (the step's sums
+ * multiply it): a sweep over grad_accum, which changes only the counts,
+ * finds every op (test_memo checks a prediction at another count against
+ * a cold one). Per thread (C11
  * _Thread_local), so OpenMP sweeps share nothing and take no lock;
  * fixed-size, so a prediction allocates nothing for it. */
 #include "est_memo.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -72,13 +77,21 @@ static unsigned op_hash(const xs_op *op)
     return (unsigned)(h ^ h >> 32);
 }
 
+/* a and b in every byte but their counts' (xs_op's last field) */
+_Static_assert(offsetof(xs_op, count) + sizeof(int64_t) == sizeof(xs_op),
+               "xs_op.count must be the op's last bytes");
+static int same_op(const xs_op *a, const xs_op *b)
+{
+    return memcmp(a, b, offsetof(xs_op, count)) == 0;
+}
+
 int xs_est_memo_get(void *table, size_t i, const xs_op *op, xs_estimate *e)
 {
     memo_device *t = table;
     unsigned short *at = i < MEMO_SLOTS ? &t->at[i] : NULL;
     if (at && *at) {
         const memo_entry *s = &t->slots[*at - 1];
-        if (s->gen == t->gen && memcmp(&s->op, op, sizeof *op) == 0) {
+        if (s->gen == t->gen && same_op(&s->op, op)) {
             memcpy(e, &s->e, sizeof *e);
             return 1;
         }
@@ -89,7 +102,7 @@ int xs_est_memo_get(void *table, size_t i, const xs_op *op, xs_estimate *e)
         const memo_entry *s = &t->slots[k];
         if (s->gen != t->gen)
             return 0;
-        if (memcmp(&s->op, op, sizeof *op) == 0) {
+        if (same_op(&s->op, op)) {
             memcpy(e, &s->e, sizeof *e);
             if (at)
                 *at = (unsigned short)(k + 1);

@@ -16,7 +16,8 @@
  * be had. Valid on this thread until the next xs_est_memo_table call. */
 void *xs_est_memo_table(const xs_device *dev);
 
-/* 1 and *e as estimated before where op (all its bytes) is in the table,
+/* 1 and *e as estimated before where op (all its bytes but its count:
+ * an estimate is one call's) is in the table,
  * else 0. i: op's place in its list (where the table looks first: the
  * op that was at i in the last list predicted). */
 int xs_est_memo_get(void *table, size_t i, const xs_op *op, xs_estimate *e);

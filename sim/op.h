@@ -144,7 +144,6 @@ typedef struct {
     double elems;     /* elements a non-GEMM op processes per call (parameters
                          for an optimizer) */
     int64_t launches; /* kernel launches per call */
-    int64_t count;    /* calls per optimizer step */
     int sync;         /* the host reads a result of this op back (.item()) and
                          waits for the device before issuing anything else */
     int issue;        /* xs_issue: how the host issues its launches */
@@ -171,6 +170,10 @@ typedef struct {
      * a compiled step that reduces the gradients in place (XLA's
      * cross-replica sum) has none of them */
     int dp_wrapper;
+    /* calls per optimizer step; last, so that the estimate memo, whose key
+     * is every byte before it (an estimate is one call's), compares one
+     * run of bytes */
+    int64_t count;
 } xs_op;
 
 /* compute: the math units; memory: DRAM or L2 bandwidth; latency: loads in

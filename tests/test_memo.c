@@ -83,17 +83,20 @@ static int same_prediction(const xs_prediction *p, const xs_prediction *q, size_
 
 /* Scenarios and batches whose ops share names and differ in shape: a memo
  * that told ops apart by less than all of them would hand one's estimate
- * to another. */
+ * to another; and pairs that differ only in grad_accum (the ops' counts,
+ * which the memo does not tell apart: an estimate is one call's). */
 static int open_case(int c, xs_scenario *s, xs_workload *wl, int capped)
 {
     static const char *const scns[] = {"bert-base-squad", "gpt2-medium-finetune",
                                        "llama2-7b-lora", "t5-base-summarization",
                                        "vit-base-finetune"};
-    static const char *const batch[] = {"train.batch=2", "train.batch=3", "train.batch=8",
-                                        "train.batch=16"};
-    const char *sets[] = {batch[c % 4], "device.power_limit_w=200"};
+    static const char *const batch[] = {"train.batch=2", "train.batch=2", "train.batch=3",
+                                        "train.batch=3"};
+    static const char *const accum[] = {"train.grad_accum=1", "train.grad_accum=3",
+                                        "train.grad_accum=1", "train.grad_accum=2"};
+    const char *sets[] = {batch[c % 4], accum[c % 4], "device.power_limit_w=200"};
     xs_error err;
-    if (xs_scn_open(scns[c / 4], sets, capped ? 2 : 1, s, &err) != XS_OK)
+    if (xs_scn_open(scns[c / 4], sets, capped ? 3 : 2, s, &err) != XS_OK)
         return -1;
     return xs_wl_build_compact(s, wl, NULL, &err);
 }
