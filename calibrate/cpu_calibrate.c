@@ -176,18 +176,19 @@ typedef struct {
 /* Triad time against bytes over the rows of threads t whose working set is
  * within [lo, hi]: bandwidth is the inverse slope. */
 static int fit_level(cal *c, const char *bench, int t, double lo, double hi, const char *what,
-                     level_fit *out)
+                     int origin, level_fit *out)
 {
     double X[2 * 64], y[64];
-    int n = 0;
+    int n = 0, p = origin ? 1 : 2;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < c->ms.n && n < 64; i++) {
         const xs_meas *m = &c->ms.v[i];
         if (strcmp(m->bench, bench) || m->threads != t || working_set(m) < lo ||
             working_set(m) > hi)
             continue;
-        X[2 * n] = 1;
-        X[2 * n + 1] = m->bytes;
+        if (!origin)
+            X[p * n] = 1;
+        X[p * n + p - 1] = m->bytes;
         y[n++] = m->r.median_s;
     }
     out->points = n;
@@ -196,15 +197,15 @@ static int fit_level(cal *c, const char *bench, int t, double lo, double hi, con
                             "calibrate: %s: %d %s sizes between %.3g and %.3g MB at %d "
                             "threads, need 2",
                             what, n, bench, lo / 1048576, hi / 1048576, t);
-    int rc = xs_fit_nonneg(X, y, n, 2, what, &out->fit, c->err);
+    int rc = xs_fit_nonneg(X, y, n, p, what, &out->fit, c->err);
     if (rc)
         return rc;
-    double s = out->fit.coef[1];
+    double s = out->fit.coef[p - 1];
     if (!(s > 0))
         return xs_error_set(c->err, XS_ERANGE, "calibrate: %s: time does not grow with size",
                             what);
     out->bw = 1 / s;
-    out->bw_sd = out->fit.sd[1] / (s * s);
+    out->bw_sd = out->fit.sd[p - 1] / (s * s);
     return XS_OK;
 }
 
@@ -348,24 +349,30 @@ static double second_largest_ws(const cal *c, int t)
 static int fit_bandwidths(cal *c, bw_result *bw)
 {
     bw->llc_bytes = find_llc(c);
-    int rc = fit_level(c, "read", 1, 0, INFINITY, "L2 read bandwidth, 1 thread", &bw->l2_read);
+    int rc =
+        fit_level(c, "read", 1, 0, INFINITY, "L2 read bandwidth, 1 thread", 0, &bw->l2_read);
     for (int ti = 0; ti < bw->nthreads && !rc; ti++) {
         int t = bw->threads[ti];
         double l2t = c->l2_core * t;
         char what[64];
         snprintf(what, sizeof what, "L2 bandwidth, %d threads", t);
-        rc = fit_level(c, "triad", t, 0, 0.51 * l2t, what, &bw->l2[ti]);
+        rc = fit_level(c, "triad", t, 0, 0.51 * l2t, what, 0, &bw->l2[ti]);
         if (rc)
             break;
         snprintf(what, sizeof what, "DRAM bandwidth, %d threads", t);
-        /* past the LLC: from 2.9 x its size, or at least the two largest */
+        /* past the LLC: from 2.9 x its size, or at least the two largest.
+         * Through the origin: a call there moves hundreds of MB (ms), where
+         * the per-call cost (us) is below the timing noise, and a free
+         * intercept over two or three close sizes turned that noise into
+         * the slope (a quick calibration on a busy host once read 1822
+         * GB/s of DRAM bandwidth on two cores and refused its own file) */
         double from = fmin(2.9 * bw->llc_bytes, second_largest_ws(c, t));
-        rc = fit_level(c, "triad", t, from, INFINITY, what, &bw->dram[ti]);
+        rc = fit_level(c, "triad", t, from, INFINITY, what, 1, &bw->dram[ti]);
         if (rc)
             break;
         snprintf(what, sizeof what, "LLC bandwidth, %d threads", t);
         if (bw->llc_bytes > 8 * l2t)
-            rc = fit_level(c, "triad", t, 1.9 * l2t, 0.55 * bw->llc_bytes, what, &bw->llc[ti]);
+            rc = fit_level(c, "triad", t, 1.9 * l2t, 0.55 * bw->llc_bytes, what, 0, &bw->llc[ti]);
         else /* no cache level between L2 and DRAM */
             bw->llc[ti] = bw->dram[ti];
     }

@@ -1091,51 +1091,29 @@ static int vit_import(cJSON *model, const cJSON *hf, const char *path, xs_error 
     return XS_OK;
 }
 
-static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
+/* The model keys of hf (a Hugging Face config.json read from path) put
+ * into model where the scenario does not give them. */
+static int import_hf_doc(cJSON *model, const cJSON *hf, const char *path, xs_error *err)
 {
-    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(model, "hf_config");
-    if (!ref)
-        return XS_OK;
-    if (!cJSON_IsString(ref) || !ref->valuestring[0])
-        return xs_error_set(err, XS_EFIELD,
-                            "%s: field 'model.hf_config' must be a path to a config.json",
-                            scn_path);
-    char dir[1024], path[2048];
-    xs_dirname(scn_path, dir, sizeof dir);
-    if (ref->valuestring[0] == '/')
-        snprintf(path, sizeof path, "%s", ref->valuestring);
-    else
-        snprintf(path, sizeof path, "%s/%s", dir, ref->valuestring);
-    cJSON *hf = NULL;
-    int rc = xs_json_load(path, &hf, err);
-    if (rc)
-        return rc;
+    int rc = XS_OK;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(hf, "model_type");
     const char *t = cJSON_IsString(type) ? type->valuestring : NULL;
-    if (t && strcmp(t, "distilbert") == 0) {
-        rc = distilbert_import(model, hf, path, err);
-        cJSON_Delete(hf);
-        return rc;
-    }
+    if (t && strcmp(t, "distilbert") == 0)
+        return distilbert_import(model, hf, path, err);
     int known = -1;
     for (size_t i = 0; t && i < sizeof HF_TYPES / sizeof HF_TYPES[0]; i++)
         if (strcmp(t, HF_TYPES[i].type) == 0)
             known = (int)i;
-    if (known < 0) {
-        rc = xs_error_set(err, XS_EUNSUPPORTED,
-                          "%s: field 'model_type' must be one of " HF_TYPE_LIST ", got %s%s%s",
-                          path, t ? "\"" : "", t ? t : "nothing", t ? "\"" : "");
-        cJSON_Delete(hf);
-        return rc;
-    }
+    if (known < 0)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'model_type' must be one of " HF_TYPE_LIST ", got %s%s%s",
+                            path, t ? "\"" : "", t ? t : "nothing", t ? "\"" : "");
     int gpt2 = HF_TYPES[known].gpt2, llama = HF_TYPES[known].llama;
     int vit = HF_TYPES[known].vit, t5 = HF_TYPES[known].t5;
     if ((llama && (rc = llama_import(model, hf, t, path, err)) != XS_OK) ||
         (vit && (rc = vit_import(model, hf, path, err)) != XS_OK) ||
-        (t5 && (rc = t5_import(model, hf, path, err)) != XS_OK)) {
-        cJSON_Delete(hf);
+        (t5 && (rc = t5_import(model, hf, path, err)) != XS_OK))
         return rc;
-    }
     const hf_map *map = vit ? HF_VIT : t5 ? HF_T5 : llama ? HF_LLAMA : gpt2 ? HF_GPT2 : HF_BERT;
     size_t n = vit    ? sizeof HF_VIT / sizeof *map
                : t5    ? sizeof HF_T5 / sizeof *map
@@ -1159,7 +1137,41 @@ static int import_hf(cJSON *model, const char *scn_path, xs_error *err)
         }
         cJSON_AddItemToObject(model, map[i].canon, copy);
     }
-    cJSON_Delete(hf);
+    return rc;
+}
+
+/* Import model.hf_config (relative to the scenario's folder). A cache
+ * holding that file's document lends it instead of the file (read only,
+ * so threads share it); with fill, a document read is kept there. */
+static int import_hf(cJSON *model, const char *scn_path, xs_hf_cache *cache, int fill,
+                     xs_error *err)
+{
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(model, "hf_config");
+    if (!ref)
+        return XS_OK;
+    if (!cJSON_IsString(ref) || !ref->valuestring[0])
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'model.hf_config' must be a path to a config.json",
+                            scn_path);
+    char dir[1024], path[sizeof cache->path];
+    xs_dirname(scn_path, dir, sizeof dir);
+    if (ref->valuestring[0] == '/')
+        snprintf(path, sizeof path, "%s", ref->valuestring);
+    else
+        snprintf(path, sizeof path, "%s/%s", dir, ref->valuestring);
+    if (cache && cache->doc && strcmp(cache->path, path) == 0)
+        return import_hf_doc(model, cache->doc, path, err);
+    cJSON *hf = NULL;
+    int rc = xs_json_load(path, &hf, err);
+    if (rc)
+        return rc;
+    rc = import_hf_doc(model, hf, path, err);
+    if (fill && cache && !cache->doc) {
+        cache->doc = hf;
+        snprintf(cache->path, sizeof cache->path, "%s", path);
+    } else {
+        cJSON_Delete(hf);
+    }
     return rc;
 }
 
@@ -1642,8 +1654,9 @@ static void note_read(const char *path, void *ctx)
         snprintf(b->read[b->nread++], sizeof b->read[0], "%s", path);
 }
 
-static int load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
-                xs_scn_base *reads, xs_error *err)
+/* The scenario document at path with the n overrides applied. */
+static int read_doc(const char *path, const char *const *overrides, int n, cJSON **out,
+                    xs_error *err)
 {
     cJSON *root = NULL;
     int rc = xs_json_load(path, &root, err);
@@ -1659,12 +1672,29 @@ static int load(const char *path, const char *const *overrides, int n, xs_scenar
                           path, path);
     for (int i = 0; i < n && rc == XS_OK; i++)
         rc = apply_override(root, overrides[i], err);
+    if (rc == XS_OK) {
+        *out = root;
+    } else {
+        cJSON_Delete(root);
+        name_the_sets(overrides, n, err);
+    }
+    return rc;
+}
+
+/* A document with its overrides (taken: deleted here) to the scenario:
+ * the Hugging Face config, the completion, the schema, the checks. reads:
+ * the base whose completion reads are noted and whose hf cache is filled
+ * (one thread); hf: a cache lent read only (any thread). */
+static int finish(cJSON *root, const char *path, xs_scn_base *reads, xs_hf_cache *hf,
+                  xs_scenario *scn, xs_error *err)
+{
+    int rc = XS_OK;
     if (reads)
         xs_json_path_watch(note_read, reads);
     cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
-    if (rc == XS_OK && cJSON_IsObject(model))
-        rc = import_hf(model, path, err);
-    if (rc == XS_OK && cJSON_IsObject(root))
+    if (cJSON_IsObject(model))
+        rc = import_hf(model, path, reads ? &reads->hf : hf, reads != NULL, err);
+    if (rc == XS_OK)
         rc = xs_scn_complete(root, err);
     if (reads)
         xs_json_path_watch(NULL, NULL);
@@ -1680,10 +1710,25 @@ static int load(const char *path, const char *const *overrides, int n, xs_scenar
         rc = check_id(&s, path, err);
     if (rc == XS_OK)
         rc = check_relations(&s, path, err);
-    if (rc != XS_OK)
-        name_the_sets(overrides, n, err);
     if (rc == XS_OK)
         *scn = s;
+    return rc;
+}
+
+static int load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
+                xs_scn_base *reads, xs_error *err)
+{
+    cJSON *root = NULL;
+    int rc = read_doc(path, overrides, n, &root, err);
+    if (rc)
+        return rc;
+    if (reads && !(reads->doc = cJSON_Duplicate(root, 1))) {
+        cJSON_Delete(root);
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    }
+    rc = finish(root, path, reads, NULL, scn, err);
+    if (rc != XS_OK)
+        name_the_sets(overrides, n, err);
     return rc;
 }
 
@@ -1706,7 +1751,9 @@ int xs_scn_base_open(const char *id_or_path, const char *const *overrides, int n
 {
     memset(b, 0, sizeof *b);
     int rc = xs_resolve("scenarios", id_or_path, b->path, sizeof b->path, err);
-    return rc ? rc : load(b->path, overrides, n, &b->s, b, err);
+    if (rc == XS_OK && (rc = load(b->path, overrides, n, &b->s, b, err)) != XS_OK)
+        xs_scn_base_free(b);
+    return rc;
 }
 
 /* A key whose value is only its own field: not read by the completion
@@ -1720,6 +1767,28 @@ static int plain_key(const xs_scn_base *b, const xs_field *f)
         if (strcmp(b->read[i], f->path) == 0)
             return 0;
     return 1;
+}
+
+/* A variant whose keys other keys derive from (or model keys): the
+ * base's document again, from memory, the overrides applied after its
+ * own, and the rest of a load (the Hugging Face config from the base's
+ * copy when it names the same file). Any refusal is XS_EARG: the caller
+ * loads it whole for the loader's message. */
+static int derived_variant(const xs_scn_base *b, const char *const *vary, int n,
+                           xs_scenario *out)
+{
+    cJSON *root = b->doc ? cJSON_Duplicate(b->doc, 1) : NULL;
+    xs_error ignored;
+    int rc = root ? XS_OK : XS_EARG;
+    for (int i = 0; i < n && rc == XS_OK; i++)
+        rc = apply_override(root, vary[i], &ignored);
+    if (rc != XS_OK) {
+        cJSON_Delete(root);
+        return XS_EARG;
+    }
+    /* finish lends the cache, never fills it: const as far as it goes */
+    xs_hf_cache *hf = (xs_hf_cache *)&b->hf;
+    return finish(root, b->path, NULL, hf, out, &ignored) == XS_OK ? XS_OK : XS_EARG;
 }
 
 int xs_scn_variant(const xs_scn_base *b, const char *const *vary, int n, xs_scenario *out,
@@ -1738,11 +1807,22 @@ int xs_scn_variant(const xs_scn_base *b, const char *const *vary, int n, xs_scen
         cJSON_Delete(v);
     }
     xs_error ignored;
-    if (!plain || check_relations(&s, b->path, &ignored) != XS_OK)
+    if (!plain)
+        return derived_variant(b, vary, n, out);
+    if (check_relations(&s, b->path, &ignored) != XS_OK)
         return XS_EARG;
     *out = s;
     (void)err;
     return XS_OK;
+}
+
+void xs_scn_base_free(xs_scn_base *b)
+{
+    if (!b)
+        return;
+    cJSON_Delete(b->doc);
+    cJSON_Delete(b->hf.doc);
+    b->doc = b->hf.doc = NULL;
 }
 
 int xs_scn_check_set(const char *kv, xs_error *err)

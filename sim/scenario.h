@@ -216,15 +216,26 @@ int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenar
 int xs_scn_open(const char *id_or_path, const char *const *overrides, int n, xs_scenario *scn,
                 xs_error *err);
 
+/* A Hugging Face config.json read once: its path as the scenario names it
+ * (resolved) and its document (owned by the base holding it). */
+typedef struct {
+    char path[2048];
+    cJSON *doc;
+} xs_hf_cache;
+
 /* A scenario loaded once for many variants (a sweep's grid points): the
  * scenario with its fixed overrides, its file, and the keys completing it
- * read (the defaults of other keys depend on them). */
+ * read (the defaults of other keys depend on them); its document with the
+ * fixed overrides and its Hugging Face config, so that a variant of a
+ * derived key reads no file. Free with xs_scn_base_free. */
 typedef struct {
     xs_scenario s;
     char path[PATH_MAX];
     char read[64][64];
     size_t nread;
     int read_all; /* more keys read than the list holds */
+    cJSON *doc;
+    xs_hf_cache hf;
 } xs_scn_base;
 
 /* Load id_or_path with overrides as xs_scn_open does, noting what the
@@ -232,13 +243,17 @@ typedef struct {
 int xs_scn_base_open(const char *id_or_path, const char *const *overrides, int n,
                      xs_scn_base *b, xs_error *err);
 
-/* The base with the n overrides vary applied after its own, the scenario
- * xs_scn_open would load with all of them, when every key varied is plain
- * (only its own field: no completion reads it, no model key) and the
- * result passes the loader's checks. XS_EARG otherwise: then the caller
- * loads it whole (xs_scn_open), which gives the loader's message. */
+/* The base with the n overrides vary applied after its own: the scenario
+ * xs_scn_open would load with all of them. Plain keys (only their own
+ * field: no completion reads them, no model key) are stored into the
+ * base's scenario; others go through the rest of a load from the base's
+ * document in memory (no file read). XS_EARG where the result does not
+ * pass the loader's checks: then the caller loads it whole (xs_scn_open),
+ * which gives the loader's message. Safe on many threads at once. */
 int xs_scn_variant(const xs_scn_base *b, const char *const *vary, int n, xs_scenario *out,
                    xs_error *err);
+/* What xs_scn_base_open kept (not b itself). */
+void xs_scn_base_free(xs_scn_base *b);
 
 /* Check one override "key=value" on its own, as xs_scn_load would (a known
  * key, a value its field accepts), with the same error; relations between

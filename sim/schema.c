@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "fileio.h"
@@ -188,9 +189,8 @@ cJSON *xs_json_path(const cJSON *root, const char *path)
 
 /* 1 if some field's path is exactly path; 2 if path is a strict prefix
  * (an object holding fields); 0 if unknown. */
-static int classify(const xs_field *fields, size_t n, const char *path)
+static int classify_scan(const xs_field *fields, size_t n, const char *path, size_t len)
 {
-    size_t len = strlen(path);
     int found = 0;
     for (size_t i = 0; i < n; i++) {
         if (strcmp(fields[i].path, path) == 0)
@@ -199,6 +199,38 @@ static int classify(const xs_field *fields, size_t n, const char *path)
             found = 2;
     }
     return found;
+}
+
+/* classify_scan's answers, remembered per thread by table and path: a
+ * document's keys are looked up against every field of the table (a
+ * sweep loads its scenario at each point), and a table is static, so the
+ * answer for its address and a path never changes. Direct-mapped: a
+ * collision only scans again. */
+#define CLASS_SLOTS 256
+typedef struct {
+    const xs_field *fields;
+    size_t n;
+    char path[88];
+    int kind;
+} class_entry;
+static _Thread_local class_entry class_memo[CLASS_SLOTS];
+
+static int classify(const xs_field *fields, size_t n, const char *path)
+{
+    size_t len = strlen(path);
+    if (len >= sizeof class_memo[0].path)
+        return classify_scan(fields, n, path, len);
+    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)(uintptr_t)fields; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)path[i]) * 0x100000001b3ull;
+    class_entry *e = &class_memo[(h ^ h >> 32) & (CLASS_SLOTS - 1)];
+    if (e->fields == fields && e->n == n && memcmp(e->path, path, len + 1) == 0)
+        return e->kind;
+    e->kind = classify_scan(fields, n, path, len);
+    e->fields = fields;
+    e->n = n;
+    memcpy(e->path, path, len + 1);
+    return e->kind;
 }
 
 /* List the names allowed directly under prefix, for "unknown field" help. */

@@ -42,7 +42,8 @@ typedef struct {
 /* Check that root holds only known fields (no duplicates, objects where the
  * table nests), every required field, values of the right type and range;
  * store them into dest, and each absent field's default. where names the
- * document in messages. Stops at the first problem. */
+ * document in messages. Stops at the first problem. fields is a static
+ * table: which paths it knows is remembered by its address. */
 int xs_schema_apply(const xs_field *fields, size_t n, const cJSON *root, const char *where,
                     void *dest, xs_error *err);
 

@@ -541,6 +541,7 @@ int xs_sweep_eval(const xs_sweep_spec *sp, size_t first, size_t count, xs_sweep_
             sp->progress(now, sp->ctx);
 #endif
     }
+    xs_scn_base_free(base);
     free(base);
     for (int t = 0; last && t < threads; t++)
         free(last[t].pred);

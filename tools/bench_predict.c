@@ -14,8 +14,11 @@
  *                     grid (100 batches x 100 data sizes) written to CSV,
  *                     wall time of the command; the points of one batch
  *                     share their step, each its own run (xs_predict_rerun);
- *   sweep_steps_per_s the same over 100 batches x 100 grad_accum: every
- *                     point a step of its own, built and predicted. */
+ *   sweep_steps_per_s the same over 100 batches x 100 sequence lengths
+ *                     (17..512): every point a step of its own, of shapes
+ *                     of its own, built and predicted (the memos hold only
+ *                     what identical layers and recurring GEMM shapes
+ *                     share). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,10 +128,11 @@ int main(int argc, char **argv)
                "predictions/s\n"
                "bench: sweep_per_s %.0f\n",
                rate, rate);
-    if (sweep_rate(xpusim, "train.grad_accum=1:100", &rate))
+    if (sweep_rate(xpusim, "train.seq=17:512:5", &rate))
         printf("bench: sweep_steps_per_s skipped: `%s sweep` failed\n", xpusim);
     else
-        printf("  xpusim sweep, 100 batches x 100 grad_accum (each point its own step): "
+        printf("  xpusim sweep, 100 batches x 100 sequence lengths (each point its own "
+               "shapes): "
                "%.0f predictions/s\n"
                "bench: sweep_steps_per_s %.0f\n",
                rate, rate);
