@@ -175,7 +175,7 @@ static inline void walk_step(walk_state *st, const walk_op *op, size_t at, int p
  * in that range to a whole number: it is one if that changes nothing). */
 static inline int whole(double x)
 {
-    /* & not &&: no branches, the span's terms tested as a vector */
+    /* & not &&: no branches in the span's test of every term */
     return (x >= 0) & (x < 0x1p52) & ((x + 0x1p52) - 0x1p52 == x);
 }
 

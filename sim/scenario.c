@@ -1140,11 +1140,11 @@ static int import_hf_doc(cJSON *model, const cJSON *hf, const char *path, xs_err
     return rc;
 }
 
-/* Import model.hf_config (relative to the scenario's folder). A cache
- * holding that file's document lends it instead of the file (read only,
- * so threads share it); with fill, a document read is kept there. */
-static int import_hf(cJSON *model, const char *scn_path, xs_hf_cache *cache, int fill,
-                     xs_error *err)
+/* Import model.hf_config (relative to the scenario's folder). lend, a
+ * cache holding that file's document, stands in for the file (read only,
+ * so threads share it); an empty fill keeps the document read. */
+static int import_hf(cJSON *model, const char *scn_path, const xs_hf_cache *lend,
+                     xs_hf_cache *fill, xs_error *err)
 {
     const cJSON *ref = cJSON_GetObjectItemCaseSensitive(model, "hf_config");
     if (!ref)
@@ -1153,22 +1153,22 @@ static int import_hf(cJSON *model, const char *scn_path, xs_hf_cache *cache, int
         return xs_error_set(err, XS_EFIELD,
                             "%s: field 'model.hf_config' must be a path to a config.json",
                             scn_path);
-    char dir[1024], path[sizeof cache->path];
+    char dir[1024], path[sizeof((xs_hf_cache *)0)->path];
     xs_dirname(scn_path, dir, sizeof dir);
     if (ref->valuestring[0] == '/')
         snprintf(path, sizeof path, "%s", ref->valuestring);
     else
         snprintf(path, sizeof path, "%s/%s", dir, ref->valuestring);
-    if (cache && cache->doc && strcmp(cache->path, path) == 0)
-        return import_hf_doc(model, cache->doc, path, err);
+    if (lend && lend->doc && strcmp(lend->path, path) == 0)
+        return import_hf_doc(model, lend->doc, path, err);
     cJSON *hf = NULL;
     int rc = xs_json_load(path, &hf, err);
     if (rc)
         return rc;
     rc = import_hf_doc(model, hf, path, err);
-    if (fill && cache && !cache->doc) {
-        cache->doc = hf;
-        snprintf(cache->path, sizeof cache->path, "%s", path);
+    if (fill && !fill->doc) {
+        fill->doc = hf;
+        snprintf(fill->path, sizeof fill->path, "%s", path);
     } else {
         cJSON_Delete(hf);
     }
@@ -1685,7 +1685,7 @@ static int read_doc(const char *path, const char *const *overrides, int n, cJSON
  * the Hugging Face config, the completion, the schema, the checks. reads:
  * the base whose completion reads are noted and whose hf cache is filled
  * (one thread); hf: a cache lent read only (any thread). */
-static int finish(cJSON *root, const char *path, xs_scn_base *reads, xs_hf_cache *hf,
+static int finish(cJSON *root, const char *path, xs_scn_base *reads, const xs_hf_cache *hf,
                   xs_scenario *scn, xs_error *err)
 {
     int rc = XS_OK;
@@ -1693,7 +1693,7 @@ static int finish(cJSON *root, const char *path, xs_scn_base *reads, xs_hf_cache
         xs_json_path_watch(note_read, reads);
     cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
     if (cJSON_IsObject(model))
-        rc = import_hf(model, path, reads ? &reads->hf : hf, reads != NULL, err);
+        rc = import_hf(model, path, hf, reads ? &reads->hf : NULL, err);
     if (rc == XS_OK)
         rc = xs_scn_complete(root, err);
     if (reads)
@@ -1786,9 +1786,7 @@ static int derived_variant(const xs_scn_base *b, const char *const *vary, int n,
         cJSON_Delete(root);
         return XS_EARG;
     }
-    /* finish lends the cache, never fills it: const as far as it goes */
-    xs_hf_cache *hf = (xs_hf_cache *)&b->hf;
-    return finish(root, b->path, NULL, hf, out, &ignored) == XS_OK ? XS_OK : XS_EARG;
+    return finish(root, b->path, NULL, &b->hf, out, &ignored) == XS_OK ? XS_OK : XS_EARG;
 }
 
 int xs_scn_variant(const xs_scn_base *b, const char *const *vary, int n, xs_scenario *out,

@@ -102,7 +102,11 @@ void fz_name(const uint8_t *data, size_t size, const char *fallback, char *dst, 
     cJSON_Delete(doc);
 }
 
-size_t fz_sets(const uint8_t *data, size_t size, char sets[][FZ_SET_LEN], int max, int *n)
+/* Leading "set KEY=VALUE" lines of data: up to max overrides copied into
+ * sets (each NUL-terminated), their count in *n; returns how many bytes
+ * they took (the document follows). */
+static size_t fz_sets(const uint8_t *data, size_t size, char sets[][FZ_SET_LEN], int max,
+                      int *n)
 {
     size_t at = 0;
     *n = 0;

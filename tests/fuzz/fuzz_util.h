@@ -38,12 +38,10 @@ void fz_write(const char *sub, const char *name, const uint8_t *data, size_t siz
  * naming the file after it lets the fuzzer reach the checks behind it. */
 void fz_name(const uint8_t *data, size_t size, const char *fallback, char *dst, size_t dst_size);
 
-/* Leading "set KEY=VALUE" lines of data: up to max overrides copied into
- * sets (each NUL-terminated, at most FZ_SET_LEN - 1 bytes), their count in
- * *n; returns how many bytes they took (the JSON document follows). */
+/* Leading "set KEY=VALUE" lines of data (at most FZ_SET_MAX, each cut to
+ * FZ_SET_LEN - 1 bytes), then the document. */
 #define FZ_SET_LEN 256
 #define FZ_SET_MAX 8
-size_t fz_sets(const uint8_t *data, size_t size, char sets[][FZ_SET_LEN], int max, int *n);
 
 /* A document preceded by its "set" lines, as a loader takes it: the
  * overrides (pointers into sets) and the document written under sub,
