@@ -1,14 +1,14 @@
 /* gemm_f32.c — fp32 GEMM, and the bf16 GEMM of kernel sets without a bf16
  * unit (operands converted to fp32 while packed: bf16 -> fp32 is exact).
- * A is packed in panels of 32 rows (for each K index the 32 row values side
- * by side, so a micro-kernel's broadcasts read contiguous memory), B in
- * panels of 32 columns (each K index's 32 values, 128 contiguous bytes).
- * Blocks of 32 x 32 of C are spread over the threads and stored straight
- * into C when the block is whole. A block is computed by the kernel set's
- * micro-kernel:
+ * A is packed in panels of 32 rows (24 for avx2; for each K index the row
+ * values side by side, so a micro-kernel's broadcasts read contiguous
+ * memory), B in panels of 32 columns (each K index's 32 values, 128
+ * contiguous bytes). Blocks of C (a panel's rows x 32) are spread over the
+ * threads and stored straight into C when the block is whole. A block is
+ * computed by the kernel set's micro-kernel:
  *   avx512: 8 rows x 32 columns at a time, 16 zmm accumulators;
- *   avx2:   6 (or 4) rows x 16 columns, 12 (8) ymm accumulators of the 16
- *           registers, K in chunks whose A and B slices stay in L1;
+ *   avx2:   6 rows x 16 columns, 12 ymm accumulators of the 16 registers,
+ *           K in chunks whose A and B slices stay in L1;
  *   neon:   8 rows x 8 columns, 16 of the 32 q registers, lane FMAs;
  *   portable: plain loops the compiler vectorizes for the base ISA. */
 #include "cpu_gemm.h"
@@ -26,6 +26,12 @@
  * and of a B panel, 128 x 128 bytes each, is 32 KB, the L1 data cache of
  * Zen 2/3 and Intel client cores (Neoverse cores have 64 KB) */
 #define KC 128
+/* Rows of an A panel for the avx2 set: four 6-row strips, so that no strip
+ * runs with fewer than the 12 accumulators that hide the FMA latency */
+#define AVX2_MT 24
+/* The K slice of the plans whose threads pack A as they go: an A panel's
+ * slice (at most 32 rows x 256 x 4 B = 32 KB) is one thread's buffer */
+#define KB_INLINE 256
 
 static size_t up(size_t x, size_t q)
 {
@@ -51,10 +57,10 @@ static inline float elem(const void *x, size_t i, int bf16)
 }
 
 #ifdef XS_X86
-/* dst[c * 32 + r] = src[r * lds + c] for an 8 x 8 square: eight row loads,
+/* dst[c * ldd + r] = src[r * lds + c] for an 8 x 8 square: eight row loads,
  * the usual unpack / shuffle / lane-permute transpose, eight column stores */
 __attribute__((target("avx2"))) static void transpose8_avx2(const float *src, size_t lds,
-                                                           float *dst)
+                                                           float *dst, size_t ldd)
 {
     __m256 r[8], t[8], u[8];
     for (int i = 0; i < 8; i++)
@@ -70,45 +76,51 @@ __attribute__((target("avx2"))) static void transpose8_avx2(const float *src, si
         u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
     }
     for (int i = 0; i < 4; i++) {
-        _mm256_storeu_ps(dst + (size_t)i * TILE, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
-        _mm256_storeu_ps(dst + (size_t)(i + 4) * TILE,
+        _mm256_storeu_ps(dst + (size_t)i * ldd, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
+        _mm256_storeu_ps(dst + (size_t)(i + 4) * ldd,
                          _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
     }
 }
 #endif
 
-/* Ap panel ib: Ap + ib * k * 32, element (p, r) at p * 32 + r; copied in
- * 32 x 32 squares so both the reads and the writes stay within a few KB.
- * vec8: a row-major fp32 A is transposed 8 x 8 at a time with AVX2 (the
- * avx2 set's plan; the avx512 one packs as it was calibrated, element by
- * element). */
-static void pack_a(int ta, size_t m, size_t k, const void *A, int bf16, float *Ap, size_t mp,
-                   int nt, int vec8)
+/* Rows [ib * mt, ib * mt + mt) of op(A), K indices [k0, k1), packed as one
+ * panel slice: element (p, r) at (p - k0) * mt + r (mt a multiple of 8; rows
+ * past m are zeros). Copied in mt x 32 pieces so the reads and the writes
+ * stay within a few KB. vec8: a row-major fp32 A is transposed 8 x 8 at a
+ * time with AVX2 (the avx2 set's plan; the avx512 one packs as it was
+ * calibrated, element by element). */
+static void pack_a_slice(int ta, size_t m, size_t k, const void *A, int bf16, size_t ib,
+                         size_t mt, size_t k0, size_t k1, float *dst, int vec8)
 {
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (size_t ib = 0; ib < mp / TILE; ib++) {
-        float *dst = Ap + ib * k * TILE;
-        for (size_t p0 = 0; p0 < k; p0 += TILE) {
-            size_t pe = p0 + TILE < k ? p0 + TILE : k;
-            for (size_t r0 = 0; r0 < TILE; r0 += 8) {
-                size_t i0 = ib * TILE + r0, p = p0;
+    dst -= k0 * mt;
+    for (size_t p0 = k0; p0 < k1; p0 += TILE) {
+        size_t pe = p0 + TILE < k1 ? p0 + TILE : k1;
+        for (size_t r0 = 0; r0 < mt; r0 += 8) {
+            size_t i0 = ib * mt + r0, p = p0;
 #ifdef XS_X86
-                if (vec8 && !ta && !bf16 && i0 + 8 <= m)
-                    for (; p + 8 <= pe; p += 8)
-                        transpose8_avx2((const float *)A + i0 * k + p, k, dst + p * TILE + r0);
+            if (vec8 && !ta && !bf16 && i0 + 8 <= m)
+                for (; p + 8 <= pe; p += 8)
+                    transpose8_avx2((const float *)A + i0 * k + p, k, dst + p * mt + r0, mt);
 #else
-                (void)vec8;
-                (void)i0;
+            (void)vec8;
+            (void)i0;
 #endif
-                for (size_t r = r0; r < r0 + 8; r++) {
-                    size_t i = ib * TILE + r;
-                    for (size_t q = p; q < pe; q++)
-                        dst[q * TILE + r] =
-                            i >= m ? 0 : elem(A, xs_krn_a_index(ta, m, k, i, q), bf16);
-                }
+            for (size_t r = r0; r < r0 + 8; r++) {
+                size_t i = ib * mt + r;
+                for (size_t q = p; q < pe; q++)
+                    dst[q * mt + r] = i >= m ? 0 : elem(A, xs_krn_a_index(ta, m, k, i, q), bf16);
             }
         }
     }
+}
+
+/* All of A, panel ib at Ap + ib * k * mt. */
+static void pack_a(int ta, size_t m, size_t k, const void *A, int bf16, float *Ap, size_t mp,
+                   size_t mt, int nt, int vec8)
+{
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (size_t ib = 0; ib < mp / mt; ib++)
+        pack_a_slice(ta, m, k, A, bf16, ib, mt, 0, k, Ap + ib * k * mt, vec8);
 }
 
 /* Bp panel jb: Bp + jb * k * 32, element (p, c) at p * 32 + c. B stored
@@ -178,40 +190,38 @@ __attribute__((target("avx512f"))) static void block_avx512(const float *a, cons
     }
 }
 
-/* R rows x 16 columns over K [p0, pe): 2R ymm accumulators, two B vectors
- * and one broadcast (R = 6: 15 of the 16 registers). a and b point at the
- * strip's first row and column inside the panels. */
-#define AVX2_STRIP(R)                                                                         \
-    __attribute__((target("avx2,fma"))) static void strip_avx2_##R(                           \
-        const float *a, const float *b, size_t p0, size_t pe, float *c, size_t ldc, int load) \
-    {                                                                                         \
-        __m256 acc[R][2];                                                                     \
-        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++)                                  \
-        {                                                                                     \
-            acc[i][0] = load ? _mm256_loadu_ps(c + (size_t)i * ldc) : _mm256_setzero_ps();   \
-            acc[i][1] = load ? _mm256_loadu_ps(c + (size_t)i * ldc + 8) : _mm256_setzero_ps(); \
-        }                                                                                     \
-        for (size_t p = p0; p < pe; p++) {                                                    \
-            __m256 b0 = _mm256_loadu_ps(b + p * TILE), b1 = _mm256_loadu_ps(b + p * TILE + 8); \
-            const float *ap = a + p * TILE;                                                   \
-            _Pragma("GCC unroll 8") for (int i = 0; i < R; i++)                              \
-            {                                                                                 \
-                __m256 av = _mm256_broadcast_ss(ap + i);                                      \
-                acc[i][0] = _mm256_fmadd_ps(av, b0, acc[i][0]);                               \
-                acc[i][1] = _mm256_fmadd_ps(av, b1, acc[i][1]);                               \
-            }                                                                                 \
-        }                                                                                     \
-        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++)                                  \
-        {                                                                                     \
-            _mm256_storeu_ps(c + (size_t)i * ldc, acc[i][0]);                                 \
-            _mm256_storeu_ps(c + (size_t)i * ldc + 8, acc[i][1]);                             \
-        }                                                                                     \
+/* 6 rows x 16 columns over K [p0, pe): 12 ymm accumulators, two B vectors
+ * and one broadcast, 15 of the 16 registers. a and b point at the strip's
+ * first row and column inside the panels (A's rows AVX2_MT apart). */
+__attribute__((target("avx2,fma"))) static void strip_avx2(const float *a, const float *b,
+                                                          size_t p0, size_t pe, float *c,
+                                                          size_t ldc, int load)
+{
+    __m256 acc[6][2];
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; i++) {
+        acc[i][0] = load ? _mm256_loadu_ps(c + (size_t)i * ldc) : _mm256_setzero_ps();
+        acc[i][1] = load ? _mm256_loadu_ps(c + (size_t)i * ldc + 8) : _mm256_setzero_ps();
     }
-AVX2_STRIP(6)
-AVX2_STRIP(4)
+    for (size_t p = p0; p < pe; p++) {
+        __m256 b0 = _mm256_loadu_ps(b + p * TILE), b1 = _mm256_loadu_ps(b + p * TILE + 8);
+        const float *ap = a + p * AVX2_MT;
+#pragma GCC unroll 6
+        for (int i = 0; i < 6; i++) {
+            __m256 av = _mm256_broadcast_ss(ap + i);
+            acc[i][0] = _mm256_fmadd_ps(av, b0, acc[i][0]);
+            acc[i][1] = _mm256_fmadd_ps(av, b1, acc[i][1]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; i++) {
+        _mm256_storeu_ps(c + (size_t)i * ldc, acc[i][0]);
+        _mm256_storeu_ps(c + (size_t)i * ldc + 8, acc[i][1]);
+    }
+}
 
-/* 32 rows as 6 + 6 + 6 + 6 + 4 + 4, two 16-column halves, K in chunks of
- * KC (after the first chunk the accumulators start from C). */
+/* AVX2_MT (24) rows as four strips of 6, two 16-column halves, K in chunks
+ * of KC (after the first chunk the accumulators start from C). */
 static void block_avx2(const float *a, const float *b, size_t k, float *c, size_t ldc,
                        int load_c)
 {
@@ -219,12 +229,9 @@ static void block_avx2(const float *a, const float *b, size_t k, float *c, size_
     do {
         size_t pe = p0 + KC < k ? p0 + KC : k;
         int load = load_c || p0 > 0;
-        for (size_t j = 0; j < TILE; j += 16) {
-            for (size_t r = 0; r < 24; r += 6)
-                strip_avx2_6(a + r, b + j, p0, pe, c + r * ldc + j, ldc, load);
-            strip_avx2_4(a + 24, b + j, p0, pe, c + 24 * ldc + j, ldc, load);
-            strip_avx2_4(a + 28, b + j, p0, pe, c + 28 * ldc + j, ldc, load);
-        }
+        for (size_t j = 0; j < TILE; j += 16)
+            for (size_t r = 0; r < AVX2_MT; r += 6)
+                strip_avx2(a + r, b + j, p0, pe, c + r * ldc + j, ldc, load);
         p0 = pe;
     } while (p0 < k);
 }
@@ -296,13 +303,18 @@ static void block_portable(const float *a, const float *b, size_t k, float *c, s
 
 /* How a kernel set runs the blocks: its micro-kernel; K in slices of kb
  * (0: all of K at once), every block of C done for one slice before the
- * next, so that a slice of the A and B panels stays in L2; and the bytes of
- * B panels a column chunk may hold (L2 they share with A). */
+ * next, so that a slice of the A and B panels stays in L2; the bytes of B
+ * panels a column chunk may hold (L2 they share with A); and whether each
+ * thread packs the A panel slice it is about to use into its own buffer
+ * (a_inline) rather than all of A being packed first, which writes packed A
+ * to DRAM and reads it back once per column chunk. */
 typedef struct {
     block_fn block;
     size_t kb;
     size_t panel_bytes;
     int vec8; /* pack a row-major fp32 A with 8 x 8 AVX2 transposes */
+    size_t mt; /* rows of an A panel and of a block: TILE, or AVX2_MT */
+    int a_inline; /* kb must then be 1..KB_INLINE */
     const char *name;
 } gemm_plan;
 
@@ -325,16 +337,18 @@ static size_t half_l2(void)
 static gemm_plan pick_plan(void)
 {
     const xs_cpu_features *f = xs_cpu_features_get();
-    gemm_plan p = {block_portable, 256, half_l2(), 0, "portable"};
+    gemm_plan p = {block_portable, KB_INLINE, half_l2(), 0, TILE, 1, "portable"};
 #ifdef XS_X86
     if (f->avx512) {
         p.block = block_avx512;
         p.kb = 0;
         p.panel_bytes = 1u << 20;
+        p.a_inline = 0;
         p.name = "avx512 fma 8x32";
     } else if (f->avx2) {
         p.block = block_avx2;
         p.vec8 = 1;
+        p.mt = AVX2_MT;
         p.name = "avx2 fma 6x16";
     }
 #endif
@@ -360,21 +374,22 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
     if (m == 0 || n == 0)
         return;
     int nt = threads > 0 ? threads : 1;
-    size_t mp = up(m, TILE), np = up(n, TILE);
-    float *Ap = xs_krn_scratch(XS_SCRATCH_A, mp * k * sizeof(float) + 64);
+    gemm_plan plan = pick_plan();
+    size_t mt = plan.mt, mp = up(m, mt), np = up(n, TILE);
+    float *Ap = plan.a_inline ? NULL : xs_krn_scratch(XS_SCRATCH_A, mp * k * sizeof(float) + 64);
     float *Bp = xs_krn_scratch(XS_SCRATCH_B, k * np * sizeof(float) + 64);
-    if (!Ap || !Bp) { /* out of memory: the unpacked reference still answers */
+    if ((!Ap && !plan.a_inline) || !Bp) { /* out of memory: the unpacked reference still answers */
         if (bf16)
             xs_krn_gemm_bf16_ref(ta, tb, m, n, k, A, B, C, accumulate);
         else
             xs_krn_gemm_f32_ref(ta, tb, m, n, k, A, B, C, accumulate);
         return;
     }
-    gemm_plan plan = pick_plan();
-    pack_a(ta, m, k, A, bf16, Ap, mp, nt, plan.vec8);
+    if (!plan.a_inline)
+        pack_a(ta, m, k, A, bf16, Ap, mp, mt, nt, plan.vec8);
     pack_b(tb, n, k, B, bf16, Bp, np, nt);
     size_t kb = plan.kb && plan.kb < k ? plan.kb : k;
-    size_t bm = mp / TILE, bn = np / TILE;
+    size_t bm = mp / mt, bn = np / TILE;
     /* columns in chunks whose B panels (one K slice of them) stay in L2;
      * rows outer within one */
     size_t chunk = plan.panel_bytes / (kb * TILE * sizeof(float) + 1);
@@ -383,6 +398,7 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
 #pragma omp parallel num_threads(nt)
     {
         float buf[TILE * TILE] __attribute__((aligned(64)));
+        float abuf[TILE * KB_INLINE] __attribute__((aligned(64)));
         size_t k0 = 0;
         /* K slices: the later ones add to what the earlier wrote. No barrier
          * between loops: schedule(static) over the same iteration count
@@ -394,17 +410,24 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
             int add = accumulate || k0 > 0;
             for (size_t jc = 0; jc < bn; jc += chunk) {
                 size_t je = jc + chunk < bn ? jc + chunk : bn;
+                size_t abuf_ib = SIZE_MAX; /* the panel abuf holds */
 #pragma omp for schedule(static) collapse(2) nowait
                 for (size_t ib = 0; ib < bm; ib++)
                     for (size_t jb = jc; jb < je; jb++) {
-                        size_t i0 = ib * TILE, j0 = jb * TILE;
-                        int full = i0 + TILE <= m && j0 + TILE <= n;
+                        size_t i0 = ib * mt, j0 = jb * TILE;
+                        int full = i0 + mt <= m && j0 + TILE <= n;
                         float *c = full ? C + i0 * n + j0 : buf;
                         size_t ldc = full ? n : TILE;
-                        plan.block(Ap + (ib * k + k0) * TILE, Bp + (jb * k + k0) * TILE, kk, c,
-                                   ldc, full && add);
+                        const float *a = abuf;
+                        if (!plan.a_inline)
+                            a = Ap + (ib * k + k0) * mt;
+                        else if (ib != abuf_ib) { /* a thread's blocks come row by row */
+                            pack_a_slice(ta, m, k, A, bf16, ib, mt, k0, k0 + kk, abuf, plan.vec8);
+                            abuf_ib = ib;
+                        }
+                        plan.block(a, Bp + (jb * k + k0) * TILE, kk, c, ldc, full && add);
                         if (!full)
-                            for (size_t i = 0; i < TILE && i0 + i < m; i++)
+                            for (size_t i = 0; i < mt && i0 + i < m; i++)
                                 for (size_t j = 0; j < TILE && j0 + j < n; j++) {
                                     float *d = &C[(i0 + i) * n + j0 + j];
                                     *d = add ? *d + buf[i * TILE + j] : buf[i * TILE + j];
