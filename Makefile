@@ -91,16 +91,16 @@ $(REL)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) -c $< -o $@
 $(REL)/calibrate/cpu_calibrate.o $(ASN)/calibrate/cpu_calibrate.o: build/xs_version.h
-$(REL)/calibrate/threads_cal.o $(ASN)/calibrate/threads_cal.o: build/xs_version.h
+$(REL)/calibrate/cpu_threads_cal.o $(ASN)/calibrate/cpu_threads_cal.o: build/xs_version.h
 $(REL)/calibrate/trace_calibrate.o $(ASN)/calibrate/trace_calibrate.o: build/xs_version.h
 $(REL)/calibrate/cuda_calibrate.o $(ASN)/calibrate/cuda_calibrate.o: build/xs_version.h
 $(REL)/libxpusim.a: $(SIM_SRC:%.c=$(REL)/%.o)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 $(REL)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LOPS_FLAGS_$*) $(INC) -c $< -o $@
 $(REL)/libxscal.a: $(call CAL_OBJ,$(REL))
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 $(XS): $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(REL)/xpusim_tests: $(TEST_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a | $(FAKE_GPU_DEP)
@@ -280,7 +280,7 @@ $(REL)/nodnnl/onednn.o: kernels/cpu/onednn.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $(INC) -c $< -o $@
 $(REL)/nodnnl/libxscal.a: $(filter-out $(REL)/kernels/cpu/onednn.o,$(call CAL_OBJ,$(REL))) $(REL)/nodnnl/onednn.o
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 $(BUNDLE_XPUSIM): $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/nodnnl/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $^ -o $@ $(filter-out $(DNNL_LIBS),$(LDLIBS))
 else
@@ -297,12 +297,12 @@ $(ASN)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(INC) -c $< -o $@
 $(ASN)/libxpusim.a: $(SIM_SRC:%.c=$(ASN)/%.o)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 $(ASN)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(LOPS_FLAGS_$*) $(INC) -c $< -o $@
 $(ASN)/libxscal.a: $(call CAL_OBJ,$(ASN))
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 $(ASN)/xpusim: $(CLI_SRC:%.c=$(ASN)/%.o) $(ASN)/libxscal.a $(ASN)/libxpusim.a
 	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
 $(ASN)/xpusim_tests: $(TEST_SRC:%.c=$(ASN)/%.o) $(ASN)/libxscal.a $(ASN)/libxpusim.a | $(FAKE_GPU)
@@ -447,8 +447,11 @@ test-py: xpusim
 # is for /usr/bin/python3. Says "skipped: REASON" where PyTorch is missing.
 TORCH_PY := $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 test-torch-lstm: xpusim
-	$(TORCH_PY) tools/torch_lstm_threads.py --xpusim ./xpusim -d xeon-amx-2c --quick --reps 2 \
-	  --set model.hidden=40 --set model.input_size=24 --set inference.seq=12 --set inference.batch=3
+	for p in fp32 bf16; do \
+	  $(TORCH_PY) tools/torch_lstm_threads.py --xpusim ./xpusim -d xeon-amx-2c --quick --reps 2 \
+	    --set model.hidden=40 --set model.input_size=24 --set inference.seq=12 \
+	    --set inference.batch=3 --set inference.precision=$$p || exit 1; \
+	done
 
 # The public header alone compiles as C11 (pedantic) and C++11; the library
 # exports xpusim.h's functions and nothing else.

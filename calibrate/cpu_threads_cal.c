@@ -83,9 +83,9 @@ static xs_cal_opts opts(int quick)
 }
 
 /* An LSTM of one layer with hidden h and batch b, for timing its step. */
-static xs_krn_lstm *step_kernel(size_t h, size_t b, float **w)
+static xs_krn_lstm *step_kernel(size_t h, size_t b, int bf16, float **w)
 {
-    xs_krn_lstm_shape s = {1, 8, h, 2, b};
+    xs_krn_lstm_shape s = {1, 8, h, 2, b, bf16};
     size_t n = xs_krn_lstm_weights_len(&s);
     *w = malloc(n * sizeof **w);
     if (!*w)
@@ -95,11 +95,11 @@ static xs_krn_lstm *step_kernel(size_t h, size_t b, float **w)
     return xs_krn_lstm_alloc(&s, *w);
 }
 
-static int time_step(size_t h, size_t b, int threads, int quick, xs_cal_result *r,
+static int time_step(size_t h, size_t b, int bf16, int threads, int quick, xs_cal_result *r,
                      xs_error *err)
 {
     float *w = NULL;
-    xs_krn_lstm *k = step_kernel(h, b, &w);
+    xs_krn_lstm *k = step_kernel(h, b, bf16, &w);
     if (!k) {
         free(w);
         return xs_error_set(err, XS_ENOMEM, "calibrate: out of memory for an LSTM step");
@@ -144,8 +144,11 @@ static int region_sweep(xs_device *dev, const int *counts, int nc, int quick, xs
     return XS_OK;
 }
 
-/* one core, weights in half its L2: time = c + macs x a + gate updates x g */
-static int lstm_fit(xs_device *dev, int quick, xs_meas_list *ms, xs_thr_cal *out, xs_error *err)
+/* one core, weights in half its L2: time = c + macs x a + gate updates x g,
+ * for the fp32 step or the bf16 one (its weights half the bytes: the same
+ * hidden sizes, so the two fits see the same shapes) */
+static int lstm_fit(xs_device *dev, int bf16, int quick, xs_meas_list *ms, xs_fit *fit,
+                    xs_error *err)
 {
     double l2 = dev->cpu.l2_kb_per_core * 1024;
     size_t hmax = (size_t)(sqrt(l2 / 2 / 16) * 0.9) / 8 * 8;
@@ -158,9 +161,10 @@ static int lstm_fit(xs_device *dev, int quick, xs_meas_list *ms, xs_thr_cal *out
         for (int j = 0; j < 2; j++) {
             size_t h = hs[i] < 8 ? 8 : hs[i], b = bs[j], items = (h + 7) / 8;
             xs_cal_result r;
-            int rc = time_step(h, b, 1, quick, &r, err);
+            int rc = time_step(h, b, bf16, 1, quick, &r, err);
             if (!rc)
-                rc = keep(ms, "lstm_step_1core", 1, (long long)b, (long long)h, 0, &r, err);
+                rc = keep(ms, bf16 ? "lstm_bf16_step_1core" : "lstm_step_1core", 1, (long long)b,
+                          (long long)h, 0, &r, err);
             if (rc)
                 return rc;
             X[3 * n] = 1;
@@ -168,15 +172,18 @@ static int lstm_fit(xs_device *dev, int quick, xs_meas_list *ms, xs_thr_cal *out
             X[3 * n + 2] = (double)(b * 8 * items);
             y[n++] = r.median_s;
         }
-    int rc = xs_fit_nonneg(X, y, n, 3, "LSTM step", &out->lstm, err);
+    int rc = xs_fit_nonneg(X, y, n, 3, bf16 ? "bf16 LSTM step" : "LSTM step", fit, err);
     if (rc)
         return rc;
-    if (!(out->lstm.coef[1] > 0))
-        return xs_error_set(err, XS_ERANGE, "calibrate: the LSTM step's time does not grow "
-                                            "with its multiply-adds");
-    dev->cpu.thr.lstm_ns_per_mac = xs_fit_round(out->lstm.coef[1] * 1e9, 4);
+    if (!(fit->coef[1] > 0))
+        return xs_error_set(err, XS_ERANGE, "calibrate: the %sLSTM step's time does not grow "
+                                            "with its multiply-adds",
+                            bf16 ? "bf16 " : "");
+    double mac = xs_fit_round(fit->coef[1] * 1e9, 4);
     /* a dropped gate term: too cheap to see beside the products */
-    dev->cpu.thr.lstm_gate_ns = xs_fit_round(fmax(out->lstm.coef[2] * 1e9, 1e-3), 4);
+    double gate = xs_fit_round(fmax(fit->coef[2] * 1e9, 1e-3), 4);
+    *(bf16 ? &dev->cpu.thr.lstm_bf16_ns_per_mac : &dev->cpu.thr.lstm_ns_per_mac) = mac;
+    *(bf16 ? &dev->cpu.thr.lstm_bf16_gate_ns : &dev->cpu.thr.lstm_gate_ns) = gate;
     return XS_OK;
 }
 
@@ -195,19 +202,22 @@ static int check(xs_device *dev, const int *counts, int nc, int quick, xs_meas_l
     static const size_t SHAPES[][2] = {{512, 8}, {256, 1}}; /* hidden, batch */
     double s2 = 0, g2 = 0;
     for (int c = 0; c < nc; c++) {
-        for (size_t i = 0; i < 2; i++) {
+        for (size_t i = 0; i < 4; i++) { /* each shape in fp32, then bf16 */
+            int bf16 = i >= 2;
+            size_t h = SHAPES[i % 2][0], b = SHAPES[i % 2][1];
             xs_cal_result r;
-            int rc = time_step(SHAPES[i][0], SHAPES[i][1], counts[c], quick, &r, err);
+            int rc = time_step(h, b, bf16, counts[c], quick, &r, err);
             if (!rc)
-                rc = keep(ms, "lstm_step", counts[c], (long long)SHAPES[i][1],
-                          (long long)SHAPES[i][0], 0, &r, err);
+                rc = keep(ms, bf16 ? "lstm_bf16_step" : "lstm_step", counts[c], (long long)b,
+                          (long long)h, 0, &r, err);
             if (rc)
                 return rc;
             xs_thr_item it;
             memset(&it, 0, sizeof it);
             it.kind = XS_THR_LSTM_STEP;
-            it.batch = (int64_t)SHAPES[i][1];
-            it.hidden = (int64_t)SHAPES[i][0];
+            it.op.dtype = bf16 ? XS_BF16 : XS_FP32;
+            it.batch = (int64_t)b;
+            it.hidden = (int64_t)h;
             xs_estimate e;
             if ((rc = xs_thr_item_time(dev, &it, counts[c], &e, err)))
                 return rc;
@@ -236,7 +246,6 @@ static int check(xs_device *dev, const int *counts, int nc, int quick, xs_meas_l
         it.kind = XS_THR_OP;
         xs_op_init(&it.op, XS_OP_GEMM, XS_PH_FWD, XS_FP32, "check");
         it.op.m = 400, it.op.n = 1024, it.op.k = 256, it.op.tb = 1;
-        it.regions = 3;
         xs_estimate e;
         if ((rc = xs_thr_item_time(dev, &it, counts[c], &e, err)))
             return rc;
@@ -261,11 +270,18 @@ int xs_thr_calibrate(xs_device *dev, int quick, xs_meas_list *ms, FILE *log, xs_
                 dev->cpu.thr.region_us, dev->cpu.thr.region_us_per_thread, nc,
                 out->region.rms_rel_pct);
     if (!rc)
-        rc = lstm_fit(dev, quick, ms, out, err);
+        rc = lstm_fit(dev, 0, quick, ms, &out->lstm, err);
     if (!rc && log)
         fprintf(log, "calibrate threads: LSTM step %.4f ns a multiply-add, %.3f ns a gate update "
                      "(rms residual %.1f%%)\n",
                 dev->cpu.thr.lstm_ns_per_mac, dev->cpu.thr.lstm_gate_ns, out->lstm.rms_rel_pct);
+    if (!rc)
+        rc = lstm_fit(dev, 1, quick, ms, &out->lstm_bf16, err);
+    if (!rc && log)
+        fprintf(log, "calibrate threads: bf16 LSTM step %.4f ns a multiply-add, %.3f ns a gate "
+                     "update (rms residual %.1f%%)\n",
+                dev->cpu.thr.lstm_bf16_ns_per_mac, dev->cpu.thr.lstm_bf16_gate_ns,
+                out->lstm_bf16.rms_rel_pct);
     if (!rc)
         rc = check(dev, counts, nc, quick, ms, out, err);
     if (!rc && log)
@@ -297,11 +313,12 @@ int xs_thr_cal_notes(cJSON *notes, const xs_thr_cal *r)
         "measured and fitted (GSL weighted least squares): region_us and "
         "region_us_per_thread from an empty OpenMP parallel region timed at each thread count "
         "(64 a call); lstm_ns_per_mac and lstm_gate_ns from the LSTM kernel's recurrent step "
-        "(kernels/cpu/lstm.c) on one core at 3 hidden sizes whose weights fit half of L2 and "
-        "batch 1 and 8 (time = call + multiply-adds x a + gate updates x g); "
+        "(kernels/cpu/lstm.c) on one core at 3 hidden sizes whose fp32 weights fit half of L2 "
+        "and batch 1 and 8 (time = call + multiply-adds x a + gate updates x g), "
+        "lstm_bf16_ns_per_mac and lstm_bf16_gate_ns the same for its bf16 step; "
         "calibration.fits.threads_lstm_step_check and threads_gemm_check are the thread "
-        "model against LSTM steps (hidden 512 batch 8, hidden 256 batch 1) and an fp32 "
-        "400x1024x256 GEMM at each count, shapes it was not fitted to");
+        "model against LSTM steps (hidden 512 batch 8, hidden 256 batch 1; fp32 and bf16) and "
+        "an fp32 400x1024x256 GEMM at each count, shapes it was not fitted to");
     cJSON *cal = cJSON_GetObjectItemCaseSensitive(notes, "calibration");
     if (!cal)
         cal = cJSON_AddObjectToObject(notes, "calibration");
@@ -312,6 +329,8 @@ int xs_thr_cal_notes(cJSON *notes, const xs_thr_cal *r)
         return XS_ENOMEM;
     add_fit(fits, "threads_region", r->region.n, r->region.rms_rel_pct, r->region.max_rel_pct);
     add_fit(fits, "threads_lstm_step", r->lstm.n, r->lstm.rms_rel_pct, r->lstm.max_rel_pct);
+    add_fit(fits, "threads_lstm_bf16_step", r->lstm_bf16.n, r->lstm_bf16.rms_rel_pct,
+            r->lstm_bf16.max_rel_pct);
     add_fit(fits, "threads_lstm_step_check", r->step_points, r->step_rms_pct, r->step_max_pct);
     add_fit(fits, "threads_gemm_check", r->gemm_points, r->gemm_rms_pct, r->gemm_max_pct);
     return XS_OK;

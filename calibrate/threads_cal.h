@@ -18,7 +18,7 @@
 #include "measure.h"
 
 typedef struct {
-    xs_fit region, lstm;
+    xs_fit region, lstm, lstm_bf16;
     /* the model against measurements it was not fitted to: relative
      * residuals in percent over points rows */
     int step_points, gemm_points;

@@ -64,7 +64,7 @@ static const xs_field CPU_FIELDS[] = {
         "in-core FP32 FMA peak of all cores (measured)"),
     NUM("compute.peak_bf16_tflops", 1, 0, 0, peak_tflops[XS_BF16],
         "in-core bf16 matrix-engine peak of all cores (AMX; 0: none)"),
-    STR("compute.isa", 1, cpu.isa, "amx-bf16, avx512-bf16, avx512 or portable"),
+    STR("compute.isa", 1, cpu.isa, "amx-bf16, avx512-bf16, avx512, avx2, neon or portable"),
     STR("compute.cpu_model", 1, cpu.cpu_model, "the processor's model string"),
     NOTE("compute.source", "where the compute figures come from"),
     NOTE_OPT("compute.note", "free text"),
@@ -146,6 +146,12 @@ static const xs_field CPU_FIELDS[] = {
         "(fitted)"),
     POS("threads.lstm_gate_ns", 0, cpu.thr.lstm_gate_ns,
         "the LSTM kernel's gate update: time per hidden unit and sample on one core (fitted)"),
+    POS("threads.lstm_bf16_ns_per_mac", 0, cpu.thr.lstm_bf16_ns_per_mac,
+        "the bf16 LSTM step: time per multiply-add on one core, bf16 weights in L2 (fitted; "
+        "absent: a sweep made before the bf16 kernel, which `xpusim threads` refuses for bf16)"),
+    POS("threads.lstm_bf16_gate_ns", 0, cpu.thr.lstm_bf16_gate_ns,
+        "the bf16 LSTM step's gate update, h rounded to bf16: time per hidden unit and sample "
+        "(fitted)"),
     NOTE_OPT("threads.source", "where the thread-model figures come from"),
     {"calibration", XS_F_OBJ, 0, 0, 0, 0, NULL, XS_NOSTORE, 0,
      "provenance of a calibrated file: host, date, command, kernel versions, fit residuals", NULL},
@@ -176,6 +182,11 @@ int xs_cpu_check_fields(xs_device *d, const char *path, xs_error *err)
         rc = xs_error_set(err, XS_EFIELD,
                           "%s: section 'threads' must give region_us, lstm_ns_per_mac and "
                           "lstm_gate_ns together (a thread sweep writes all of them)",
+                          path);
+    if (rc == XS_OK && (t->lstm_bf16_ns_per_mac > 0) != (t->lstm_bf16_gate_ns > 0))
+        rc = xs_error_set(err, XS_EFIELD,
+                          "%s: section 'threads' must give lstm_bf16_ns_per_mac and "
+                          "lstm_bf16_gate_ns together, or neither",
                           path);
     memcpy(c->fp32_blocks.tiles, c->bf16_blocks.tiles, sizeof c->bf16_blocks.tiles);
     c->fp32_blocks.n = c->bf16_blocks.n;

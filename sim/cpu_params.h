@@ -52,16 +52,19 @@ typedef struct {
  * region_us_per_thread more for each further thread (fork, join barrier);
  * the LSTM kernel's recurrent step (kernels/cpu/lstm.c) takes lstm_ns_per_mac
  * per multiply-add and lstm_gate_ns per gate element on one core, its
- * weights in L2. All 0 in a file calibrated before the sweeps existed. */
+ * weights in L2; its bf16 step lstm_bf16_ns_per_mac and lstm_bf16_gate_ns.
+ * All 0 in a file calibrated before the sweeps existed (the bf16 pair: one
+ * calibrated before the bf16 kernel). */
 typedef struct {
     double region_us, region_us_per_thread;
     double lstm_ns_per_mac, lstm_gate_ns;
+    double lstm_bf16_ns_per_mac, lstm_bf16_gate_ns;
 } xs_cpu_threads;
 
 typedef struct {
     int64_t cores;
     double clock_mhz;          /* derived: measured FMA peak / (64 FLOP/cycle) */
-    char isa[24];              /* amx-bf16 | avx512-bf16 | avx512 | portable */
+    char isa[24];              /* amx-bf16 | avx512-bf16 | avx512 | avx2 | neon | portable */
     char cpu_model[96];
     double l2_kb_per_core;     /* private cache whose bandwidth bw_l2 is */
     double llc_mb;             /* effective shared last-level cache (measured) */

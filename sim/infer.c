@@ -32,8 +32,10 @@ static const xs_field FIELDS[] = {
     DIM("model.ffn", 0, 262144, ffn, "encoder: FFN inner size"),
     DIM("inference.batch", 1, 65536, batch, "samples run together"),
     DIM("inference.seq", 1, 65536, seq, "sequence length (time steps, tokens)"),
-    {"inference.precision", XS_F_ENUM, 0, 0, 0, 0, "fp32", OFF(precision), 0,
-     "number format (fp32 only: the LSTM kernel's)", "fp32"},
+    {"inference.precision", XS_F_ENUM, 0, 0, 0, 0, XS_INF_PRECISION_CHOICES, OFF(precision), 0,
+     "number format: fp32, or bf16 (lstm only: weights and activations bf16, sums and the cell "
+     "state fp32, as torch.nn.LSTM after .to(torch.bfloat16))",
+     "fp32"},
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
@@ -112,6 +114,11 @@ static int check_family(const xs_inf_scenario *s, const char *path, xs_error *er
     if (other)
         return xs_error_set(err, XS_EFIELD, "%s: field '%s' does not apply to model.family %s",
                             path, other, lstm ? "lstm" : "encoder");
+    if (!lstm && s->precision == XS_INF_BF16)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'inference.precision' must be fp32 for model.family "
+                            "encoder, got bf16 (bf16 is the LSTM kernel's only)",
+                            path);
     if (!lstm && s->hidden % s->heads)
         return xs_error_set(err, XS_EFIELD,
                             "%s: field 'model.heads' must divide model.hidden (%lld), got %lld",
@@ -160,21 +167,23 @@ int xs_inf_open(const char *id_or_path, const char *const *sets, int nsets, xs_i
 
 /* ---- the op lists ------------------------------------------------------------- */
 
-static xs_thr_item gemm(int group, const char *name, int64_t m, int64_t n, int64_t k, int tb,
-                       int64_t batch, double calls)
+/* A GEMM of fp32 or bf16 operands (dt), fp32 output; its parallel regions
+ * come from the device's kernel set (xs_thr_gemm_regions). */
+static xs_thr_item gemm(int group, const char *name, xs_dtype dt, int64_t m, int64_t n,
+                        int64_t k, int tb, int64_t batch, double calls)
 {
     xs_thr_item it;
     memset(&it, 0, sizeof it);
     it.group = group;
     it.kind = XS_THR_OP;
-    xs_op_init(&it.op, batch > 1 ? XS_OP_BGEMM : XS_OP_GEMM, XS_PH_FWD, XS_FP32, name);
+    xs_op_init(&it.op, batch > 1 ? XS_OP_BGEMM : XS_OP_GEMM, XS_PH_FWD, dt, name);
     it.op.m = m, it.op.n = n, it.op.k = k, it.op.tb = tb;
     it.op.batch = batch > 1 ? batch : 0;
     it.op.flops = 2.0 * (double)m * (double)n * (double)k * (double)(batch > 1 ? batch : 1);
-    it.op.bytes = 4.0 * ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n) *
+    double es = dt == XS_BF16 ? 2 : 4;
+    it.op.bytes = (es * ((double)m * (double)k + (double)k * (double)n) + 4.0 * (double)m * (double)n) *
                   (double)(batch > 1 ? batch : 1);
     it.calls = calls;
-    it.regions = 3; /* kernels/cpu/gemm_f32.c: pack A, pack B, the blocks */
     return it;
 }
 
@@ -214,22 +223,31 @@ static int add_group_items(xs_thr_work *w, const char *name, const xs_thr_item *
 }
 
 /* Per layer: the input projection of the whole sequence (one GEMM: seq x
- * batch rows, 4 hidden columns), then seq recurrent steps (kernels/cpu/lstm.c). */
+ * batch rows, 4 hidden columns; bf16: the layer's input cast to bf16 first,
+ * then the bf16 GEMM), then seq recurrent steps (kernels/cpu/lstm.c). */
 static int lstm_work(const xs_inf_scenario *s, xs_thr_work *w, xs_error *err)
 {
-    int rc = XS_OK;
+    int rc = XS_OK, bf16 = s->precision == XS_INF_BF16;
+    xs_dtype dt = bf16 ? XS_BF16 : XS_FP32;
     for (int64_t l = 0; l < s->layers && !rc; l++) {
-        char name[48];
+        char name[48], cast_name[64];
+        int64_t rows = s->seq * s->batch, k = l ? s->hidden : s->input_size;
         snprintf(name, sizeof name, "l%lld.input_proj", (long long)l);
-        xs_thr_item proj = gemm(0, name, s->seq * s->batch, 4 * s->hidden,
-                                l ? s->hidden : s->input_size, 1, 0, 1);
-        if ((rc = add_group_items(w, name, &proj, 1, err)))
+        snprintf(cast_name, sizeof cast_name, "%s.cast", name);
+        xs_thr_item proj[2];
+        int n = 0;
+        if (bf16) { /* fp32 read, bf16 written */
+            proj[n] = rows_op(0, cast_name, XS_OP_CAST, XS_FN_CAST, rows, k, 1, 1);
+            proj[n++].op.bytes = 6.0 * (double)rows * (double)k;
+        }
+        proj[n++] = gemm(0, name, dt, rows, 4 * s->hidden, k, 1, 0, 1);
+        if ((rc = add_group_items(w, name, proj, n, err)))
             break;
         snprintf(name, sizeof name, "l%lld.recurrent", (long long)l);
         xs_thr_item step;
         memset(&step, 0, sizeof step);
         step.kind = XS_THR_LSTM_STEP;
-        xs_op_init(&step.op, XS_OP_GEMM, XS_PH_FWD, XS_FP32, name);
+        xs_op_init(&step.op, XS_OP_GEMM, XS_PH_FWD, dt, name);
         step.batch = s->batch;
         step.hidden = s->hidden;
         step.calls = (double)s->seq;
@@ -248,21 +266,21 @@ static int encoder_work(const xs_inf_scenario *s, xs_thr_work *w, xs_error *err)
 {
     int64_t rows = s->batch * s->seq, h = s->hidden, dh = h / s->heads, bh = s->batch * s->heads;
     double L = (double)s->layers;
-    xs_thr_item qkv[] = {gemm(0, "attn.qkv", rows, 3 * h, h, 1, 0, L),
+    xs_thr_item qkv[] = {gemm(0, "attn.qkv", XS_FP32, rows, 3 * h, h, 1, 0, L),
                          rows_op(0, "attn.qkv.bias", XS_OP_ELTWISE, XS_FN_BIAS, rows, 3 * h, 1, L)};
-    xs_thr_item scores[] = {gemm(0, "attn.scores", s->seq, s->seq, dh, 1, bh, L)};
+    xs_thr_item scores[] = {gemm(0, "attn.scores", XS_FP32, s->seq, s->seq, dh, 1, bh, L)};
     xs_thr_item soft[] = {
         rows_op(0, "attn.softmax", XS_OP_SOFTMAX, XS_FN_SOFTMAX, bh * s->seq, s->seq, 1, L)};
-    xs_thr_item ctx[] = {gemm(0, "attn.context", s->seq, dh, s->seq, 0, bh, L)};
-    xs_thr_item out[] = {gemm(0, "attn.out", rows, h, h, 1, 0, L),
+    xs_thr_item ctx[] = {gemm(0, "attn.context", XS_FP32, s->seq, dh, s->seq, 0, bh, L)};
+    xs_thr_item out[] = {gemm(0, "attn.out", XS_FP32, rows, h, h, 1, 0, L),
                          rows_op(0, "attn.out.bias", XS_OP_ELTWISE, XS_FN_BIAS, rows, h, 1, L)};
     xs_thr_item ln1[] = {rows_op(0, "attn.residual", XS_OP_ELTWISE, XS_FN_ADD, rows, h, 2, L),
                          rows_op(0, "attn.ln", XS_OP_NORM, XS_FN_LAYERNORM, rows, h, 1, L)};
-    xs_thr_item up[] = {gemm(0, "ffn.up", rows, s->ffn, h, 1, 0, L),
+    xs_thr_item up[] = {gemm(0, "ffn.up", XS_FP32, rows, s->ffn, h, 1, 0, L),
                         rows_op(0, "ffn.up.bias", XS_OP_ELTWISE, XS_FN_BIAS, rows, s->ffn, 1, L)};
     xs_thr_item gelu[] = {
         rows_op(0, "ffn.gelu", XS_OP_ELTWISE, XS_FN_GELU, rows, s->ffn, 1, L)};
-    xs_thr_item down[] = {gemm(0, "ffn.down", rows, h, s->ffn, 1, 0, L),
+    xs_thr_item down[] = {gemm(0, "ffn.down", XS_FP32, rows, h, s->ffn, 1, 0, L),
                           rows_op(0, "ffn.down.bias", XS_OP_ELTWISE, XS_FN_BIAS, rows, h, 1, L)};
     xs_thr_item ln2[] = {rows_op(0, "ffn.residual", XS_OP_ELTWISE, XS_FN_ADD, rows, h, 2, L),
                          rows_op(0, "ffn.ln", XS_OP_NORM, XS_FN_LAYERNORM, rows, h, 1, L)};

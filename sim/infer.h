@@ -16,6 +16,8 @@
 
 #define XS_INF_FAMILY_CHOICES "lstm|encoder"
 typedef enum { XS_INF_LSTM, XS_INF_ENCODER } xs_inf_family;
+#define XS_INF_PRECISION_CHOICES "fp32|bf16"
+typedef enum { XS_INF_FP32, XS_INF_BF16 } xs_inf_precision;
 
 typedef struct {
     char id[64];
@@ -25,7 +27,7 @@ typedef struct {
     int64_t input_size;  /* lstm */
     int64_t heads, ffn;  /* encoder */
     int64_t batch, seq;
-    int precision;       /* fp32 only, today */
+    int precision;       /* xs_inf_precision; bf16: the LSTM's only */
 } xs_inf_scenario;
 
 /* 1 when the JSON document at path has an "inference" section (an

@@ -60,6 +60,12 @@ double xs_thr_region_s(const xs_device *dev, int threads)
     return (t->region_us + t->region_us_per_thread * (threads - 1)) * 1e-6;
 }
 
+int xs_thr_gemm_regions(const xs_device *dev)
+{
+    const char *isa = dev->cpu.isa;
+    return strncmp(isa, "avx512", 6) == 0 || strcmp(isa, "amx-bf16") == 0 ? 3 : 2;
+}
+
 /* The recurrent step of kernels/cpu/lstm.c: work items of 8 hidden units,
  * a static schedule (the slowest thread has ceil(items / threads) of
  * them), each item B x 32 x H multiply-adds and B x 8 gate updates at the
@@ -69,20 +75,25 @@ double xs_thr_region_s(const xs_device *dev, int threads)
  * stream from the level that holds them every step, and that time adds to
  * the arithmetic: the loop waits on each panel row it multiplies (the
  * calibration's check: at 1 thread, hidden 512, batch 8, the stream is
- * 4 MB an 0.8 ms step, and the overlapped max() fell 30% short). */
+ * 4 MB an 0.8 ms step, and the overlapped max() fell 30% short). The bf16
+ * step has its own fitted rates (the widening of each weight row, the
+ * rounding of h) and weights of half the bytes. */
 static void lstm_step(const xs_device *dev, const xs_thr_item *it, int threads, xs_estimate *est)
 {
     const xs_cpu_params *c = &dev->cpu;
-    double B = (double)it->batch, H = (double)it->hidden;
+    int bf16 = it->op.dtype == XS_BF16;
+    double B = (double)it->batch, H = (double)it->hidden, wb = bf16 ? 2 : 4;
     double items = ceil(H / 8), used = fmin(threads, items), per = ceil(items / used);
-    double item_s = (B * 32 * H * c->thr.lstm_ns_per_mac + B * 8 * c->thr.lstm_gate_ns) * 1e-9;
-    double weights = items * H * 32 * 4, slice = per * H * 32 * 4;
+    double mac_ns = bf16 ? c->thr.lstm_bf16_ns_per_mac : c->thr.lstm_ns_per_mac;
+    double gate_ns = bf16 ? c->thr.lstm_bf16_gate_ns : c->thr.lstm_gate_ns;
+    double item_s = (B * 32 * H * mac_ns + B * 8 * gate_ns) * 1e-9;
+    double weights = items * H * 32 * wb, slice = per * H * 32 * wb;
     est->compute_s = per * item_s;
     est->memory_s = slice <= c->l2_kb_per_core * 1024 / 2
                         ? 0
                         : weights / xs_cpu_level_bw(dev, weights, (int)used);
     est->overhead_s = xs_thr_region_s(dev, threads);
-    est->engine = XS_FP32;
+    est->engine = XS_FP32; /* bf16 weights are widened and multiplied in fp32 */
     est->tensor = 0;
     est->bound = est->compute_s >= est->memory_s ? XS_BOUND_COMPUTE : XS_BOUND_MEMORY;
     est->time_s = est->overhead_s + est->compute_s + est->memory_s;
@@ -96,6 +107,13 @@ int xs_thr_item_time(const xs_device *dev, const xs_thr_item *it, int threads, x
         return xs_error_set(err, XS_ERANGE, "device %s: threads must be in 1..%d, got %d",
                             dev->id, cores, threads);
     memset(est, 0, sizeof *est);
+    if (it->kind == XS_THR_LSTM_STEP && it->op.dtype == XS_BF16 &&
+        !(dev->cpu.thr.lstm_bf16_ns_per_mac > 0))
+        return xs_error_set(err, XS_EFIELD,
+                            "device %s has no bf16 LSTM rates (threads.lstm_bf16_ns_per_mac): "
+                            "its thread sweep predates the bf16 kernel; run `xpusim threads "
+                            "--calibrate -d FILE --force` on that host",
+                            dev->id);
     if (it->kind == XS_THR_LSTM_STEP) {
         lstm_step(dev, it, threads, est);
         return XS_OK;
@@ -109,9 +127,9 @@ int xs_thr_item_time(const xs_device *dev, const xs_thr_item *it, int threads, x
      * the two separate fits leave less than those regions (the kernel's
      * fit below the empty-region sweep), the whole cost is taken as region
      * cost and scales as a region does: at all cores it stays the fitted. */
-    double regions = it->regions * (it->op.kind == XS_OP_BGEMM && it->op.batch > 0
-                                        ? (double)it->op.batch
-                                        : 1);
+    int gemm = it->op.kind == XS_OP_GEMM || it->op.kind == XS_OP_BGEMM;
+    double regions = (gemm ? xs_thr_gemm_regions(dev) : it->regions) *
+                     (it->op.kind == XS_OP_BGEMM && it->op.batch > 0 ? (double)it->op.batch : 1);
     double fitted = est->overhead_s, at_all = regions * xs_thr_region_s(dev, cores);
     double own = fmax(fitted - at_all, 0);
     est->overhead_s = own + (fitted - own) * xs_thr_region_s(dev, threads) /

@@ -39,12 +39,20 @@ typedef struct {
     int group;
     int kind;        /* xs_thr_kind */
     xs_op op;        /* XS_THR_OP: the op; its name names the item */
-    int64_t batch, hidden; /* XS_THR_LSTM_STEP: samples and hidden units */
+    int64_t batch, hidden; /* XS_THR_LSTM_STEP: samples and hidden units;
+                              op.dtype XS_BF16: the bf16 step */
     double calls;    /* calls in one run */
     int64_t par;     /* independent units of work a call splits into; 0: as many as
                         threads (a GEMM: its blocks, in the tile/wave model) */
-    int regions;     /* parallel regions one call opens (a batched GEMM: per matrix) */
+    int regions;     /* parallel regions one call opens (a batched GEMM: per matrix);
+                        GEMMs: set from the device's kernel set (xs_thr_gemm_regions) */
 } xs_thr_item;
+
+/* Parallel regions of one GEMM call by the kernels of the device's set
+ * (kernels/cpu/gemm_f32.c, gemm_bf16.c): pack A, pack B and the blocks on
+ * the AVX-512 sets; 2 on avx2, neon and portable, whose threads pack A
+ * inside the blocks' region. */
+int xs_thr_gemm_regions(const xs_device *dev);
 
 #define XS_THR_MAX_GROUPS 64
 #define XS_THR_MAX_COUNTS 64

@@ -40,7 +40,7 @@ static xs_thr_item op_item(int kind, int fn, int64_t m, int64_t n, int64_t k, in
         it.op.bytes = 8 * it.op.elems;
     }
     it.par = par;
-    it.regions = kind == XS_OP_GEMM ? 3 : 1;
+    it.regions = kind == XS_OP_GEMM ? 0 : 1; /* a GEMM's: by the device's kernel set */
     it.calls = 1;
     return it;
 }
@@ -216,6 +216,14 @@ static void inference_scenarios_should_refuse_bad_input(void)
          "field 'inference.batch' must be"},
         {"{\"id\":\"x\",\"description\":\"d\",\"model\":{\"family\":\"lstm\"}}",
          "not an inference scenario"},
+        {"{\"id\":\"x\",\"description\":\"d\",\"model\":{\"family\":\"encoder\",\"layers\":1,"
+         "\"hidden\":8,\"heads\":2,\"ffn\":8},\"inference\":{\"batch\":1,\"seq\":1,"
+         "\"precision\":\"bf16\"}}",
+         "field 'inference.precision' must be fp32 for model.family encoder, got bf16"},
+        {"{\"id\":\"x\",\"description\":\"d\",\"model\":{\"family\":\"lstm\",\"layers\":1,"
+         "\"hidden\":8,\"input_size\":4},\"inference\":{\"batch\":1,\"seq\":1,"
+         "\"precision\":\"fp16\"}}",
+         "field 'inference.precision' must be one of fp32|bf16"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         xs_inf_scenario s;
@@ -283,6 +291,67 @@ static void threads_command_should_print_what_its_help_promises(void)
     tu_run_free(&r);
 }
 
+/* bf16: the step at its own fitted rates with weights of half the bytes,
+ * refused on a file swept before the bf16 kernel; the input projection a
+ * cast and a bf16 GEMM; a GEMM's regions from the device's kernel set */
+static void bf16_lstm_should_be_modelled_with_its_own_rates(void)
+{
+    xs_device d = tu_device(CPU_ID);
+    CU_ASSERT(d.cpu.thr.lstm_bf16_ns_per_mac > 0 && d.cpu.thr.lstm_bf16_gate_ns > 0);
+    /* hidden 300, one thread: fp32 weights 1.44 MB, past half the 2 MB L2;
+     * bf16 0.72 MB, inside it */
+    CU_ASSERT_EQUAL_FATAL(d.cpu.l2_kb_per_core, 2048);
+    xs_thr_item f = step_item(8, 300), b = f;
+    b.op.dtype = XS_BF16;
+    xs_estimate ef, eb;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_thr_item_time(&d, &f, 1, &ef, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_thr_item_time(&d, &b, 1, &eb, &err), XS_OK);
+    CU_ASSERT(ef.memory_s > 0);
+    CU_ASSERT_EQUAL(eb.memory_s, 0);
+    double macs = 8.0 * 32 * 300 * 38, gates = 8.0 * 8 * 38; /* 38 items of 8 units */
+    CU_ASSERT_DOUBLE_EQUAL(eb.compute_s,
+                           (macs * d.cpu.thr.lstm_bf16_ns_per_mac +
+                            gates * d.cpu.thr.lstm_bf16_gate_ns) * 1e-9,
+                           1e-12);
+    xs_device old = d;
+    old.cpu.thr.lstm_bf16_ns_per_mac = 0;
+    CU_ASSERT_EQUAL(xs_thr_item_time(&old, &b, 1, &eb, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no bf16 LSTM rates"));
+    CU_ASSERT_EQUAL(xs_thr_item_time(&old, &f, 1, &ef, &err), XS_OK); /* fp32 still runs */
+
+    const char *sets[] = {"inference.precision=bf16"};
+    xs_inf_scenario s;
+    xs_thr_work w;
+    CU_ASSERT_EQUAL_FATAL(xs_inf_open("lstm-inference", sets, 1, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_inf_work(&s, &w, &err), XS_OK);
+    int casts = 0, bf16_gemms = 0, bf16_steps = 0;
+    for (size_t i = 0; i < w.n; i++) {
+        const xs_thr_item *it = &w.items[i];
+        casts += it->op.kind == XS_OP_CAST && strstr(w.groups[it->group], "input_proj") != NULL;
+        bf16_gemms += it->op.kind == XS_OP_GEMM && it->kind == XS_THR_OP &&
+                      it->op.dtype == XS_BF16;
+        bf16_steps += it->kind == XS_THR_LSTM_STEP && it->op.dtype == XS_BF16;
+    }
+    CU_ASSERT_EQUAL(casts, s.layers);
+    CU_ASSERT_EQUAL(bf16_gemms, s.layers);
+    CU_ASSERT_EQUAL(bf16_steps, s.layers);
+    xs_thr_work_free(&w);
+
+    /* the shipped amx-bf16 file's GEMMs open 3 regions; an avx2 host's 2 */
+    CU_ASSERT_EQUAL(xs_thr_gemm_regions(&d), 3);
+    snprintf(d.cpu.isa, sizeof d.cpu.isa, "avx2");
+    CU_ASSERT_EQUAL(xs_thr_gemm_regions(&d), 2);
+
+    /* the pair comes together or not at all */
+    cJSON *doc = tu_load_json("devices/" CPU_ID ".json");
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "threads"), "lstm_bf16_gate_ns");
+    xs_device bad;
+    CU_ASSERT_NOT_EQUAL(xs_dev_load(tu_write_json(CPU_ID ".json", doc), &bad, &err), XS_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "lstm_bf16_ns_per_mac and lstm_bf16_gate_ns"));
+    cJSON_Delete(doc);
+}
+
 /* --run on a small LSTM: measured next to predicted, the kernel checked */
 static void threads_run_should_measure_the_three_settings(void)
 {
@@ -308,6 +377,18 @@ static void threads_run_should_measure_the_three_settings(void)
     CU_ASSERT(cJSON_IsNumber(xs_json_path(g, "measured_time_s_by_threads.1")));
     cJSON_Delete(doc);
     tu_run_free(&r);
+    /* the bf16 kernel, against its bf16 reference */
+    r = tu_run("threads -d " CPU_ID " -s lstm-inference --set model.hidden=40 "
+               "--set model.input_size=12 --set inference.seq=6 --set inference.batch=3 "
+               "--set inference.precision=bf16 --run --quick --format json");
+    CU_ASSERT_EQUAL_FATAL(r.status, 0);
+    doc = cJSON_Parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "precision")), "bf16");
+    CU_ASSERT(xs_json_path(doc, "measured.max_abs_err")->valuedouble <= 2e-2);
+    CU_ASSERT(xs_json_path(doc, "measured.dynamic_s")->valuedouble > 0);
+    cJSON_Delete(doc);
+    tu_run_free(&r);
 }
 
 int tu_add_threads_suite(void)
@@ -327,6 +408,8 @@ int tu_add_threads_suite(void)
                         inference_scenarios_should_refuse_bad_input) ||
            !CU_add_test(s, "threads_command_should_print_what_its_help_promises",
                         threads_command_should_print_what_its_help_promises) ||
+           !CU_add_test(s, "bf16_lstm_should_be_modelled_with_its_own_rates",
+                        bf16_lstm_should_be_modelled_with_its_own_rates) ||
            !CU_add_test(s, "threads_run_should_measure_the_three_settings",
                         threads_run_should_measure_the_three_settings);
 }

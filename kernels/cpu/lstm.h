@@ -16,8 +16,15 @@
 
 #include <stddef.h>
 
+/* bf16: the weights, the biases and the activations between ops (x, h,
+ * the layers' outputs) are bf16 values, as torch.nn.LSTM converted with
+ * .to(torch.bfloat16); products accumulate and the cell state is kept in
+ * fp32. The input projection is the bf16 GEMM (AMX, AVX512-BF16, or
+ * converted to fp32 while packed); the recurrent step reads its weights as
+ * bf16, half the bytes. Outputs are still fp32 arrays, holding bf16 values. */
 typedef struct {
     size_t layers, input, hidden, seq, batch;
+    int bf16;
 } xs_krn_lstm_shape;
 
 /* Hidden units one work item of the recurrent step covers: its 4 gates
@@ -30,7 +37,8 @@ size_t xs_krn_lstm_weights_len(const xs_krn_lstm_shape *s);
 void xs_krn_lstm_offsets(const xs_krn_lstm_shape *s, size_t l, size_t *w_ih, size_t *w_hh,
                          size_t *b_ih, size_t *b_hh);
 
-/* y = LSTM(x) by the textbook loops, in double accumulators. */
+/* y = LSTM(x) by the textbook loops, in double accumulators (with bf16,
+ * x, the weights, the biases and each h rounded to bf16 first). */
 void xs_krn_lstm_ref(const xs_krn_lstm_shape *s, const float *w, const float *x, float *y);
 
 /* The timed kernel's state: the recurrent weights packed per work item,

@@ -129,7 +129,8 @@ static void describe(xs_strbuf *sb, const xs_inf_scenario *s)
         xs_sb_printf(sb, "encoder, %lld layers, hidden %lld, %lld heads, ffn %lld",
                      (long long)s->layers, (long long)s->hidden, (long long)s->heads,
                      (long long)s->ffn);
-    xs_sb_printf(sb, "; batch %lld x seq %lld, fp32", (long long)s->batch, (long long)s->seq);
+    xs_sb_printf(sb, "; batch %lld x seq %lld, %s", (long long)s->batch, (long long)s->seq,
+                 s->precision == XS_INF_BF16 ? "bf16" : "fp32");
 }
 
 /* The counts a table shows: all up to 12 of them, else powers of two,
@@ -234,6 +235,7 @@ static void json(xs_strbuf *sb, const xs_device *dev, const xs_inf_scenario *s,
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "scenario", s->id);
     cJSON_AddStringToObject(o, "device", dev->id);
+    cJSON_AddStringToObject(o, "precision", s->precision == XS_INF_BF16 ? "bf16" : "fp32");
     cJSON_AddNumberToObject(o, "cores", (double)dev->cpu.cores);
     cJSON *counts = cJSON_AddArrayToObject(o, "counts");
     for (int c = 0; c < p->ncounts; c++)
