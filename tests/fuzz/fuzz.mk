@@ -31,7 +31,7 @@ $(FZ)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FZ_CFLAGS) $(FZ_INC) -c $< -o $@
 $(FZ)/libxpusim.a: $(SIM_SRC:%.c=$(FZ)/obj/%.o)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 $(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ)/obj/tests/fuzz/fuzz_util.o $(FZ)/libxpusim.a
 	$(FUZZ_CC) $(FZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(FZ_LIBS)
 

@@ -81,7 +81,8 @@ MODELS = ["bert-base-uncased", "bert-large-uncased", "gpt2-medium", "llama-2-7b"
 
 def inference_seeds():
     """xpusim threads' inference scenarios (sim/infer.c), with and without sets."""
-    words = set(JSON_TOKENS) | {"set ", "=", "\n", "inference.", "model.", "lstm", "encoder"}
+    words = set(JSON_TOKENS) | {"set ", "=", "\n", "inference.", "model.", "lstm", "encoder",
+                                "precision", "bf16"}
     for name in INFERENCE:
         path = f"scenarios/{name}.json"
         write("inference", name, scenario_input([], path))
@@ -89,6 +90,10 @@ def inference_seeds():
     write("inference", "lstm-sets", scenario_input(
         ["inference.batch=1", "model.hidden=37", "model.layers=3"],
         "scenarios/lstm-inference.json"))
+    write("inference", "lstm-bf16", scenario_input(
+        ["inference.precision=bf16", "model.hidden=37"], "scenarios/lstm-inference.json"))
+    write("inference", "encoder-bf16", scenario_input(
+        ["inference.precision=bf16"], "scenarios/encoder-inference.json"))
     write("inference", "encoder-sets", scenario_input(
         ["inference.seq=512", "model.heads=16", "model.hidden=1024"],
         "scenarios/encoder-inference.json"))
