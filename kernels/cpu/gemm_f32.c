@@ -29,8 +29,8 @@
 /* Rows of an A panel for the avx2 set: four 6-row strips, so that no strip
  * runs with fewer than the 12 accumulators that hide the FMA latency */
 #define AVX2_MT 24
-/* The K slice of the plans whose threads pack A as they go: an A panel's
- * slice (at most 32 rows x 256 x 4 B = 32 KB) is one thread's buffer */
+/* The K slice of the plans whose threads pack as they go: an A or B panel's
+ * slice (at most 32 x 256 x 4 B = 32 KB) is one thread's buffer */
 #define KB_INLINE 256
 
 static size_t up(size_t x, size_t q)
@@ -123,34 +123,41 @@ static void pack_a(int ta, size_t m, size_t k, const void *A, int bf16, float *A
         pack_a_slice(ta, m, k, A, bf16, ib, mt, 0, k, Ap + ib * k * mt, vec8);
 }
 
-/* Bp panel jb: Bp + jb * k * 32, element (p, c) at p * 32 + c. B stored
- * transposed (n x k) is copied in 32 x 32 squares like A. */
+/* Columns [jb * 32, jb * 32 + 32) of op(B), K indices [k0, k1), packed as
+ * one panel slice: element (p, c) at (p - k0) * 32 + c (columns past n are
+ * zeros). B stored transposed (n x k) is copied in 32 x 32 squares like A. */
+static void pack_b_slice(int tb, size_t n, size_t k, const void *B, int bf16, size_t jb,
+                         size_t k0, size_t k1, float *dst)
+{
+    size_t j0 = jb * TILE;
+    dst -= k0 * TILE;
+    if (tb) {
+        for (size_t p0 = k0; p0 < k1; p0 += TILE) {
+            size_t pe = p0 + TILE < k1 ? p0 + TILE : k1;
+            for (size_t c = 0; c < TILE; c++) {
+                int in_n = j0 + c < n;
+                for (size_t p = p0; p < pe; p++)
+                    dst[p * TILE + c] = in_n ? elem(B, (j0 + c) * k + p, bf16) : 0;
+            }
+        }
+        return;
+    }
+    for (size_t p = k0; p < k1; p++) {
+        if (!bf16 && j0 + TILE <= n)
+            memcpy(dst + p * TILE, (const float *)B + p * n + j0, TILE * sizeof *dst);
+        else
+            for (size_t c = 0; c < TILE; c++)
+                dst[p * TILE + c] = j0 + c < n ? elem(B, p * n + j0 + c, bf16) : 0;
+    }
+}
+
+/* All of B, panel jb at Bp + jb * k * 32. */
 static void pack_b(int tb, size_t n, size_t k, const void *B, int bf16, float *Bp, size_t np,
                    int nt)
 {
 #pragma omp parallel for num_threads(nt) schedule(static)
-    for (size_t jb = 0; jb < np / TILE; jb++) {
-        float *dst = Bp + jb * k * TILE;
-        size_t j0 = jb * TILE;
-        if (tb) {
-            for (size_t p0 = 0; p0 < k; p0 += TILE) {
-                size_t pe = p0 + TILE < k ? p0 + TILE : k;
-                for (size_t c = 0; c < TILE; c++) {
-                    int in_n = j0 + c < n;
-                    for (size_t p = p0; p < pe; p++)
-                        dst[p * TILE + c] = in_n ? elem(B, (j0 + c) * k + p, bf16) : 0;
-                }
-            }
-            continue;
-        }
-        for (size_t p = 0; p < k; p++) {
-            if (!bf16 && j0 + TILE <= n)
-                memcpy(dst + p * TILE, (const float *)B + p * n + j0, TILE * sizeof *dst);
-            else
-                for (size_t c = 0; c < TILE; c++)
-                    dst[p * TILE + c] = j0 + c < n ? elem(B, p * n + j0 + c, bf16) : 0;
-        }
-    }
+    for (size_t jb = 0; jb < np / TILE; jb++)
+        pack_b_slice(tb, n, k, B, bf16, jb, 0, k, Bp + jb * k * TILE);
 }
 
 /* A block's micro-kernel: C[32 x 32] (= C when load_c) + the panels' product
@@ -314,7 +321,8 @@ typedef struct {
     size_t panel_bytes;
     int vec8; /* pack a row-major fp32 A with 8 x 8 AVX2 transposes */
     size_t mt; /* rows of an A panel and of a block: TILE, or AVX2_MT */
-    int a_inline; /* kb must then be 1..KB_INLINE */
+    int a_inline; /* operands packed as the threads go (PACK_A_INLINE or
+                     PACK_B_INLINE, by shape); kb must then be 1..KB_INLINE */
     const char *name;
 } gemm_plan;
 
@@ -367,6 +375,34 @@ const char *xs_krn_gemm_f32_path(void)
     return pick_plan().name;
 }
 
+/* The block of C at rows i0.., columns j0.. from the panel slices a and b
+ * (kk deep); a partial block is computed into buf and added from there. */
+static void run_block(const gemm_plan *plan, const float *a, const float *b, size_t kk, float *C,
+                      size_t m, size_t n, size_t i0, size_t j0, int add, float *buf)
+{
+    size_t mt = plan->mt;
+    int full = i0 + mt <= m && j0 + TILE <= n;
+    plan->block(a, b, kk, full ? C + i0 * n + j0 : buf, full ? n : TILE, full && add);
+    if (!full)
+        for (size_t i = 0; i < mt && i0 + i < m; i++)
+            for (size_t j = 0; j < TILE && j0 + j < n; j++) {
+                float *d = &C[(i0 + i) * n + j0 + j];
+                *d = add ? *d + buf[i * TILE + j] : buf[i * TILE + j];
+            }
+}
+
+/* How the blocks are spread and which operand is packed where:
+ *   PACK_BOTH: A and B packed first; column chunks, blocks (rows outer)
+ *     spread over the threads (the avx512 plan, as calibrated);
+ *   PACK_A_INLINE: B packed first; each thread packs the A panel slice of
+ *     the blocks it runs (the other plans);
+ *   PACK_B_INLINE: A packed first; the column panels spread over the
+ *     threads, each packing its B panel slice and running it against every
+ *     row panel. For a thin product (fewer rows than columns, every row
+ *     panel's slice together in L2), where B is the big operand: it is then
+ *     read once and never written back packed. */
+enum { PACK_BOTH, PACK_A_INLINE, PACK_B_INLINE };
+
 /* C = op(A) op(B) (+ C) with A and B fp32, or bf16 when bf16 is set. */
 static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, const void *A,
                         const void *B, float *C, int accumulate, int threads)
@@ -376,19 +412,26 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
     int nt = threads > 0 ? threads : 1;
     gemm_plan plan = pick_plan();
     size_t mt = plan.mt, mp = up(m, mt), np = up(n, TILE);
-    float *Ap = plan.a_inline ? NULL : xs_krn_scratch(XS_SCRATCH_A, mp * k * sizeof(float) + 64);
-    float *Bp = xs_krn_scratch(XS_SCRATCH_B, k * np * sizeof(float) + 64);
-    if ((!Ap && !plan.a_inline) || !Bp) { /* out of memory: the unpacked reference still answers */
+    size_t kb = plan.kb && plan.kb < k ? plan.kb : k;
+    int mode = !plan.a_inline ? PACK_BOTH
+               : mp < np && mp * kb * sizeof(float) <= plan.panel_bytes ? PACK_B_INLINE
+                                                                        : PACK_A_INLINE;
+    float *Ap = mode == PACK_A_INLINE ? NULL
+                                      : xs_krn_scratch(XS_SCRATCH_A, mp * k * sizeof(float) + 64);
+    float *Bp = mode == PACK_B_INLINE ? NULL
+                                      : xs_krn_scratch(XS_SCRATCH_B, k * np * sizeof(float) + 64);
+    if ((!Ap && mode != PACK_A_INLINE) || (!Bp && mode != PACK_B_INLINE)) {
+        /* out of memory: the unpacked reference still answers */
         if (bf16)
             xs_krn_gemm_bf16_ref(ta, tb, m, n, k, A, B, C, accumulate);
         else
             xs_krn_gemm_f32_ref(ta, tb, m, n, k, A, B, C, accumulate);
         return;
     }
-    if (!plan.a_inline)
+    if (Ap)
         pack_a(ta, m, k, A, bf16, Ap, mp, mt, nt, plan.vec8);
-    pack_b(tb, n, k, B, bf16, Bp, np, nt);
-    size_t kb = plan.kb && plan.kb < k ? plan.kb : k;
+    if (Bp)
+        pack_b(tb, n, k, B, bf16, Bp, np, nt);
     size_t bm = mp / mt, bn = np / TILE;
     /* columns in chunks whose B panels (one K slice of them) stay in L2;
      * rows outer within one */
@@ -398,7 +441,7 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
 #pragma omp parallel num_threads(nt)
     {
         float buf[TILE * TILE] __attribute__((aligned(64)));
-        float abuf[TILE * KB_INLINE] __attribute__((aligned(64)));
+        float slice[TILE * KB_INLINE] __attribute__((aligned(64))); /* an inline-packed slice */
         size_t k0 = 0;
         /* K slices: the later ones add to what the earlier wrote. No barrier
          * between loops: schedule(static) over the same iteration count
@@ -408,30 +451,33 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
         do {
             size_t kk = k0 + kb < k ? kb : k - k0;
             int add = accumulate || k0 > 0;
+            if (mode == PACK_B_INLINE) {
+#pragma omp for schedule(static) nowait
+                for (size_t jb = 0; jb < bn; jb++) {
+                    pack_b_slice(tb, n, k, B, bf16, jb, k0, k0 + kk, slice);
+                    for (size_t ib = 0; ib < bm; ib++)
+                        run_block(&plan, Ap + (ib * k + k0) * mt, slice, kk, C, m, n, ib * mt,
+                                  jb * TILE, add, buf);
+                }
+                k0 += kk;
+                continue;
+            }
             for (size_t jc = 0; jc < bn; jc += chunk) {
                 size_t je = jc + chunk < bn ? jc + chunk : bn;
-                size_t abuf_ib = SIZE_MAX; /* the panel abuf holds */
+                size_t slice_ib = SIZE_MAX; /* the A panel slice holds */
 #pragma omp for schedule(static) collapse(2) nowait
                 for (size_t ib = 0; ib < bm; ib++)
                     for (size_t jb = jc; jb < je; jb++) {
-                        size_t i0 = ib * mt, j0 = jb * TILE;
-                        int full = i0 + mt <= m && j0 + TILE <= n;
-                        float *c = full ? C + i0 * n + j0 : buf;
-                        size_t ldc = full ? n : TILE;
-                        const float *a = abuf;
-                        if (!plan.a_inline)
+                        const float *a = slice;
+                        if (mode == PACK_BOTH)
                             a = Ap + (ib * k + k0) * mt;
-                        else if (ib != abuf_ib) { /* a thread's blocks come row by row */
-                            pack_a_slice(ta, m, k, A, bf16, ib, mt, k0, k0 + kk, abuf, plan.vec8);
-                            abuf_ib = ib;
+                        else if (ib != slice_ib) { /* a thread's blocks come row by row */
+                            pack_a_slice(ta, m, k, A, bf16, ib, mt, k0, k0 + kk, slice,
+                                         plan.vec8);
+                            slice_ib = ib;
                         }
-                        plan.block(a, Bp + (jb * k + k0) * TILE, kk, c, ldc, full && add);
-                        if (!full)
-                            for (size_t i = 0; i < mt && i0 + i < m; i++)
-                                for (size_t j = 0; j < TILE && j0 + j < n; j++) {
-                                    float *d = &C[(i0 + i) * n + j0 + j];
-                                    *d = add ? *d + buf[i * TILE + j] : buf[i * TILE + j];
-                                }
+                        run_block(&plan, a, Bp + (jb * k + k0) * TILE, kk, C, m, n, ib * mt,
+                                  jb * TILE, add, buf);
                     }
             }
             k0 += kk;
