@@ -92,7 +92,6 @@ __attribute__((target("avx2"))) static void transpose8_avx2(const float *src, si
 static void pack_a_slice(int ta, size_t m, size_t k, const void *A, int bf16, size_t ib,
                          size_t mt, size_t k0, size_t k1, float *dst, int vec8)
 {
-    dst -= k0 * mt;
     for (size_t p0 = k0; p0 < k1; p0 += TILE) {
         size_t pe = p0 + TILE < k1 ? p0 + TILE : k1;
         for (size_t r0 = 0; r0 < mt; r0 += 8) {
@@ -100,7 +99,8 @@ static void pack_a_slice(int ta, size_t m, size_t k, const void *A, int bf16, si
 #ifdef XS_X86
             if (vec8 && !ta && !bf16 && i0 + 8 <= m)
                 for (; p + 8 <= pe; p += 8)
-                    transpose8_avx2((const float *)A + i0 * k + p, k, dst + p * mt + r0, mt);
+                    transpose8_avx2((const float *)A + i0 * k + p, k, dst + (p - k0) * mt + r0,
+                                    mt);
 #else
             (void)vec8;
             (void)i0;
@@ -108,7 +108,8 @@ static void pack_a_slice(int ta, size_t m, size_t k, const void *A, int bf16, si
             for (size_t r = r0; r < r0 + 8; r++) {
                 size_t i = ib * mt + r;
                 for (size_t q = p; q < pe; q++)
-                    dst[q * mt + r] = i >= m ? 0 : elem(A, xs_krn_a_index(ta, m, k, i, q), bf16);
+                    dst[(q - k0) * mt + r] =
+                        i >= m ? 0 : elem(A, xs_krn_a_index(ta, m, k, i, q), bf16);
             }
         }
     }
@@ -130,24 +131,23 @@ static void pack_b_slice(int tb, size_t n, size_t k, const void *B, int bf16, si
                          size_t k0, size_t k1, float *dst)
 {
     size_t j0 = jb * TILE;
-    dst -= k0 * TILE;
     if (tb) {
         for (size_t p0 = k0; p0 < k1; p0 += TILE) {
             size_t pe = p0 + TILE < k1 ? p0 + TILE : k1;
             for (size_t c = 0; c < TILE; c++) {
                 int in_n = j0 + c < n;
                 for (size_t p = p0; p < pe; p++)
-                    dst[p * TILE + c] = in_n ? elem(B, (j0 + c) * k + p, bf16) : 0;
+                    dst[(p - k0) * TILE + c] = in_n ? elem(B, (j0 + c) * k + p, bf16) : 0;
             }
         }
         return;
     }
     for (size_t p = k0; p < k1; p++) {
         if (!bf16 && j0 + TILE <= n)
-            memcpy(dst + p * TILE, (const float *)B + p * n + j0, TILE * sizeof *dst);
+            memcpy(dst + (p - k0) * TILE, (const float *)B + p * n + j0, TILE * sizeof *dst);
         else
             for (size_t c = 0; c < TILE; c++)
-                dst[p * TILE + c] = j0 + c < n ? elem(B, p * n + j0 + c, bf16) : 0;
+                dst[(p - k0) * TILE + c] = j0 + c < n ? elem(B, p * n + j0 + c, bf16) : 0;
     }
 }
 
