@@ -36,6 +36,10 @@ typedef struct {
 typedef struct {
     int quick; /* a smaller model, fewer steps and kernels */
     FILE *log; /* progress lines; NULL: silent */
+    /* a sentence the report should end with (the host not in the state
+     * it was calibrated in), "" if none; may be NULL */
+    char *note;
+    size_t note_size;
 } xs_cal_check_opts;
 
 typedef struct {

@@ -18,6 +18,7 @@
 #include "backend.h"
 #include "cpu.h"
 #include "cpu_features.h"
+#include "cpu_host_state.h"
 #include "cpu_gemm.h"
 #include "cpu_params.h"
 #include "cpu_runners.h"
@@ -239,9 +240,7 @@ static int sweep_sizes(const cal *c, int t, double *ws, double max_ws)
 
 static int bandwidth(cal *c, bw_result *bw)
 {
-    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    double max_ws = fmax(256.0 * 1048576, 4 * fmax((double)(l3 > 0 ? l3 : 0), 64.0 * 1048576));
-    max_ws = fmin(max_ws, fmin(2048.0 * 1048576, phys_mem_bytes() / 6)) * 1.001;
+    double max_ws = xs_cpu_dram_set_bytes();
     size_t cap = ((size_t)(max_ws / 12) + 64) / 16 * 16; /* whole 64-byte lines */
     xs_triad tc = {aligned_alloc(64, cap * 4), aligned_alloc(64, cap * 4),
                     aligned_alloc(64, cap * 4), 0, 1};
@@ -650,6 +649,7 @@ static void fill_device(const cal *c, const results *R, const char *id, xs_devic
     d->peak_tflops[XS_BF16] = xs_fit_round(peak_bf16 / 1e12, 4);
     snprintf(p->isa, sizeof p->isa, "%s", isa_name(f));
     snprintf(p->cpu_model, sizeof p->cpu_model, "%s", f->model[0] ? f->model : "unknown");
+    snprintf(p->cpu_signature, sizeof p->cpu_signature, "%s", f->signature);
     d->mem_capacity_gb = xs_fit_round(phys_mem_bytes() / 1e9, 3);
     p->l2_kb_per_core = c->l2_core / 1024;
     p->llc_mb = xs_fit_round(bw->llc_bytes / 1048576, 3);
@@ -886,6 +886,13 @@ int xs_cpu_same_host(const xs_device *dev, char *why, size_t size)
     if (strcmp(dev->cpu.cpu_model, f->model) != 0) {
         snprintf(why, size, "device %s was calibrated on \"%s\", this host is \"%s\"", dev->id,
                  dev->cpu.cpu_model, f->model);
+        return 0;
+    }
+    /* one brand string can name several generations (cloud VMs) */
+    if (dev->cpu.cpu_signature[0] && f->signature[0] &&
+        strcmp(dev->cpu.cpu_signature, f->signature) != 0) {
+        snprintf(why, size, "device %s was calibrated on a %s, this host is a %s", dev->id,
+                 dev->cpu.cpu_signature, f->signature);
         return 0;
     }
     /* the same CPU running another kernel set (XS_CPU_ISA, or a build

@@ -9,6 +9,7 @@
 #include "cpu.h"
 #include "cpu_calibrate.h"
 #include "cpu_features.h"
+#include "cpu_host_state.h"
 #include "cpu_runners.h"
 #include "grow.h"
 #include "harness.h"
@@ -370,6 +371,27 @@ static int kernel_rows(rowset *s, const xs_device corners[2], int quick)
     return XS_OK;
 }
 
+/* The host's ceilings now against the file's, logged; a note for the
+ * report when they moved. */
+static int host_state(const xs_device *dev, const xs_cal_check_opts *o, xs_error *err)
+{
+    xs_cpu_host_state hs;
+    int rc = xs_cpu_host_state_measure(dev, o->quick, &hs, err);
+    if (rc)
+        return rc;
+    char text[320], note[400];
+    xs_cpu_host_state_text(&hs, text, sizeof text);
+    int moved = xs_cpu_host_state_drift(dev->id, &hs, note, sizeof note);
+    if (o->log) {
+        fprintf(o->log, "validate: this host now: %s\n", text);
+        if (moved)
+            fprintf(o->log, "validate: warning: %s\n", note);
+    }
+    if (o->note && o->note_size)
+        snprintf(o->note, o->note_size, "%s", note);
+    return XS_OK;
+}
+
 int xs_cpu_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **rows, size_t *n,
                  xs_error *err)
 {
@@ -392,6 +414,15 @@ int xs_cpu_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **row
     if (o->log && strcmp(dev->cpu.cpu_model, f->model) != 0)
         fprintf(o->log, "validate: warning: device %s was calibrated on \"%s\", this is \"%s\"\n",
                 dev->id, dev->cpu.cpu_model, f->model);
+    if (o->log && !dev->cpu.cpu_signature[0])
+        fprintf(o->log,
+                "validate: device %s records no CPU signature (written before calibrate "
+                "recorded it): a host of another generation under the same name would go "
+                "unnoticed but for the ceilings measured next\n",
+                dev->id);
+    int rc = host_state(dev, o, err);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < CHECK_GEMM_COUNT; i++)
         if (xs_cpu_cal_gemm_shape_used(CHECK_GEMMS[i][0], CHECK_GEMMS[i][1], CHECK_GEMMS[i][2]))
             return xs_error_set(err, XS_ERANGE, "validate: check GEMM %zu was used in the fit",
@@ -400,7 +431,6 @@ int xs_cpu_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **row
     xs_dev_corner(dev, -1, &corners[0]);
     xs_dev_corner(dev, +1, &corners[1]);
     rowset s = {NULL, 0, 0, dev, err};
-    int rc = XS_OK;
     /* fp32 first: AMX work slows the vector units for a while after it */
     for (int bf16 = 0; bf16 <= 1 && !rc; bf16++)
         rc = bert_rows(&s, corners, o->quick, bf16, o->log);

@@ -410,6 +410,12 @@ int xs_thr_calibrate_file(const char *path, const char *measurements, int quick,
                             "measure this host into its own file (xpusim calibrate --backend cpu)",
                             path, dev.cpu.cpu_model, (long long)dev.cpu.cores, f->model,
                             f->cores);
+    if (dev.cpu.cpu_signature[0] && f->signature[0] &&
+        strcmp(dev.cpu.cpu_signature, f->signature) != 0)
+        return xs_error_set(err, XS_ENOHW,
+                            "%s was calibrated on a %s, this host is a %s: measure this host "
+                            "into its own file (xpusim calibrate --backend cpu)",
+                            path, dev.cpu.cpu_signature, f->signature);
     cJSON *doc = NULL;
     if ((rc = xs_json_load(path, &doc, err)))
         return rc;

@@ -66,6 +66,9 @@ static const xs_field CPU_FIELDS[] = {
         "in-core bf16 matrix-engine peak of all cores (AMX; 0: none)"),
     STR("compute.isa", 1, cpu.isa, "amx-bf16, avx512-bf16, avx512, avx2, neon or portable"),
     STR("compute.cpu_model", 1, cpu.cpu_model, "the processor's model string"),
+    STR("compute.cpu_signature", 0, cpu.cpu_signature,
+        "CPUID vendor, family, model and stepping (aarch64: implementer, part, variant, "
+        "revision); validate --backend cpu refuses another"),
     NOTE("compute.source", "where the compute figures come from"),
     NOTE_OPT("compute.note", "free text"),
     POS("memory.capacity_gb", 1, mem_capacity_gb, "host memory"),

@@ -66,6 +66,8 @@ typedef struct {
     double clock_mhz;          /* derived: measured FMA peak / (64 FLOP/cycle) */
     char isa[24];              /* amx-bf16 | avx512-bf16 | avx512 | avx2 | neon | portable */
     char cpu_model[96];
+    char cpu_signature[80]; /* CPUID vendor, family, model, stepping (or the aarch64
+                               MIDR fields); "" in a file written before it was recorded */
     double l2_kb_per_core;     /* private cache whose bandwidth bw_l2 is */
     double llc_mb;             /* effective shared last-level cache (measured) */
     /* STREAM-triad bandwidths, GB/s, per core at each level (DRAM with

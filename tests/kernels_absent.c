@@ -42,3 +42,8 @@ int tu_add_kernels_lstm_suite(void)
 {
     return add_skipped("kernels_lstm");
 }
+
+int tu_add_kernels_host_suite(void)
+{
+    return add_skipped("kernels_host");
+}

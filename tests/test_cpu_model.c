@@ -328,6 +328,9 @@ static void close_the_loop(const char *set)
     CU_ASSERT_EQUAL_FATAL(xs_dev_load(dev, &d, &err), XS_OK);
     CU_ASSERT(d.cpu.bw_l2_core > d.cpu.bw_dram_core);
     CU_ASSERT(d.cpu.gemm_eff_fp32 > 0.05 && d.cpu.gemm_eff_fp32 <= 1);
+#if defined(__x86_64__)
+    CU_ASSERT_PTR_NOT_NULL(strstr(d.cpu.cpu_signature, " family ")); /* which CPU, by CPUID */
+#endif
     if (set[0]) { /* the file says which kernel set it describes */
         CU_ASSERT_STRING_EQUAL(d.cpu.isa, set);
     }
@@ -356,6 +359,9 @@ static void close_the_loop(const char *set)
         tu_run_free(&r);
         CU_FAIL_FATAL("validate --backend cpu failed");
     }
+    /* the host's ceilings measured again before the check */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "validate: this host now: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "GFLOP/s a core (device file "));
     cJSON *doc = cJSON_Parse(r.out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     cJSON *arr = cJSON_GetObjectItem(doc, "rows"), *row;

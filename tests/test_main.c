@@ -26,7 +26,7 @@ int main(void)
                              tu_add_tpu_suite, tu_add_tpu_dp_suite, tu_add_api_suite,
                              tu_add_steps_suite, tu_add_comm_suite,
                              tu_add_ddp_suite, tu_add_fsdp_suite, tu_add_compact_suite,
-                             tu_add_threads_suite, tu_add_kernels_lstm_suite,
+                             tu_add_threads_suite, tu_add_kernels_lstm_suite, tu_add_kernels_host_suite,
                              tu_add_numfmt_suite, tu_add_memo_suite};
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
         if (suites[i]() != 0) {

@@ -70,6 +70,7 @@ int tu_add_schema_suite(void);
 int tu_add_comm_suite(void);
 int tu_add_threads_suite(void);
 int tu_add_kernels_lstm_suite(void);
+int tu_add_kernels_host_suite(void);
 int tu_add_numfmt_suite(void);
 int tu_add_memo_suite(void);
 int tu_add_compact_suite(void);

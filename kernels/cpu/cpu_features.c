@@ -91,9 +91,34 @@ static unsigned long long xgetbv0(void)
     return ((unsigned long long)hi << 32) | lo;
 }
 
+/* Family and model as Intel's and AMD's manuals display them: the
+ * extended family added when the base one is 15, the extended model
+ * prepended for families 6 and 15 (Intel SDM vol. 2A, CPUID leaf 1). */
+static void x86_signature(xs_cpu_features *f)
+{
+    unsigned int a, b, c, d;
+    char vendor[13];
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return;
+    memcpy(vendor, &b, 4);
+    memcpy(vendor + 4, &d, 4);
+    memcpy(vendor + 8, &c, 4);
+    vendor[12] = '\0';
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return;
+    unsigned int family = (a >> 8) & 0xf, model = (a >> 4) & 0xf, stepping = a & 0xf;
+    if (family == 15)
+        family += (a >> 20) & 0xff;
+    if (family == 6 || family >= 15)
+        model += ((a >> 16) & 0xf) << 4;
+    snprintf(f->signature, sizeof f->signature, "%s family %u model %u stepping %u", vendor,
+             family, model, stepping);
+}
+
 static void detect_arch(xs_cpu_features *f)
 {
     unsigned int a, b, c, d;
+    x86_signature(f);
     int osxsave = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27));
     int fma = osxsave && (c & (1u << 12)) && (c & (1u << 28)); /* FMA, AVX */
     unsigned long long xcr0 = osxsave ? xgetbv0() : 0;
@@ -155,13 +180,19 @@ static void detect_arch(xs_cpu_features *f)
     /* Advanced SIMD is part of every AArch64 core; HWCAP_ASIMD says the OS
      * agrees (Linux arch/arm64 hwcap bit 1) */
     f->neon = (getauxval(AT_HWCAP) & (1ul << 1)) && !disabled("neon");
-    char impl[16], part[16];
+    char impl[16], part[16], variant[16], revision[16];
     cpuinfo("CPU implementer", impl, sizeof impl);
     cpuinfo("CPU part", part, sizeof part);
-    if (impl[0] && part[0])
+    cpuinfo("CPU variant", variant, sizeof variant);
+    cpuinfo("CPU revision", revision, sizeof revision);
+    if (impl[0] && part[0]) {
         snprintf(f->model, sizeof f->model, "aarch64 implementer %.15s part %.15s", impl, part);
-    else
+        snprintf(f->signature, sizeof f->signature,
+                 "implementer %.15s part %.15s variant %.15s revision %.15s", impl, part,
+                 variant[0] ? variant : "?", revision[0] ? revision : "?");
+    } else {
         snprintf(f->model, sizeof f->model, "unknown aarch64");
+    }
 #else
     char name[64];
     cpuinfo("model name", name, sizeof name);

@@ -37,6 +37,12 @@ typedef struct {
     xs_cpu_isa isa;  /* the kernel set the kernels run: the best one left */
     int cores;       /* logical CPUs OpenMP may use */
     char model[64];  /* CPUID brand string; on aarch64 the implementer and part */
+    /* the CPU's identity beyond its name (cloud VMs show one brand string,
+     * "Intel(R) Xeon(R) Processor", for several generations): x86-64
+     * "VENDOR family F model M stepping S" from CPUID leaf 0 and 1;
+     * aarch64 "implementer I part P variant V revision R" from
+     * /proc/cpuinfo; "" where neither is known */
+    char signature[80];
     /* non-empty when XS_CPU_ISA names no set or one this CPU lacks: the
      * kernels then run the best set and the entry points (calibrate,
      * validate --backend cpu, bench) refuse with this text */

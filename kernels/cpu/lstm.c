@@ -259,6 +259,13 @@ static inline float tanh_f(float x)
  * while the panel streams past, one row of 32 per element of h. */
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
 
+/* widen16 reads a pair of bf16 columns as one 32-bit word: the first in
+ * its low half, which holds on little-endian targets only (x86-64 and
+ * aarch64 as Linux runs them) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "kernels/cpu/lstm.c: the bf16 step assumes a little-endian target"
+#endif
+
 /* 16 bf16 columns stored as bf16_slot lays them out, as two vectors of 8
  * fp32 (through pointers: a vector return value would change the ABI
  * between the baseline and the AVX2 builds) */

@@ -219,15 +219,18 @@ static int validate_backend(const char *name, const char *device, int quick, int
     /* no GPU, library or instruction set here: exit 3, before anything runs */
     if (b->host_check(&err))
         return cli_fail_err(&err);
-    xs_cal_check_opts o = {quick, stderr};
+    char note[512] = "";
+    xs_cal_check_opts o = {quick, stderr, note, sizeof note};
     xs_vrow *rows;
     size_t n;
     if (b->check(&dev, &o, &rows, &n, &err))
         return cli_fail_err(&err);
     rc = finish_validate(rows, n, NULL, fmt, output);
+    FILE *notes = fmt == XS_FMT_TABLE && !output ? stdout : stderr;
     if (!same)
-        fprintf(fmt == XS_FMT_TABLE && !output ? stdout : stderr,
-                "note: this compares two machines (--allow-other-host): %s\n", why);
+        fprintf(notes, "note: this compares two machines (--allow-other-host): %s\n", why);
+    if (note[0])
+        fprintf(notes, "note: %s\n", note);
     return rc;
 }
 
