@@ -406,7 +406,7 @@ endif
 # Timings under emulation mean nothing: the calibration is not run there.
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 QEMU_AARCH64 ?= qemu-aarch64-static
-AARCH64_SUITES ?= kernels_gemm kernels_optim kernels_layer kernels_bert gemm device
+AARCH64_SUITES ?= kernels_gemm kernels_optim kernels_layer kernels_bert kernels_host gemm device
 AARCH64_PREDICT ?= a100-sxm4-80gb xeon-amx-2c tpu-v4
 AARCH64_WHY = $(strip $(if $(shell command -v $(AARCH64_CC)),,$(AARCH64_CC) not found;) \
                 $(if $(shell command -v $(QEMU_AARCH64)),,$(QEMU_AARCH64) not found;) \

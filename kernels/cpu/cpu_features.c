@@ -188,7 +188,7 @@ static void detect_arch(xs_cpu_features *f)
     if (impl[0] && part[0]) {
         snprintf(f->model, sizeof f->model, "aarch64 implementer %.15s part %.15s", impl, part);
         snprintf(f->signature, sizeof f->signature,
-                 "implementer %.15s part %.15s variant %.15s revision %.15s", impl, part,
+                 "implementer %.10s part %.10s variant %.10s revision %.10s", impl, part,
                  variant[0] ? variant : "?", revision[0] ? revision : "?");
     } else {
         snprintf(f->model, sizeof f->model, "unknown aarch64");
