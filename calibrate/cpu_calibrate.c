@@ -891,7 +891,7 @@ int xs_cpu_same_host(const xs_device *dev, char *why, size_t size)
     /* one brand string can name several generations (cloud VMs) */
     if (dev->cpu.cpu_signature[0] && f->signature[0] &&
         strcmp(dev->cpu.cpu_signature, f->signature) != 0) {
-        snprintf(why, size, "device %s was calibrated on a %s, this host is a %s", dev->id,
+        snprintf(why, size, "device %s was calibrated on CPU signature \"%s\", this host's is \"%s\"", dev->id,
                  dev->cpu.cpu_signature, f->signature);
         return 0;
     }

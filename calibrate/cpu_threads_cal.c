@@ -413,7 +413,7 @@ int xs_thr_calibrate_file(const char *path, const char *measurements, int quick,
     if (dev.cpu.cpu_signature[0] && f->signature[0] &&
         strcmp(dev.cpu.cpu_signature, f->signature) != 0)
         return xs_error_set(err, XS_ENOHW,
-                            "%s was calibrated on a %s, this host is a %s: measure this host "
+                            "%s was calibrated on CPU signature \"%s\", this host's is \"%s\": measure this host "
                             "into its own file (xpusim calibrate --backend cpu)",
                             path, dev.cpu.cpu_signature, f->signature);
     cJSON *doc = NULL;

@@ -92,7 +92,7 @@ static void check_should_refuse_another_cpu_generation(void)
     CU_ASSERT_EQUAL(r.status, 2);
     CU_ASSERT_EQUAL(tu_lines(r.err), 1);
     snprintf(want, sizeof want,
-             "calibrated on a GenuineIntel family 6 model 1 stepping 0, this host is a %s",
+             "calibrated on CPU signature \"GenuineIntel family 6 model 1 stepping 0\", this host's is \"%s\"",
              f->signature);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, want));
     CU_ASSERT_EQUAL(r.out[0], '\0');
