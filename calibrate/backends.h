@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "device.h"
 #include "error.h"
 #include "validate.h"
@@ -36,10 +38,12 @@ typedef struct {
 typedef struct {
     int quick; /* a smaller model, fewer steps and kernels */
     FILE *log; /* progress lines; NULL: silent */
-    /* a sentence the report should end with (the host not in the state
-     * it was calibrated in), "" if none; may be NULL */
-    char *note;
-    size_t note_size;
+    /* what the report should say beside its rows (xs_report_validate_extra:
+     * the host's state, notes); may be NULL */
+    cJSON *extra;
+    /* the device file is another machine's (--allow-other-host): its
+     * ceilings differ from this host's by design, which is not news */
+    int other_host;
 } xs_cal_check_opts;
 
 typedef struct {

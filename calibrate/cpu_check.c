@@ -13,6 +13,7 @@
 #include "cpu_runners.h"
 #include "grow.h"
 #include "harness.h"
+#include "report.h"
 
 #define FILE_TAG "cpu-check"
 
@@ -65,6 +66,7 @@ static void finish_row(xs_vrow *r, double measured, double q1, double q3, double
     r->error_pct = 100 * (pred - measured) / measured;
     r->has_spread = 1;
     r->spread_pct = 100 * (q3 - q1) / measured;
+    xs_vrow_classify(r);
 }
 
 static int by_double(const void *a, const void *b)
@@ -371,24 +373,31 @@ static int kernel_rows(rowset *s, const xs_device corners[2], int quick)
     return XS_OK;
 }
 
-/* The host's ceilings now against the file's, logged; a note for the
- * report when they moved. */
+/* The host's ceilings now against the file's: logged, and in the report
+ * (its host_state, a note when they moved on what should be this host). */
 static int host_state(const xs_device *dev, const xs_cal_check_opts *o, xs_error *err)
 {
     xs_cpu_host_state hs;
-    int rc = xs_cpu_host_state_measure(dev, o->quick, &hs, err);
-    if (rc)
-        return rc;
-    char text[320], note[400];
+    xs_cpu_host_state_measure(dev, o->quick, &hs);
+    char text[320], what[96], note[400];
     xs_cpu_host_state_text(&hs, text, sizeof text);
-    int moved = xs_cpu_host_state_drift(dev->id, &hs, note, sizeof note);
+    int moved = !o->other_host && xs_cpu_host_state_moved(&hs, what, sizeof what);
     if (o->log) {
         fprintf(o->log, "validate: this host now: %s\n", text);
         if (moved)
-            fprintf(o->log, "validate: warning: %s\n", note);
+            fprintf(o->log, "validate: warning: %s against %s's figures (see the report's note)\n",
+                    what, dev->id);
     }
-    if (o->note && o->note_size)
-        snprintf(o->note, o->note_size, "%s", note);
+    if (!o->extra)
+        return XS_OK;
+    cJSON *j = xs_cpu_host_state_json(&hs);
+    if (!j || !cJSON_AddItemToObject(o->extra, "host_state", j)) {
+        cJSON_Delete(j);
+        return xs_error_set(err, XS_ENOMEM, "validate: out of memory for the report");
+    }
+    if (moved && xs_cpu_host_state_drift(dev->id, &hs, note, sizeof note) &&
+        xs_report_add_note(o->extra, note))
+        return xs_error_set(err, XS_ENOMEM, "validate: out of memory for the report");
     return XS_OK;
 }
 

@@ -42,20 +42,16 @@ static void measure_fma(int cores, int quick, const xs_cal_opts *h, xs_cpu_host_
     s->fma_rel_iqr = r.rel_iqr;
 }
 
-/* calibrate's largest triad: 16 bytes an element (the write-allocate
- * read of a counted, as calibrate counts it) */
-static int measure_dram(int cores, const xs_cal_opts *h, xs_cpu_host_state *s, xs_error *err)
+/* 16 bytes an element: the write-allocate read of a counted, as calibrate
+ * counts it. A host short of memory for it still gets the FMA check. */
+static void measure_dram(int cores, const xs_cal_opts *h, xs_cpu_host_state *s)
 {
     double ws = xs_cpu_dram_set_bytes();
     size_t n = (size_t)(ws / 12) / 16 * 16;
     xs_triad t = {aligned_alloc(64, n * 4), aligned_alloc(64, n * 4), aligned_alloc(64, n * 4),
                   n, cores};
-    int rc = XS_OK;
-    if (!t.a || !t.b || !t.c) {
-        rc = xs_error_set(err, XS_ENOMEM,
-                          "validate: cannot allocate %.0f MB for the DRAM bandwidth check",
-                          ws / 1048576);
-    } else {
+    s->dram_set_mb = 12.0 * (double)n / 1048576;
+    if (t.a && t.b && t.c) {
         for (size_t i = 0; i < n; i++)
             t.a[i] = t.b[i] = t.c[i] = 1.0f + (float)(i % 7);
         xs_cal_kernel k = {"triad", 16.0 * (double)n, 2.0 * (double)n, xs_triad_run, &t, NULL};
@@ -67,59 +63,104 @@ static int measure_dram(int cores, const xs_cal_opts *h, xs_cpu_host_state *s, x
     free(t.a);
     free(t.b);
     free(t.c);
-    return rc;
 }
 
-int xs_cpu_host_state_measure(const xs_device *dev, int quick, xs_cpu_host_state *s,
-                              xs_error *err)
+void xs_cpu_host_state_measure(const xs_device *dev, int quick, xs_cpu_host_state *s)
 {
     int cores = (int)dev->cpu.cores;
-    s->cores = cores;
-    s->file_fma_gflops_core = dev->peak_tflops[XS_FP32] * 1e3 / cores;
-    s->file_dram_gbs = dev->mem_bw_gbs;
+    *s = (xs_cpu_host_state){.cores = cores,
+                             .file_fma_gflops_core = dev->peak_tflops[XS_FP32] * 1e3 / cores,
+                             .file_dram_gbs = dev->mem_bw_gbs};
     xs_cal_opts h = xs_cal_default_opts();
     h.time_cap_s = quick ? 0.15 : 0.5;
     measure_fma(cores, quick, &h, s);
-    return measure_dram(cores, &h, s, err);
+    measure_dram(cores, &h, s);
 }
 
-static double change(double now, double file)
+/* The change in whole percent, never "-0" */
+static double change_pct(double now, double file)
 {
-    return file > 0 ? now / file - 1 : 0;
+    double p = file > 0 && now > 0 ? round(100 * (now / file - 1)) : 0;
+    return p == 0 ? 0 : p;
 }
 
 void xs_cpu_host_state_text(const xs_cpu_host_state *s, char *buf, size_t size)
 {
-    snprintf(buf, size,
-             "fp32 FMA peak %.0f GFLOP/s a core (device file %.0f, %+.0f%%; IQR %.0f%%), "
-             "DRAM triad on %d cores %.1f GB/s (device file %.1f, %+.0f%%; IQR %.0f%%)",
-             s->fma_gflops_core, s->file_fma_gflops_core,
-             100 * change(s->fma_gflops_core, s->file_fma_gflops_core), 100 * s->fma_rel_iqr,
-             s->cores, s->dram_gbs, s->file_dram_gbs, 100 * change(s->dram_gbs, s->file_dram_gbs),
-             100 * s->dram_rel_iqr);
+    int n = snprintf(buf, size,
+                     "fp32 FMA peak %.0f GFLOP/s a core (device file %.0f, %+.0f%%; IQR %.0f%%), ",
+                     s->fma_gflops_core, s->file_fma_gflops_core,
+                     change_pct(s->fma_gflops_core, s->file_fma_gflops_core),
+                     100 * s->fma_rel_iqr);
+    if (n < 0 || (size_t)n >= size)
+        return;
+    if (s->dram_gbs > 0)
+        snprintf(buf + n, size - (size_t)n,
+                 "DRAM triad on %d cores %.1f GB/s (device file %.1f, %+.0f%%; IQR %.0f%%)",
+                 s->cores, s->dram_gbs, s->file_dram_gbs,
+                 change_pct(s->dram_gbs, s->file_dram_gbs), 100 * s->dram_rel_iqr);
+    else
+        snprintf(buf + n, size - (size_t)n,
+                 "DRAM triad not measured (no memory for its %.0f MB)", s->dram_set_mb);
+}
+
+int xs_cpu_host_state_moved(const xs_cpu_host_state *s, char *buf, size_t size)
+{
+    double f = change_pct(s->fma_gflops_core, s->file_fma_gflops_core);
+    double d = change_pct(s->dram_gbs, s->file_dram_gbs);
+    int moved_f = fabs(f) > 100 * XS_CPU_HOST_DRIFT, moved_d = fabs(d) > 100 * XS_CPU_HOST_DRIFT;
+    if (moved_f && moved_d)
+        snprintf(buf, size, "FMA peak %+.0f%% and DRAM bandwidth %+.0f%%", f, d);
+    else if (moved_f)
+        snprintf(buf, size, "FMA peak %+.0f%%", f);
+    else if (moved_d)
+        snprintf(buf, size, "DRAM bandwidth %+.0f%%", d);
+    else if (size)
+        buf[0] = '\0';
+    return moved_f || moved_d;
 }
 
 int xs_cpu_host_state_drift(const char *device_id, const xs_cpu_host_state *s, char *buf,
                             size_t size)
 {
-    double f = change(s->fma_gflops_core, s->file_fma_gflops_core);
-    double d = change(s->dram_gbs, s->file_dram_gbs);
-    int moved_f = fabs(f) > XS_CPU_HOST_DRIFT, moved_d = fabs(d) > XS_CPU_HOST_DRIFT;
-    buf[0] = '\0';
-    if (!moved_f && !moved_d)
-        return 0;
     char what[96];
-    if (moved_f && moved_d)
-        snprintf(what, sizeof what, "its FMA peak by %+.0f%% and its DRAM bandwidth by %+.0f%%",
-                 100 * f, 100 * d);
-    else if (moved_f)
-        snprintf(what, sizeof what, "its FMA peak by %+.0f%%", 100 * f);
-    else
-        snprintf(what, sizeof what, "its DRAM bandwidth by %+.0f%%", 100 * d);
+    if (!xs_cpu_host_state_moved(s, what, sizeof what)) {
+        if (size)
+            buf[0] = '\0';
+        return 0;
+    }
     snprintf(buf, size,
-             "this host is not in the state %s was calibrated in (%s, measured before the "
-             "check): the errors measure that change as well as the model; calibrate this "
-             "host again for the model's own error",
-             device_id, what);
+             "just before the check this host measured %s against %s's figures: the errors "
+             "measure that change as well as the model; run validate again, and if the change "
+             "stays, calibrate this host again",
+             what, device_id);
     return 1;
+}
+
+cJSON *xs_cpu_host_state_json(const xs_cpu_host_state *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    char what[96];
+    int measured = s->dram_gbs > 0;
+    /* dram_gbs null, and no change or spread, when the triad found no memory */
+    int ok = o && cJSON_AddNumberToObject(o, "cores", s->cores) &&
+             cJSON_AddNumberToObject(o, "fma_gflops_core", s->fma_gflops_core) &&
+             cJSON_AddNumberToObject(o, "device_fma_gflops_core", s->file_fma_gflops_core) &&
+             cJSON_AddNumberToObject(o, "fma_change_pct",
+                                     change_pct(s->fma_gflops_core, s->file_fma_gflops_core)) &&
+             cJSON_AddNumberToObject(o, "fma_rel_iqr_pct", 100 * s->fma_rel_iqr) &&
+             cJSON_AddNumberToObject(o, "dram_working_set_mb", s->dram_set_mb) &&
+             (measured ? cJSON_AddNumberToObject(o, "dram_gbs", s->dram_gbs) != NULL
+                       : cJSON_AddNullToObject(o, "dram_gbs") != NULL) &&
+             cJSON_AddNumberToObject(o, "device_dram_gbs", s->file_dram_gbs) &&
+             (!measured || (cJSON_AddNumberToObject(o, "dram_change_pct",
+                                                    change_pct(s->dram_gbs, s->file_dram_gbs)) &&
+                            cJSON_AddNumberToObject(o, "dram_rel_iqr_pct",
+                                                    100 * s->dram_rel_iqr))) &&
+             cJSON_AddNumberToObject(o, "threshold_pct", 100 * XS_CPU_HOST_DRIFT) &&
+             cJSON_AddBoolToObject(o, "moved", xs_cpu_host_state_moved(s, what, sizeof what));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
 }

@@ -7,6 +7,7 @@
 #define XS_REPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -113,6 +114,17 @@ void xs_report_advice(xs_strbuf *sb, xs_format fmt, const xs_device *dev, const 
 /* Measured against predicted: every row, then summaries overall, per file,
  * per device and per metric; rows that failed, with their reasons. */
 void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n);
+/* The same with what a run on this host says of itself (validate
+ * --backend): extra's items join the JSON's top level (host_state, notes),
+ * and its "notes" strings end the table as "note: ..." lines. CSV has no
+ * room for either: the caller tells its reader (xs_report_notes_to). */
+void xs_report_validate_extra(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
+                              const cJSON *extra);
+/* Append a sentence to extra's "notes" array (made on first use);
+ * XS_OK, or XS_ENOMEM. */
+int xs_report_add_note(cJSON *extra, const char *text);
+/* extra's notes, one "note: ..." line each, to f. */
+void xs_report_notes_to(FILE *f, const cJSON *extra);
 /* The rows of a profiler trace (xs_trace_rows) with what the trace says of
  * itself: its steps, how its GPU events found them, its GPU, the time no
  * class claims. The table is per kernel class; JSON adds a "trace" object,

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
+
 static int same_device(const xs_vrow *r, const void *arg)
 {
     return strcmp(r->device, (const char *)arg) == 0;
@@ -359,7 +361,7 @@ static cJSON *trace_json(const xs_trace *t)
 }
 
 static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
-                   const xs_trace *t)
+                   const xs_trace *t, const cJSON *extra)
 {
     const char **keys = calloc(n ? n : 1, sizeof *keys);
     if (!keys) {
@@ -460,6 +462,15 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
         }
         if (t)
             cJSON_AddItemToObject(root, "trace", trace_json(t));
+        const cJSON *item;
+        cJSON_ArrayForEach(item, extra)
+        {
+            cJSON *copy = cJSON_Duplicate(item, 1);
+            if (!copy || !item->string)
+                sb->failed = 1;
+            else
+                cJSON_AddItemToObject(root, item->string, copy);
+        }
         xs_report_json(sb, root);
     } else {
         if (t) {
@@ -495,17 +506,48 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
                 summary_line(sb, name, &v);
             }
         }
+        const cJSON *note;
+        cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(extra, "notes"))
+            if (cJSON_IsString(note))
+                xs_sb_printf(sb, "note: %s\n", note->valuestring);
     }
     free(keys);
 }
 
 void xs_report_validate(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n)
 {
-    report(sb, fmt, rows, n, NULL);
+    report(sb, fmt, rows, n, NULL, NULL);
+}
+
+void xs_report_validate_extra(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
+                              const cJSON *extra)
+{
+    report(sb, fmt, rows, n, NULL, extra);
 }
 
 void xs_report_validate_trace(xs_strbuf *sb, xs_format fmt, const xs_trace *t,
                               const xs_vrow *rows, size_t n)
 {
-    report(sb, fmt, rows, n, t);
+    report(sb, fmt, rows, n, t, NULL);
+}
+
+int xs_report_add_note(cJSON *extra, const char *text)
+{
+    cJSON *notes = cJSON_GetObjectItemCaseSensitive(extra, "notes");
+    if (!notes)
+        notes = cJSON_AddArrayToObject(extra, "notes");
+    cJSON *s = cJSON_CreateString(text);
+    if (!notes || !s || !cJSON_AddItemToArray(notes, s)) {
+        cJSON_Delete(s);
+        return XS_ENOMEM;
+    }
+    return XS_OK;
+}
+
+void xs_report_notes_to(FILE *f, const cJSON *extra)
+{
+    const cJSON *note;
+    cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(extra, "notes"))
+        if (cJSON_IsString(note))
+            fprintf(f, "note: %s\n", note->valuestring);
 }

@@ -435,10 +435,9 @@ static void set_rest_factor(xs_vrow *r, double share)
     r->rest_factor = (slower - share) / (1 - share);
 }
 
-/* The class a row is summarised under: its scenario, or a kernel row's op
- * with ".bwd" for a backward kernel and ".fwdbwd" for both (the directions
- * are different kernels, with different traffic). */
-static void row_class(xs_vrow *r)
+/* ".bwd" and ".fwdbwd": the directions are different kernels, with
+ * different traffic. */
+void xs_vrow_classify(xs_vrow *r)
 {
     char op[40], dir[8];
     if (strcmp(r->scenario, "-") != 0) {
@@ -460,7 +459,7 @@ void xs_validate_row(xs_vrow *r)
     if (!r->ok)
         return;
     r->ok = 0;
-    row_class(r);
+    xs_vrow_classify(r);
     xs_device dev;
     if (load_device(r->device, &dev, r->reason, sizeof r->reason))
         return;

@@ -76,6 +76,11 @@ int xs_validate_files(const char *const *paths, int npaths, xs_vrow **rows, size
 
 /* Predict one parsed row in place (ok, reason, predicted, band, error). */
 void xs_validate_row(xs_vrow *row);
+/* Set row->kclass, the class the report summarises it under: its
+ * scenario, or a kernel row's op (with .bwd / .fwdbwd for its direction),
+ * from row->scenario and row->set. xs_validate_row does it; a backend's
+ * check that builds its rows itself calls it. */
+void xs_vrow_classify(xs_vrow *row);
 
 /* Summary over the ok rows for which keep(row, arg) is true (NULL: all). */
 void xs_vsummarize(const xs_vrow *rows, size_t n, int (*keep)(const xs_vrow *, const void *),

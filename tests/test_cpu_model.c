@@ -362,8 +362,16 @@ static void close_the_loop(const char *set)
     /* the host's ceilings measured again before the check */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "validate: this host now: "));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "GFLOP/s a core (device file "));
-    cJSON *doc = cJSON_Parse(r.out);
+    cJSON *doc = cJSON_ParseWithOpts(r.out, NULL, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    /* and in the report, with the note it led to (if any) */
+    cJSON *hs = cJSON_GetObjectItem(doc, "host_state");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hs);
+    CU_ASSERT(cJSON_GetObjectItem(hs, "fma_gflops_core")->valuedouble > 0);
+    CU_ASSERT(cJSON_GetObjectItem(hs, "device_fma_gflops_core")->valuedouble > 0);
+    int moved = cJSON_IsTrue(cJSON_GetObjectItem(hs, "moved"));
+    CU_ASSERT_EQUAL(moved, cJSON_GetArraySize(cJSON_GetObjectItem(doc, "notes")));
+    CU_ASSERT_EQUAL(moved, strstr(r.err, "(see the report's note)") != NULL);
     cJSON *arr = cJSON_GetObjectItem(doc, "rows"), *row;
     int steps = 0, kernels = 0, singles = 0;
     cJSON_ArrayForEach(row, arr)

@@ -11,9 +11,50 @@
 #include "fileio.h"
 #include "test_util.h"
 #include "kvset.h"
+#include "report.h"
 #include "device.h"
 #include "strbuf.h"
 #include "validate.h"
+
+/* What a run on this host says of itself (validate --backend: the host's
+ * ceilings, its notes) goes into the report: the JSON's top level, the
+ * table's last lines; CSV rows have no room, and the caller prints them. */
+static void report_should_carry_the_runs_notes(void)
+{
+    const char *files[] = {"tests/data/measured/mixed.csv"};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    cJSON *extra = cJSON_CreateObject();
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(extra, "host_state"), "fma_gflops_core", 99);
+    CU_ASSERT_EQUAL(xs_report_add_note(extra, "first, a comma"), XS_OK);
+    CU_ASSERT_EQUAL(xs_report_add_note(extra, "second"), XS_OK);
+    xs_strbuf sb = {0};
+    xs_report_validate_extra(&sb, XS_FMT_TABLE, rows, n, extra);
+    CU_ASSERT_FALSE(sb.failed);
+    const char *tail = sb.data ? strstr(sb.data, "note: first, a comma\nnote: second\n") : NULL;
+    CU_ASSERT_PTR_NOT_NULL(tail);
+    CU_ASSERT(tail && tail[strlen("note: first, a comma\nnote: second\n")] == '\0');
+    xs_sb_free(&sb);
+    xs_report_validate_extra(&sb, XS_FMT_JSON, rows, n, extra);
+    cJSON *doc = cJSON_ParseWithOpts(sb.data ? sb.data : "", NULL, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *notes = cJSON_GetObjectItem(doc, "notes");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(notes), 2);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetArrayItem(notes, 1)->valuestring, "second");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "host_state"),
+                                        "fma_gflops_core")->valueint, 99);
+    CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(doc, "summary"));
+    cJSON_Delete(doc);
+    xs_sb_free(&sb);
+    xs_report_validate_extra(&sb, XS_FMT_CSV, rows, n, extra);
+    CU_ASSERT_PTR_NULL(sb.data ? strstr(sb.data, "note") : NULL);
+    CU_ASSERT_PTR_NULL(sb.data ? strstr(sb.data, "host_state") : NULL);
+    xs_sb_free(&sb);
+    cJSON_Delete(extra);
+    free(rows);
+}
 
 static void measured_rows_should_be_predicted_or_carry_a_reason(void)
 {
@@ -508,5 +549,7 @@ int tu_add_validate_suite(void)
            !CU_add_test(s, "validate_csv_should_quote_fields_holding_commas_and_quotes",
                         validate_csv_should_quote_fields_holding_commas_and_quotes) ||
            !CU_add_test(s, "validate_table_should_show_whole_sets_and_explain_rest",
-                        validate_table_should_show_whole_sets_and_explain_rest);
+                        validate_table_should_show_whole_sets_and_explain_rest) ||
+           !CU_add_test(s, "report_should_carry_the_runs_notes",
+                        report_should_carry_the_runs_notes);
 }

@@ -84,14 +84,27 @@ static void usage(FILE *out)
             DEFAULT_INF_SCENARIO);
 }
 
-/* -d host: ./host-cpu.json, else the shipped CPU file of this CPU model. */
+/* 1 when dev describes this host: its CPU (brand string, and signature
+ * where both have one) and kernel set; else 0 with why. A build without
+ * the kernels cannot read this CPU: never. */
+static int this_host(const xs_device *dev, char *why, size_t size)
+{
+    const char *model = xs_cpu_features_get()->model;
+    if (strcmp(dev->cpu.cpu_model, model) != 0) {
+        snprintf(why, size, "%s was calibrated on \"%s\", this host is \"%s\"", dev->id,
+                 dev->cpu.cpu_model, model);
+        return 0;
+    }
+    return xs_cpu_same_host(dev, why, size);
+}
+
+/* -d host: ./host-cpu.json, else the shipped CPU file of this host. */
 static int resolve_host(char *path, size_t size, xs_error *err)
 {
     if (xs_file_exists(HOST_FILE)) {
         snprintf(path, size, "%s", HOST_FILE);
         return XS_OK;
     }
-    const char *model = xs_cpu_features_get()->model;
     char **ids;
     size_t n;
     int rc = xs_list_ids("devices", &ids, &n, err);
@@ -101,17 +114,22 @@ static int resolve_host(char *path, size_t size, xs_error *err)
     for (size_t i = 0; i < n && !found; i++) {
         xs_device d;
         xs_error ignored;
+        char why[320];
         if (xs_dev_open(ids[i], &d, &ignored) == XS_OK && strcmp(xs_backend_of(&d)->name, "cpu") == 0 &&
-            strcmp(d.cpu.cpu_model, model) == 0)
+            this_host(&d, why, sizeof why))
             found = xs_resolve("devices", ids[i], path, size, &ignored) == XS_OK;
     }
     xs_ids_free(ids, n);
-    if (!found)
+    if (!found) {
+        const xs_cpu_features *f = xs_cpu_features_get();
+        const char *set = xs_cpu_kernel_set();
         return xs_error_set(err, XS_EARG,
-                            "-d host: no device file for this CPU (\"%s\"): run `xpusim "
+                            "-d host: no device file for this CPU (\"%s\"%s%s%s%s): run `xpusim "
                             "calibrate --backend cpu` here (it writes " HOST_FILE
                             "), or give -d FILE",
-                            model);
+                            f->model, f->signature[0] ? ", " : "", f->signature,
+                            set ? ", kernel set " : "", set ? set : "");
+    }
     return XS_OK;
 }
 
@@ -159,7 +177,7 @@ static void dynamic_text(const xs_thr_plan *p, char *buf, size_t size)
 
 static void table(xs_strbuf *sb, const xs_device *dev, const xs_inf_scenario *s,
                   const xs_thr_work *w, const xs_thr_plan *p, const xs_thr_measured *m,
-                  int same_host)
+                  const char *other_host)
 {
     xs_sb_printf(sb, "xpusim threads: %s on %s (%s)\nmodel     ", s->id, dev->id, dev->name);
     describe(sb, s);
@@ -214,10 +232,8 @@ static void table(xs_strbuf *sb, const xs_device *dev, const xs_inf_scenario *s,
         xs_sb_printf(sb, "measured: kernels/cpu/lstm.c on this host, within %.2g of its "
                          "reference; spread = (q3 - q1) / median of %d+ runs\n",
                      m->max_abs_err, m->reps);
-    if (!same_host)
-        xs_sb_printf(sb, "note: %s was calibrated on \"%s\", this host is \"%s\": the "
-                         "measurements are another machine's\n",
-                     dev->id, dev->cpu.cpu_model, xs_cpu_features_get()->model);
+    if (m && other_host)
+        xs_sb_printf(sb, "note: %s: the measurements are another machine's\n", other_host);
 }
 
 static cJSON *by_threads(const xs_thr_plan *p, const double *row)
@@ -360,7 +376,8 @@ int cli_threads(int argc, char **argv)
         return cli_fail_err(&err);
     }
     const xs_cpu_features *f = xs_cpu_features_get();
-    int same_host = strcmp(dev.cpu.cpu_model, f->model) == 0;
+    char other[320];
+    int same_host = this_host(&dev, other, sizeof other);
     xs_thr_measured m;
     int measured = 0;
     if (run) {
@@ -386,7 +403,7 @@ int cli_threads(int argc, char **argv)
         if (fmt == XS_FMT_JSON)
             json(&sb, &dev, &s, &w, &p, measured ? &m : NULL, same_host);
         else
-            table(&sb, &dev, &s, &w, &p, measured ? &m : NULL, same_host);
+            table(&sb, &dev, &s, &w, &p, measured ? &m : NULL, same_host ? NULL : other);
         rc = cli_deliver(&sb, output);
         xs_sb_free(&sb);
     }

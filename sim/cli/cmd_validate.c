@@ -92,8 +92,8 @@ static void usage(FILE *out)
     fprintf(out,
             "Exit status: 0 when every row was predicted, 1 when any row could not be\n"
             "(the report is still written), 2 for bad usage, 3 when the hardware or library\n"
-            "a --backend needs is not on this host (no CUDA GPU, libxscuda.so or NVML; no\n"
-            "AVX-512).\n\n"
+            "a --backend needs is not on this host (no CUDA GPU, libxscuda.so or NVML; a\n"
+            "build without the CPU kernels, or an XS_CPU_ISA set this CPU lacks).\n\n"
             "JSON: rows[] {file, line, device, scenario, set, metric, class, measured,\n"
             "[measured_iqr_pct,] predicted, low, high, error_pct, [matmul_share_pct,\n"
             "rest_factor] | error, [trace_steps, kernels_per_step, kernels_predicted]},\n"
@@ -102,8 +102,11 @@ static void usage(FILE *out)
             "by_class,\n"
             "[trace {steps, has_step_spans, first_step, last_step, empty_steps, assigned,\n"
             "outside_events, outside_s, step_time, gpu_events_per_step, gpu_busy_s, gpu_name,\n"
-            "other {time_s, events, largest[]}}]. CSV: the same row fields, trace columns,\n"
-            "then class.\n\n"
+            "other {time_s, events, largest[]}}], with --backend cpu host_state {cores,\n"
+            "fma_gflops_core, device_fma_gflops_core, fma_change_pct, fma_rel_iqr_pct,\n"
+            "dram_working_set_mb, dram_gbs, device_dram_gbs, dram_change_pct,\n"
+            "dram_rel_iqr_pct, threshold_pct, moved}, [notes[] (the table's note: lines)].\n"
+            "CSV: the same row fields, trace columns, then class; notes go to stderr.\n\n"
             "Examples:\n"
             "  xpusim validate --measured data/measured/dev-bert-finetune-lambda.csv\n"
             "  xpusim validate --measured data/published/kernels.csv --format csv\n"
@@ -149,14 +152,14 @@ static int validate_trace(const char *trace, const char *device, const char *sce
 
 /* Exit status of a finished validation: its report delivered, and every
  * row predicted. t: the trace the rows come from, or NULL. */
-static int finish_validate(xs_vrow *rows, size_t n, const xs_trace *t, xs_format fmt,
-                           const char *output)
+static int finish_validate(xs_vrow *rows, size_t n, const xs_trace *t, const cJSON *extra,
+                           xs_format fmt, const char *output)
 {
     xs_strbuf sb = {0};
     if (t)
         xs_report_validate_trace(&sb, fmt, t, rows, n);
     else
-        xs_report_validate(&sb, fmt, rows, n);
+        xs_report_validate_extra(&sb, fmt, rows, n, extra);
     int rc = cli_deliver(&sb, output);
     xs_sb_free(&sb);
     size_t failed = 0;
@@ -216,21 +219,26 @@ static int validate_backend(const char *name, const char *device, int quick, int
                  b->name, why);
         return cli_fail(EXIT_USAGE, msg);
     }
+    snprintf(msg, sizeof msg, "this compares two machines (--allow-other-host): %s", why);
     /* no GPU, library or instruction set here: exit 3, before anything runs */
     if (b->host_check(&err))
         return cli_fail_err(&err);
-    char note[512] = "";
-    xs_cal_check_opts o = {quick, stderr, note, sizeof note};
+    cJSON *extra = cJSON_CreateObject();
+    if (!extra || (!same && xs_report_add_note(extra, msg))) {
+        cJSON_Delete(extra);
+        return cli_fail(EXIT_DATA, "validate: out of memory");
+    }
+    xs_cal_check_opts o = {quick, stderr, extra, !same};
     xs_vrow *rows;
     size_t n;
-    if (b->check(&dev, &o, &rows, &n, &err))
+    if (b->check(&dev, &o, &rows, &n, &err)) {
+        cJSON_Delete(extra);
         return cli_fail_err(&err);
-    rc = finish_validate(rows, n, NULL, fmt, output);
-    FILE *notes = fmt == XS_FMT_TABLE && !output ? stdout : stderr;
-    if (!same)
-        fprintf(notes, "note: this compares two machines (--allow-other-host): %s\n", why);
-    if (note[0])
-        fprintf(notes, "note: %s\n", note);
+    }
+    rc = finish_validate(rows, n, NULL, extra, fmt, output);
+    if (fmt == XS_FMT_CSV) /* no room in the rows */
+        xs_report_notes_to(stderr, extra);
+    cJSON_Delete(extra);
     return rc;
 }
 
@@ -301,11 +309,11 @@ int cli_validate(int argc, char **argv)
         xs_trace t;
         if (validate_trace(trace, device, scenario, sets, nsets, &t, &rows, &n, &err))
             return cli_fail_err(&err);
-        int rc = finish_validate(rows, n, &t, fmt, output);
+        int rc = finish_validate(rows, n, &t, NULL, fmt, output);
         xs_trace_free(&t);
         return rc;
     }
     if (xs_validate_files(files, nfiles, &rows, &n, &err))
         return cli_fail_err(&err);
-    return finish_validate(rows, n, NULL, fmt, output);
+    return finish_validate(rows, n, NULL, NULL, fmt, output);
 }
