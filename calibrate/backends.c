@@ -44,7 +44,8 @@ static const xs_cal_backend CPU = {
         "device's cores are measured again and printed next to the file's (stderr,\n"
         "'this host now:'; JSON host_state); when either moved by more than 15% (a VM\n"
         "moved or sharing its cores), the report ends with a note saying so: its errors\n"
-        "then hold that change as well as the model's. A file that records a CPU signature (CPUID\n"
+        "then hold that change as well as the model's (under --allow-other-host a change\n"
+        "is expected: no note). A file that records a CPU signature (CPUID\n"
         "vendor, family, model, stepping) is refused on a CPU of another one.\n",
     .host_check = xs_cpu_host_check,
     .same_host = xs_cpu_same_host,

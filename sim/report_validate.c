@@ -466,10 +466,10 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
         cJSON_ArrayForEach(item, extra)
         {
             cJSON *copy = cJSON_Duplicate(item, 1);
-            if (!copy || !item->string)
+            if (!copy || !item->string || !cJSON_AddItemToObject(root, item->string, copy)) {
+                cJSON_Delete(copy);
                 sb->failed = 1;
-            else
-                cJSON_AddItemToObject(root, item->string, copy);
+            }
         }
         xs_report_json(sb, root);
     } else {

@@ -367,8 +367,8 @@ static void close_the_loop(const char *set)
     /* and in the report, with the note it led to (if any) */
     cJSON *hs = cJSON_GetObjectItem(doc, "host_state");
     CU_ASSERT_PTR_NOT_NULL_FATAL(hs);
-    CU_ASSERT(cJSON_GetObjectItem(hs, "fma_gflops_core")->valuedouble > 0);
-    CU_ASSERT(cJSON_GetObjectItem(hs, "device_fma_gflops_core")->valuedouble > 0);
+    CU_ASSERT(cJSON_GetNumberValue(cJSON_GetObjectItem(hs, "fma_gflops_core")) > 0);
+    CU_ASSERT(cJSON_GetNumberValue(cJSON_GetObjectItem(hs, "device_fma_gflops_core")) > 0);
     int moved = cJSON_IsTrue(cJSON_GetObjectItem(hs, "moved"));
     CU_ASSERT_EQUAL(moved, cJSON_GetArraySize(cJSON_GetObjectItem(doc, "notes")));
     CU_ASSERT_EQUAL(moved, strstr(r.err, "(see the report's note)") != NULL);

@@ -50,7 +50,10 @@ static void signature_should_agree_with_proc_cpuinfo(void)
     int family = -1, model = -1, stepping = -1;
     /* the first processor's block: every core of a VM is the same CPU */
     while (fgets(line, sizeof line, in) && line[0] != '\n') {
-        sscanf(line, "vendor_id : %31s", vendor);
+        /* the vendor ID is 12 raw characters, spaces included ("  Shanghai  ") */
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "vendor_id", 9) == 0 && colon && colon[1] == ' ')
+            snprintf(vendor, sizeof vendor, "%.*s", (int)strcspn(colon + 2, "\n"), colon + 2);
         sscanf(line, "cpu family : %d", &family);
         sscanf(line, "model : %d", &model);
         sscanf(line, "stepping : %d", &stepping);

@@ -6,13 +6,16 @@
  * the inference scenarios load, refuse bad input, and `xpusim threads`
  * prints what its help promises. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
 
 #include "cpu.h"
+#include "cpu_calibrate.h"
 #include "device.h"
+#include "fileio.h"
 #include "infer.h"
 #include "test_util.h"
 #include "threads.h"
@@ -241,6 +244,27 @@ static void inference_scenarios_should_refuse_bad_input(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no key 'inference.bacth'"));
 }
 
+/* -d host takes a shipped file only if it was calibrated on this CPU with
+ * the kernel set this run uses: under XS_CPU_ISA=portable no shipped file
+ * is (they were measured with amx-bf16), and the refusal names what it
+ * looked for. */
+static void threads_host_should_need_this_kernel_set(void)
+{
+    if (xs_file_exists("host-cpu.json")) {
+        fprintf(stderr, "\n(skipped: ./host-cpu.json exists and -d host takes it first)\n");
+        return;
+    }
+    setenv("XS_CPU_ISA", "portable", 1);
+    tu_result r = tu_run("threads -s lstm-inference");
+    unsetenv("XS_CPU_ISA");
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "-d host: no device file for this CPU"));
+    if (xs_cpu_kernel_set()) /* a build with the kernels reads this CPU */
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, ", kernel set portable)"));
+    tu_run_free(&r);
+}
+
 static void threads_command_should_print_what_its_help_promises(void)
 {
     tu_result r = tu_run("threads -d " CPU_ID " -s lstm-inference --format json");
@@ -406,6 +430,8 @@ int tu_add_threads_suite(void)
                         device_without_thread_sweeps_should_be_refused) ||
            !CU_add_test(s, "inference_scenarios_should_refuse_bad_input",
                         inference_scenarios_should_refuse_bad_input) ||
+           !CU_add_test(s, "threads_host_should_need_this_kernel_set",
+                        threads_host_should_need_this_kernel_set) ||
            !CU_add_test(s, "threads_command_should_print_what_its_help_promises",
                         threads_command_should_print_what_its_help_promises) ||
            !CU_add_test(s, "bf16_lstm_should_be_modelled_with_its_own_rates",

@@ -104,8 +104,9 @@ static void usage(FILE *out)
             "outside_events, outside_s, step_time, gpu_events_per_step, gpu_busy_s, gpu_name,\n"
             "other {time_s, events, largest[]}}], with --backend cpu host_state {cores,\n"
             "fma_gflops_core, device_fma_gflops_core, fma_change_pct, fma_rel_iqr_pct,\n"
-            "dram_working_set_mb, dram_gbs, device_dram_gbs, dram_change_pct,\n"
-            "dram_rel_iqr_pct, threshold_pct, moved}, [notes[] (the table's note: lines)].\n"
+            "dram_working_set_mb, dram_gbs (null: no memory for the triad), device_dram_gbs,\n"
+            "[dram_change_pct, dram_rel_iqr_pct,] threshold_pct, moved (the figures alone:\n"
+            "under --allow-other-host no note follows)}, [notes[] (the table's note: lines)].\n"
             "CSV: the same row fields, trace columns, then class; notes go to stderr.\n\n"
             "Examples:\n"
             "  xpusim validate --measured data/measured/dev-bert-finetune-lambda.csv\n"
@@ -210,7 +211,7 @@ static int validate_backend(const char *name, const char *device, int quick, int
         return cli_fail(EXIT_USAGE, msg);
     }
     /* a model checked on another machine measures the machines' difference */
-    char why[320];
+    char why[320] = "";
     int same = b->same_host(&dev, why, sizeof why);
     if (!same && !allow_other_host) {
         snprintf(msg, sizeof msg,
@@ -219,12 +220,16 @@ static int validate_backend(const char *name, const char *device, int quick, int
                  b->name, why);
         return cli_fail(EXIT_USAGE, msg);
     }
-    snprintf(msg, sizeof msg, "this compares two machines (--allow-other-host): %s", why);
     /* no GPU, library or instruction set here: exit 3, before anything runs */
     if (b->host_check(&err))
         return cli_fail_err(&err);
     cJSON *extra = cJSON_CreateObject();
-    if (!extra || (!same && xs_report_add_note(extra, msg))) {
+    int oom = !extra;
+    if (!oom && !same) {
+        snprintf(msg, sizeof msg, "this compares two machines (--allow-other-host): %s", why);
+        oom = xs_report_add_note(extra, msg) != XS_OK;
+    }
+    if (oom) {
         cJSON_Delete(extra);
         return cli_fail(EXIT_DATA, "validate: out of memory");
     }
