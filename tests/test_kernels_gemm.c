@@ -94,10 +94,12 @@ static void check_f32(size_t m, size_t n, size_t k, int ta, int tb, int acc)
     free(A), free(B), free(C), free(R), free(absdot), free(Aa), free(Ba);
 }
 
-/* shapes on, inside and just past the 32 x 32 blocks and the avx2 set's
- * 24-row panels, the 32-deep K step, the 128-deep K chunk of the avx2 and
- * neon blocks and the 256-deep K slice their threads pack A for; K = 0;
- * {25, 1090, 260}: two column chunks where half of L2 is 1 MB or less */
+/* shapes on, inside and just past the 32 x 32 blocks, the avx2 set's
+ * 24-row panels and 6-row strips, the 32-deep K step, the 128-deep K chunk
+ * of the neon block, the 256-deep K slice packed as the threads go and the
+ * avx2 set's 512-deep one ({49, 40, 520}); K = 0; {25, 1090, 260}: a thin
+ * product, B packed as the threads go, two column chunks where half of L2
+ * is 1 MB or less */
 static const size_t SHAPES[][3] = {{1, 1, 1},      {32, 32, 32},   {33, 31, 65}, {7, 45, 3},
                                    {64, 96, 64},   {100, 17, 129}, {31, 64, 1},  {65, 33, 96},
                                    {40, 70, 300},  {32, 32, 256},  {5, 3, 0},    {24, 24, 24},
