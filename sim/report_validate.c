@@ -360,6 +360,15 @@ static cJSON *trace_json(const xs_trace *t)
     return o;
 }
 
+/* extra's notes, one "note: ..." line each */
+static void note_lines(xs_strbuf *sb, const cJSON *extra)
+{
+    const cJSON *note;
+    cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(extra, "notes"))
+        if (cJSON_IsString(note))
+            xs_sb_printf(sb, "note: %s\n", note->valuestring);
+}
+
 static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
                    const xs_trace *t, const cJSON *extra)
 {
@@ -506,10 +515,7 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
                 summary_line(sb, name, &v);
             }
         }
-        const cJSON *note;
-        cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(extra, "notes"))
-            if (cJSON_IsString(note))
-                xs_sb_printf(sb, "note: %s\n", note->valuestring);
+        note_lines(sb, extra);
     }
     free(keys);
 }
@@ -546,8 +552,9 @@ int xs_report_add_note(cJSON *extra, const char *text)
 
 void xs_report_notes_to(FILE *f, const cJSON *extra)
 {
-    const cJSON *note;
-    cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(extra, "notes"))
-        if (cJSON_IsString(note))
-            fprintf(f, "note: %s\n", note->valuestring);
+    xs_strbuf sb = {0};
+    note_lines(&sb, extra);
+    if (sb.data)
+        fputs(sb.data, f);
+    xs_sb_free(&sb);
 }

@@ -5,9 +5,9 @@
  * portable; 6 rows for avx2, the rows of its micro-kernel), a strip holding
  * for each K index its row values side by side, so a micro-kernel's
  * broadcasts read contiguous memory. B is packed in panels of 32 columns
- * (each K index's 32 values, 128 contiguous bytes). Blocks of C (a panel's rows x 32) are spread over the
- * threads and stored straight into C when the block is whole. A block is
- * computed by the kernel set's micro-kernel:
+ * (each K index's 32 values, 128 contiguous bytes). Blocks of C (a panel's
+ * rows x 32) are spread over the threads and stored straight into C when
+ * the block is whole. A block is computed by the kernel set's micro-kernel:
  *   avx512: 8 rows x 32 columns at a time, 16 zmm accumulators;
  *   avx2:   6 rows x 16 columns, 12 ymm accumulators of the 16 registers,
  *           over the whole K slice (its 6-row strip of A, 6 KB, and half
@@ -109,9 +109,21 @@ typedef struct {
     size_t mt, ms, span;
 } a_layout;
 
+/* The distance between a panel's strips (a block's `as`) */
+static inline size_t a_strips_apart(const a_layout *l)
+{
+    return l->span * l->ms;
+}
+
 static inline size_t a_index(const a_layout *l, size_t r, size_t q)
 {
-    return r / l->ms * (l->span * l->ms) + q * l->ms + r % l->ms;
+    return r / l->ms * a_strips_apart(l) + q * l->ms + r % l->ms;
+}
+
+/* Where panel ib's K offset q starts, its panels one after the other */
+static size_t a_panel_at(const a_layout *l, size_t ib, size_t q)
+{
+    return ib * l->span * l->mt + a_index(l, 0, q);
 }
 
 /* Rows [ib * mt, ib * mt + mt) of op(A), K indices [k0, k1), packed at dst
@@ -145,13 +157,13 @@ static void pack_a_slice(int ta, size_t m, size_t k, const void *A, int bf16, si
         }
 }
 
-/* All of A, panel ib at Ap + ib * k * mt (l->span == k). */
+/* All of A (l->span == k). */
 static void pack_a(int ta, size_t m, size_t k, const void *A, int bf16, float *Ap, size_t mp,
                    const a_layout *l, int nt, int vec6)
 {
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (size_t ib = 0; ib < mp / l->mt; ib++)
-        pack_a_slice(ta, m, k, A, bf16, ib, l, 0, k, Ap + ib * k * l->mt, vec6);
+        pack_a_slice(ta, m, k, A, bf16, ib, l, 0, k, Ap + a_panel_at(l, ib, 0), vec6);
 }
 
 /* Columns [jb * 32, jb * 32 + 32) of op(B), K indices [k0, k1), packed as
@@ -482,7 +494,7 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
             xs_krn_gemm_f32_ref(ta, tb, m, n, k, A, B, C, accumulate);
         return;
     }
-    a_layout whole = {mt, plan.ms, k}; /* Ap: panel ib at ib * k * mt */
+    a_layout whole = {mt, plan.ms, k}; /* Ap */
     if (Ap)
         pack_a(ta, m, k, A, bf16, Ap, mp, &whole, nt, plan.vec6);
     if (Bp)
@@ -507,14 +519,13 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
             size_t kk = k0 + kb < k ? kb : k - k0;
             int add = accumulate || k0 > 0;
             a_layout part = {mt, plan.ms, kk}; /* an inline-packed A slice */
-            size_t ms = plan.ms;
             if (mode == PACK_B_INLINE) {
 #pragma omp for schedule(static) nowait
                 for (size_t jb = 0; jb < bn; jb++) {
                     pack_b_slice(tb, n, k, B, bf16, jb, k0, k0 + kk, slice);
                     for (size_t ib = 0; ib < bm; ib++)
-                        run_block(&plan, Ap + ib * k * mt + k0 * ms, k * ms, slice, kk, C, m,
-                                  n, ib * mt, jb * TILE, add, buf);
+                        run_block(&plan, Ap + a_panel_at(&whole, ib, k0), a_strips_apart(&whole),
+                                  slice, kk, C, m, n, ib * mt, jb * TILE, add, buf);
                 }
                 k0 += kk;
                 continue;
@@ -525,18 +536,17 @@ static void gemm_packed(int bf16, int ta, int tb, size_t m, size_t n, size_t k, 
 #pragma omp for schedule(static) collapse(2) nowait
                 for (size_t ib = 0; ib < bm; ib++)
                     for (size_t jb = jc; jb < je; jb++) {
+                        const a_layout *l = mode == PACK_BOTH ? &whole : &part;
                         const float *a = slice;
-                        size_t as = kk * ms;
-                        if (mode == PACK_BOTH) {
-                            a = Ap + ib * k * mt + k0 * ms;
-                            as = k * ms;
-                        } else if (ib != slice_ib) { /* a thread's blocks come row by row */
+                        if (mode == PACK_BOTH)
+                            a = Ap + a_panel_at(&whole, ib, k0);
+                        else if (ib != slice_ib) { /* a thread's blocks come row by row */
                             pack_a_slice(ta, m, k, A, bf16, ib, &part, k0, k0 + kk, slice,
                                          plan.vec6);
                             slice_ib = ib;
                         }
-                        run_block(&plan, a, as, Bp + (jb * k + k0) * TILE, kk, C, m, n,
-                                  ib * mt, jb * TILE, add, buf);
+                        run_block(&plan, a, a_strips_apart(l), Bp + (jb * k + k0) * TILE, kk, C,
+                                  m, n, ib * mt, jb * TILE, add, buf);
                     }
             }
             k0 += kk;
