@@ -33,11 +33,43 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 
 # Three layers, linked as two archives and the command: sim/ is the
 # predictor library (libxpusim.a), kernels/cpu and calibrate/ run and fit
-# real kernels (libxscal.a, on top of it), sim/cli/ is the command. The
-# library is compiled seeing only its own headers, so it cannot include
-# the CLI, calibrate/ or kernels/: the layering is checked by every build.
-SIM_SRC  := $(wildcard sim/*.c)
-CLI_SRC  := $(wildcard sim/cli/*.c)
+# real kernels (libxscal.a, on top of it), cli/ is the command.
+#
+# The library is a stack of rooms (docs/design.md), lowest first. A room's
+# files are compiled seeing only their own room's headers and those of the
+# rooms it stands on (ROOM_<room>), so an include from a room above, or from
+# calibrate/, kernels/ or cli/, fails to compile: the layering is checked by
+# every build. The device classes (devices/gpu, cpu, tpu) stand on devices/
+# and on nothing of each other; the workload knows no device. The kernels
+# see only kernels/.
+SIM_ROOMS := base core io devices devices/gpu devices/cpu devices/tpu workload workload/families \
+             evaluate studies report api
+ROOM_base     :=
+ROOM_core     := base
+ROOM_io       := core base
+ROOM_devices  := io core base
+ROOM_devices/gpu := devices io core base
+ROOM_devices/cpu := devices io core base
+ROOM_devices/tpu := devices io core base
+ROOM_workload := io core base
+ROOM_workload/families := workload io core base
+ROOM_evaluate := workload devices io core base
+ROOM_studies  := evaluate workload devices io core base
+ROOM_report   := studies evaluate workload devices io core base
+ROOM_api      := report studies evaluate workload devices io core base
+# -I flags of room $(1): itself, then what it stands on (api: the public header too)
+room_inc = $(SIM_INC_ALL) -Iinclude
+room_inc_strict = $(foreach r,$(1) $(ROOM_$(1)),-Isim/$(r))$(if $(filter api,$(1)), -Iinclude)
+SIM_INC_ALL := $(foreach r,$(SIM_ROOMS),-Isim/$(r))
+# The flags a source file compiles with, from where it lives: a room of
+# sim/; the kernels; everything above the library (calibrate/, cli/,
+# tests/, tools/), which sees all of it.
+KRN_INC  := -Ikernels/cpu -Ikernels/common
+TOP_INC  := $(SIM_INC_ALL) $(KRN_INC) -Icalibrate -Icli -Ibuild -Ikernels/cuda -Iinclude
+inc_of   = $(if $(filter sim/%,$(1)),$(call room_inc,$(patsubst sim/%/,%,$(dir $(1)))),$(if \
+             $(filter kernels/%,$(1)),$(KRN_INC),$(TOP_INC)))
+SIM_SRC  := $(foreach r,$(SIM_ROOMS),$(wildcard sim/$(r)/*.c))
+CLI_SRC  := $(wildcard cli/*.c)
 ifeq ($(CPU_KERNELS),1)
 CAL_SRC  := $(wildcard kernels/cpu/*.c) $(filter-out calibrate/bench.c calibrate/cpu_absent.c,$(wildcard calibrate/*.c))
 TEST_SRC := $(filter-out tests/fake_gpu.c tests/kernels_absent.c,$(wildcard tests/*.c))
@@ -52,10 +84,12 @@ LOPS_VARIANTS := $(if $(filter 1,$(CPU_KERNELS)),$(if $(filter x86_64,$(XS_ARCH)
 LOPS_FLAGS_avx2 := -mavx2 -mfma -DXS_LOPS_AVX2
 LOPS_FLAGS_avx512 := -mavx512f -DXS_LOPS_AVX512
 CAL_OBJ   = $(CAL_SRC:%.c=$(1)/%.o) $(LOPS_VARIANTS:%=$(1)/kernels/cpu/layer_ops_vec_%.o)
-HEADERS  := $(wildcard sim/*.h sim/cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h) kernels/cuda/xs_cuda.h \
-            include/xpusim.h
-INC      := -Isim -Ikernels/cpu -Icalibrate -Isim/cli -Ibuild -Ikernels/cuda -Iinclude
-SIM_INC  := -Isim
+# Every object records the headers it read (-MMD, beside it as .d), so a
+# header's change rebuilds its includers only; -MP: a header removed since
+# is no error. HEADERS remains for the rules without dependency files.
+DEPFLAGS := -MMD -MP
+HEADERS  := $(wildcard $(SIM_ROOMS:%=sim/%/*.h) cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h) \
+            kernels/cuda/xs_cuda.h include/xpusim.h
 
 .DEFAULT_GOAL := all
 # BUILD=DIR puts the objects (and the command, as DIR/xpusim) in DIR
@@ -86,19 +120,18 @@ FORCE:
 all: xpusim lib cuda
 
 # --- release -----------------------------------------------------------------
-$(SIM_SRC:%.c=$(REL)/%.o) $(SIM_SRC:%.c=$(ASN)/%.o): INC := $(SIM_INC)
-$(REL)/%.o: %.c $(HEADERS)
+$(REL)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(INC) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(call inc_of,$<) -c $< -o $@
 $(REL)/calibrate/cpu_calibrate.o $(ASN)/calibrate/cpu_calibrate.o: build/xs_version.h
 $(REL)/calibrate/cpu_threads_cal.o $(ASN)/calibrate/cpu_threads_cal.o: build/xs_version.h
 $(REL)/calibrate/trace_calibrate.o $(ASN)/calibrate/trace_calibrate.o: build/xs_version.h
 $(REL)/calibrate/cuda_calibrate.o $(ASN)/calibrate/cuda_calibrate.o: build/xs_version.h
 $(REL)/libxpusim.a: $(SIM_SRC:%.c=$(REL)/%.o)
 	rm -f $@ && ar rcs $@ $^
-$(REL)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c $(HEADERS)
+$(REL)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LOPS_FLAGS_$*) $(INC) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LOPS_FLAGS_$*) $(KRN_INC) -c $< -o $@
 $(REL)/libxscal.a: $(call CAL_OBJ,$(REL))
 	rm -f $@ && ar rcs $@ $^
 $(XS): $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libxscal.a $(REL)/libxpusim.a
@@ -117,11 +150,11 @@ SO_MAJOR   := $(firstword $(subst ., ,$(SO_VERSION)))
 SO_REAL    := libxpusim.so.$(SO_VERSION)
 SO_NAME    := libxpusim.so.$(SO_MAJOR)
 PIC_SIM_OBJ := $(SIM_SRC:%.c=$(REL)/pic/%.o)
-$(PIC_SIM_OBJ): $(REL)/pic/%.o: %.c $(HEADERS)
+$(PIC_SIM_OBJ): $(REL)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC $(SIM_INC) -c $< -o $@
-$(REL)/$(SO_REAL): $(PIC_SIM_OBJ) sim/xpusim.map
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=sim/xpusim.map \
+	$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC $(call inc_of,$<) -c $< -o $@
+$(REL)/$(SO_REAL): $(PIC_SIM_OBJ) sim/api/xpusim.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=sim/api/xpusim.map \
 	  -Wl,-z,defs $(PIC_SIM_OBJ) -o $@ $(LDLIBS)
 $(REL)/$(SO_NAME) $(REL)/libxpusim.so: $(REL)/$(SO_REAL)
 	ln -sf $(SO_REAL) $@
@@ -185,12 +218,12 @@ uninstall:
 # hidden: the copy inside cannot interpose on, or be interposed by, the
 # loading program's; -z defs: every symbol resolved at link time.
 FAKE_SIM_OBJ := $(SIM_SRC:%.c=$(REL)/fake/%.o)
-$(FAKE_SIM_OBJ): $(REL)/fake/%.o: %.c $(HEADERS)
+$(FAKE_SIM_OBJ): $(REL)/fake/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -fvisibility=hidden $(SIM_INC) -c $< -o $@
+	$(CC) $(CSTD) $(WARN) $(DEPFLAGS) -O2 -g -fPIC -fvisibility=hidden $(call inc_of,$<) -c $< -o $@
 $(FAKE_GPU): tests/fake_gpu.c kernels/cuda/xs_cuda.h $(HEADERS) $(FAKE_SIM_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -shared -pthread -Ikernels/cuda $(SIM_INC) \
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -shared -pthread -Ikernels/cuda $(SIM_INC_ALL) \
 	  tests/fake_gpu.c $(FAKE_SIM_OBJ) -o $@ -Wl,-z,defs -lcjson -lm
 
 # --- CUDA (kernels/cuda) ------------------------------------------------------
@@ -276,9 +309,9 @@ ifeq ($(HAVE_DNNL),1)
 # with; it would take most of the 64 MiB a run carries. The bundle's xpusim
 # has onednn.c compiled as on a host without it, every other object shared.
 BUNDLE_XPUSIM := $(REL)/nodnnl/xpusim
-$(REL)/nodnnl/onednn.o: kernels/cpu/onednn.c $(HEADERS)
+$(REL)/nodnnl/onednn.o: kernels/cpu/onednn.c
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $(INC) -c $< -o $@
+	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $(DEPFLAGS) $(KRN_INC) -c $< -o $@
 $(REL)/nodnnl/libxscal.a: $(filter-out $(REL)/kernels/cpu/onednn.o,$(call CAL_OBJ,$(REL))) $(REL)/nodnnl/onednn.o
 	rm -f $@ && ar rcs $@ $^
 $(BUNDLE_XPUSIM): $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/nodnnl/libxscal.a $(REL)/libxpusim.a
@@ -293,14 +326,14 @@ gpu-campaign:
 	calibrate/gpu/campaign.sh "$(OUT)"
 
 # --- ASan + UBSan ------------------------------------------------------------
-$(ASN)/%.o: %.c $(HEADERS)
+$(ASN)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) $(INC) -c $< -o $@
+	$(CC) $(CFLAGS) $(SAN) $(DEPFLAGS) $(call inc_of,$<) -c $< -o $@
 $(ASN)/libxpusim.a: $(SIM_SRC:%.c=$(ASN)/%.o)
 	rm -f $@ && ar rcs $@ $^
-$(ASN)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c $(HEADERS)
+$(ASN)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) $(LOPS_FLAGS_$*) $(INC) -c $< -o $@
+	$(CC) $(CFLAGS) $(SAN) $(DEPFLAGS) $(LOPS_FLAGS_$*) $(KRN_INC) -c $< -o $@
 $(ASN)/libxscal.a: $(call CAL_OBJ,$(ASN))
 	rm -f $@ && ar rcs $@ $^
 $(ASN)/xpusim: $(CLI_SRC:%.c=$(ASN)/%.o) $(ASN)/libxscal.a $(ASN)/libxpusim.a
@@ -343,7 +376,6 @@ test-valgrind: xpusim $(REL)/xpusim_tests
 $(REL)/xpusim_bench: $(REL)/calibrate/bench.o $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(REL)/tools/bench_predict.o: INC := $(SIM_INC)
 $(REL)/xpusim_bench_predict: $(REL)/tools/bench_predict.o $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -554,8 +586,10 @@ validate-heldout: xpusim
 SHARED_MEASURED ?= ../shared/reference/measured
 measured-refresh:
 	@test -d $(SHARED_MEASURED) || { echo "measured-refresh: $(SHARED_MEASURED) not found (SHARED_MEASURED=DIR)"; exit 2; }
-	@for f in data/measured/*; do [ -e "$(SHARED_MEASURED)/$${f##*/}" ] || { echo "measured-refresh: removing $$f (gone from $(SHARED_MEASURED))"; rm -f "$$f"; }; done
-	cp -p $(SHARED_MEASURED)/* data/measured/
+	@cd data/measured && find . -mindepth 1 -depth | while read -r f; do [ -e "$(abspath $(SHARED_MEASURED))/$$f" ] || \
+	  { echo "measured-refresh: removing data/measured/$${f#./} (gone from $(SHARED_MEASURED))"; rm -rf "$$f"; }; done
+	cp -pR $(SHARED_MEASURED)/* data/measured/
+	chmod -R u+w data/measured
 	@echo "measured-refresh: data/measured now equals $(SHARED_MEASURED)"
 
 # Install the Debian packages the build needs; idempotent, uses sudo when
@@ -596,3 +630,6 @@ deps-aarch64:
 
 clean:
 	rm -rf build xpusim
+
+# the headers each object read when it was last built (DEPFLAGS)
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,6 +1,6 @@
 # tests/fuzz/fuzz.mk — libFuzzer harnesses, one per input format the tool
 # reads, built with clang (ASan + UBSan) into build/fuzz/. Included by the
-# top Makefile, whose CSTD, WARN, SIM_SRC and HEADERS it uses.
+# top Makefile, whose CSTD, WARN, DEPFLAGS, SIM_SRC and inc_of it uses.
 #   make fuzz-build                  the harnesses
 #   make fuzz-ci [FUZZ_SECONDS=45]   each harness for FUZZ_SECONDS from its seeds, then
 #                                    every saved regression input; fails on any report
@@ -22,14 +22,13 @@ FZ_LIBS      := -lcjson -lgsl -lgslcblas -lm
 
 .PHONY: fuzz-build fuzz-ci fuzz fuzz-regress fuzz-seeds
 
-# The library sees only its own headers, as in the main build.
+# Each file sees what it sees in the main build (inc_of: a library room
+# its own room and those below), the harnesses their folder too.
 FZ_OBJ       := $(patsubst %.c,$(FZ)/obj/%.o,$(wildcard tests/fuzz/*.c))
-FZ_INC       := -Isim
-$(FZ_OBJ): FZ_INC := -Isim -Itests/fuzz -Icalibrate
-$(FZ_OBJ): tests/fuzz/fuzz_util.h
-$(FZ)/obj/%.o: %.c $(HEADERS)
+$(FZ)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FZ_CFLAGS) $(FZ_INC) -c $< -o $@
+	$(FUZZ_CC) $(FZ_CFLAGS) $(DEPFLAGS) $(call inc_of,$<) $(if $(filter tests/fuzz/%,$<),-Itests/fuzz) \
+	  -c $< -o $@
 $(FZ)/libxpusim.a: $(SIM_SRC:%.c=$(FZ)/obj/%.o)
 	rm -f $@ && ar rcs $@ $^
 $(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ)/obj/tests/fuzz/fuzz_util.o $(FZ)/libxpusim.a

@@ -3,7 +3,7 @@
  * predicted with xs_job's steps, reported by report*.c, so that what a
  * program gets is what the command prints. Handles own copies of what
  * they were opened from and are never written after opening. */
-#include "../include/xpusim.h"
+#include "xpusim.h"
 
 #include <limits.h>
 #include <stdio.h>
