@@ -642,7 +642,7 @@ static void fill_device(const cal *c, const results *R, const char *id, xs_devic
     snprintf(d->id, sizeof d->id, "%.63s", id); /* length checked before measuring */
     snprintf(d->name, sizeof d->name, "%s, %d core%s", f->model[0] ? f->model : "CPU", N,
              N > 1 ? "s" : "");
-    xs_cpu_params *p = &d->cpu;
+    xs_cpu_params *p = xs_cpu_of(d);
     p->cores = N;
     p->clock_mhz = xs_fit_round(clock_mhz, 4);
     d->peak_tflops[XS_FP32] = xs_fit_round(R->peak_fma / 1e12, 4);
@@ -883,25 +883,25 @@ const char *xs_cpu_kernel_set(void)
 int xs_cpu_same_host(const xs_device *dev, char *why, size_t size)
 {
     const xs_cpu_features *f = xs_cpu_features_get();
-    if (strcmp(dev->cpu.cpu_model, f->model) != 0) {
+    if (strcmp(xs_cpu_of(dev)->cpu_model, f->model) != 0) {
         snprintf(why, size, "device %s was calibrated on \"%s\", this host is \"%s\"", dev->id,
-                 dev->cpu.cpu_model, f->model);
+                 xs_cpu_of(dev)->cpu_model, f->model);
         return 0;
     }
     /* one brand string can name several generations (cloud VMs) */
-    if (dev->cpu.cpu_signature[0] && f->signature[0] &&
-        strcmp(dev->cpu.cpu_signature, f->signature) != 0) {
+    if (xs_cpu_of(dev)->cpu_signature[0] && f->signature[0] &&
+        strcmp(xs_cpu_of(dev)->cpu_signature, f->signature) != 0) {
         snprintf(why, size, "device %s was calibrated on CPU signature \"%s\", this host's is \"%s\"", dev->id,
-                 dev->cpu.cpu_signature, f->signature);
+                 xs_cpu_of(dev)->cpu_signature, f->signature);
         return 0;
     }
     /* the same CPU running another kernel set (XS_CPU_ISA, or a build
      * that lacks one) is another machine to the model */
-    if (!f->isa_error[0] && strcmp(dev->cpu.isa, isa_name(f)) != 0) {
+    if (!f->isa_error[0] && strcmp(xs_cpu_of(dev)->isa, isa_name(f)) != 0) {
         snprintf(why, size,
                  "device %s was calibrated with the %s kernel set, this run uses %s "
                  "(XS_CPU_ISA=%s runs that set here)",
-                 dev->id, dev->cpu.isa, isa_name(f), dev->cpu.isa);
+                 dev->id, xs_cpu_of(dev)->isa, isa_name(f), xs_cpu_of(dev)->isa);
         return 0;
     }
     return 1;

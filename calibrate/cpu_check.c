@@ -145,7 +145,7 @@ static void group_bytes(const xs_bert_trace *t, double *group)
 static int predict3(const xs_device *dev, const xs_device corners[2], const xs_op *op,
                     double out[3], xs_error *err)
 {
-    int t = (int)dev->cpu.cores;
+    int t = (int)xs_cpu_of(dev)->cores;
     xs_estimate e;
     int rc = xs_cpu_estimate(dev, op, t, &e, err);
     out[0] = e.time_s;
@@ -167,7 +167,7 @@ typedef struct {
 
 static int bert_rows(rowset *s, const xs_device corners[2], int quick, int bf16, FILE *log)
 {
-    int threads = (int)s->dev->cpu.cores, warm = 2, steps = quick ? 5 : 10;
+    int threads = (int)xs_cpu_of(s->dev)->cores, warm = 2, steps = quick ? 5 : 10;
     xs_bert_cfg cfg = bert_config(quick, bf16, threads);
     xs_bert *b = xs_bert_create(&cfg, 7);
     size_t T = (size_t)cfg.batch * (size_t)cfg.seq;
@@ -327,7 +327,7 @@ static int single_row(rowset *s, const xs_device corners[2], xs_runner *run, con
 
 static int kernel_rows(rowset *s, const xs_device corners[2], int quick)
 {
-    int threads = (int)s->dev->cpu.cores;
+    int threads = (int)xs_cpu_of(s->dev)->cores;
     xs_cal_opts ho = xs_cal_default_opts();
     ho.time_cap_s = quick ? 0.15 : 0.5;
     for (int bf16 = 0; bf16 <= 1; bf16++)
@@ -412,18 +412,18 @@ int xs_cpu_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **row
                             "with `xpusim calibrate --backend cpu`)",
                             dev->id);
     const xs_cpu_features *f = xs_cpu_features_get();
-    if (dev->cpu.cores > f->cores)
+    if (xs_cpu_of(dev)->cores > f->cores)
         return xs_error_set(err, XS_EARG,
                             "validate --backend cpu: device %s was calibrated for %lld cores, "
                             "this host has %d",
-                            dev->id, (long long)dev->cpu.cores, f->cores);
+                            dev->id, (long long)xs_cpu_of(dev)->cores, f->cores);
     if (o->log)
         fprintf(o->log, "validate: running %s, fp32 then bf16, and single kernels on %lld cores\n",
-                model_text(o->quick), (long long)dev->cpu.cores);
-    if (o->log && strcmp(dev->cpu.cpu_model, f->model) != 0)
+                model_text(o->quick), (long long)xs_cpu_of(dev)->cores);
+    if (o->log && strcmp(xs_cpu_of(dev)->cpu_model, f->model) != 0)
         fprintf(o->log, "validate: warning: device %s was calibrated on \"%s\", this is \"%s\"\n",
-                dev->id, dev->cpu.cpu_model, f->model);
-    if (o->log && !dev->cpu.cpu_signature[0])
+                dev->id, xs_cpu_of(dev)->cpu_model, f->model);
+    if (o->log && !xs_cpu_of(dev)->cpu_signature[0])
         fprintf(o->log,
                 "validate: device %s records no CPU signature (written before calibrate "
                 "recorded it): a host of another generation under the same name would go "

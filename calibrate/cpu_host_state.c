@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "cpu_runners.h"
 #include "harness.h"
 #include "peak.h"
@@ -67,7 +68,7 @@ static void measure_dram(int cores, const xs_cal_opts *h, xs_cpu_host_state *s)
 
 void xs_cpu_host_state_measure(const xs_device *dev, int quick, xs_cpu_host_state *s)
 {
-    int cores = (int)dev->cpu.cores;
+    int cores = (int)xs_cpu_of(dev)->cores;
     *s = (xs_cpu_host_state){.cores = cores,
                              .file_fma_gflops_core = dev->peak_tflops[XS_FP32] * 1e3 / cores,
                              .file_dram_gbs = dev->mem_bw_gbs};

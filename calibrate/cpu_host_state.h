@@ -36,7 +36,7 @@ typedef struct {
  * size the DRAM bandwidth comes from. */
 double xs_cpu_dram_set_bytes(void);
 
-/* Measure both ceilings on dev->cpu.cores threads. The triad's buffers
+/* Measure both ceilings on xs_cpu_of(dev)->cores threads. The triad's buffers
  * not allocated: dram_gbs 0, the FMA peak still measured. */
 void xs_cpu_host_state_measure(const xs_device *dev, int quick, xs_cpu_host_state *s);
 

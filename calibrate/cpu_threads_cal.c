@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "cpu.h"
 #include "cpu_features.h"
 #include "cpu_gemm.h"
 #include "fileio.h"
@@ -139,8 +140,8 @@ static int region_sweep(xs_device *dev, const int *counts, int nc, int quick, xs
                      : xs_fit_nonneg(X, y, nc, 2, "parallel region", &out->region, err);
     if (rc)
         return rc;
-    dev->cpu.thr.region_us = xs_fit_round(fmax(out->region.coef[0] * 1e6, 1e-3), 4);
-    dev->cpu.thr.region_us_per_thread = nc == 1 ? 0 : xs_fit_round(out->region.coef[1] * 1e6, 4);
+    xs_cpu_of(dev)->thr.region_us = xs_fit_round(fmax(out->region.coef[0] * 1e6, 1e-3), 4);
+    xs_cpu_of(dev)->thr.region_us_per_thread = nc == 1 ? 0 : xs_fit_round(out->region.coef[1] * 1e6, 4);
     return XS_OK;
 }
 
@@ -150,7 +151,7 @@ static int region_sweep(xs_device *dev, const int *counts, int nc, int quick, xs
 static int lstm_fit(xs_device *dev, int bf16, int quick, xs_meas_list *ms, xs_fit *fit,
                     xs_error *err)
 {
-    double l2 = dev->cpu.l2_kb_per_core * 1024;
+    double l2 = xs_cpu_of(dev)->l2_kb_per_core * 1024;
     size_t hmax = (size_t)(sqrt(l2 / 2 / 16) * 0.9) / 8 * 8;
     if (hmax < 32)
         hmax = 32;
@@ -182,8 +183,8 @@ static int lstm_fit(xs_device *dev, int bf16, int quick, xs_meas_list *ms, xs_fi
     double mac = xs_fit_round(fit->coef[1] * 1e9, 4);
     /* a dropped gate term: too cheap to see beside the products */
     double gate = xs_fit_round(fmax(fit->coef[2] * 1e9, 1e-3), 4);
-    *(bf16 ? &dev->cpu.thr.lstm_bf16_ns_per_mac : &dev->cpu.thr.lstm_ns_per_mac) = mac;
-    *(bf16 ? &dev->cpu.thr.lstm_bf16_gate_ns : &dev->cpu.thr.lstm_gate_ns) = gate;
+    *(bf16 ? &xs_cpu_of(dev)->thr.lstm_bf16_ns_per_mac : &xs_cpu_of(dev)->thr.lstm_ns_per_mac) = mac;
+    *(bf16 ? &xs_cpu_of(dev)->thr.lstm_bf16_gate_ns : &xs_cpu_of(dev)->thr.lstm_gate_ns) = gate;
     return XS_OK;
 }
 
@@ -262,25 +263,25 @@ int xs_thr_calibrate(xs_device *dev, int quick, xs_meas_list *ms, FILE *log, xs_
 {
     memset(out, 0, sizeof *out);
     int counts[XS_THR_MAX_COUNTS];
-    int nc = xs_thr_counts((int)dev->cpu.cores, counts, XS_THR_MAX_COUNTS);
+    int nc = xs_thr_counts((int)xs_cpu_of(dev)->cores, counts, XS_THR_MAX_COUNTS);
     int rc = region_sweep(dev, counts, nc, quick, ms, out, err);
     if (!rc && log)
         fprintf(log, "calibrate threads: a parallel region %.3f us + %.3f us a further thread "
                      "(%d counts, rms residual %.1f%%)\n",
-                dev->cpu.thr.region_us, dev->cpu.thr.region_us_per_thread, nc,
+                xs_cpu_of(dev)->thr.region_us, xs_cpu_of(dev)->thr.region_us_per_thread, nc,
                 out->region.rms_rel_pct);
     if (!rc)
         rc = lstm_fit(dev, 0, quick, ms, &out->lstm, err);
     if (!rc && log)
         fprintf(log, "calibrate threads: LSTM step %.4f ns a multiply-add, %.3f ns a gate update "
                      "(rms residual %.1f%%)\n",
-                dev->cpu.thr.lstm_ns_per_mac, dev->cpu.thr.lstm_gate_ns, out->lstm.rms_rel_pct);
+                xs_cpu_of(dev)->thr.lstm_ns_per_mac, xs_cpu_of(dev)->thr.lstm_gate_ns, out->lstm.rms_rel_pct);
     if (!rc)
         rc = lstm_fit(dev, 1, quick, ms, &out->lstm_bf16, err);
     if (!rc && log)
         fprintf(log, "calibrate threads: bf16 LSTM step %.4f ns a multiply-add, %.3f ns a gate "
                      "update (rms residual %.1f%%)\n",
-                dev->cpu.thr.lstm_bf16_ns_per_mac, dev->cpu.thr.lstm_bf16_gate_ns,
+                xs_cpu_of(dev)->thr.lstm_bf16_ns_per_mac, xs_cpu_of(dev)->thr.lstm_bf16_gate_ns,
                 out->lstm_bf16.rms_rel_pct);
     if (!rc)
         rc = check(dev, counts, nc, quick, ms, out, err);
@@ -404,18 +405,18 @@ int xs_thr_calibrate_file(const char *path, const char *measurements, int quick,
                                           "CPU into a CPU device file",
                             path, xs_backend_of(&dev)->name);
     const xs_cpu_features *f = xs_cpu_features_get();
-    if (strcmp(dev.cpu.cpu_model, f->model) != 0 || dev.cpu.cores > f->cores)
+    if (strcmp(xs_cpu_of(&dev)->cpu_model, f->model) != 0 || xs_cpu_of(&dev)->cores > f->cores)
         return xs_error_set(err, XS_ENOHW,
                             "%s was calibrated on \"%s\" (%lld cores), this host is \"%s\" (%d): "
                             "measure this host into its own file (xpusim calibrate --backend cpu)",
-                            path, dev.cpu.cpu_model, (long long)dev.cpu.cores, f->model,
+                            path, xs_cpu_of(&dev)->cpu_model, (long long)xs_cpu_of(&dev)->cores, f->model,
                             f->cores);
-    if (dev.cpu.cpu_signature[0] && f->signature[0] &&
-        strcmp(dev.cpu.cpu_signature, f->signature) != 0)
+    if (xs_cpu_of(&dev)->cpu_signature[0] && f->signature[0] &&
+        strcmp(xs_cpu_of(&dev)->cpu_signature, f->signature) != 0)
         return xs_error_set(err, XS_ENOHW,
                             "%s was calibrated on CPU signature \"%s\", this host's is \"%s\": measure this host "
                             "into its own file (xpusim calibrate --backend cpu)",
-                            path, dev.cpu.cpu_signature, f->signature);
+                            path, xs_cpu_of(&dev)->cpu_signature, f->signature);
     cJSON *doc = NULL;
     if ((rc = xs_json_load(path, &doc, err)))
         return rc;

@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "fileio.h"
+#include "gpu.h"
 #include "kernel_op.h"
 #include "nvml.h"
 #include "paths.h"
@@ -130,7 +131,7 @@ int xs_cuda_gemm_sweep(const xs_device *base, int quick, xs_cuda_shape *s)
     for (int i = 0; i < nt; i++)
         n = add_shape(s, n, T[i][0], T[i][1], T[i][2]);
     /* around the first tensor tile of the base file, and its waves */
-    const xs_gpu_params *g = &base->gpu;
+    const xs_gpu_params *g = xs_gpu_of(base);
     long long tm = g->tensor_tiles.n ? g->tensor_tiles.tiles[0].m : 128;
     long long tn = g->tensor_tiles.n ? g->tensor_tiles.tiles[0].n : 128;
     long long sms = g->sm_count > 0 ? g->sm_count : 80;
@@ -287,7 +288,7 @@ static int gemm_cost(const xs_cmeas_list *l, const xs_device *dev, int dt, doubl
                      double *rel, int *n, xs_error *err)
 {
     xs_device d = *dev;
-    d.gpu.gemm_efficiency = e;
+    xs_gpu_of(&d)->gemm_efficiency = e;
     *cost = 0;
     *n = 0;
     for (size_t i = 0; i < l->n; i++) {
@@ -417,7 +418,7 @@ int xs_cuda_fit(const xs_cmeas_list *l, const xs_device *base, xs_device *dev,
 {
     memset(f, 0, sizeof *f);
     *dev = *base;
-    xs_gpu_params *g = &dev->gpu;
+    xs_gpu_params *g = xs_gpu_of(dev);
     /* launch cost: median over the launch rows */
     double v[256];
     int n = 0;
@@ -722,7 +723,7 @@ static int measure_all(cal *c)
 {
     int q = c->o->quick, reps = q ? 10 : 30, rc;
     const xs_cuda_info *info = &c->lib.info;
-    double l2 = (info->l2_mb > 0 ? info->l2_mb : c->base->gpu.l2_mb) * 1048576.0;
+    double l2 = (info->l2_mb > 0 ? info->l2_mb : xs_gpu_of(c->base)->l2_mb) * 1048576.0;
     /* launch cost: 256 empty launches timed together, a few times */
     for (int i = 0; i < (q ? 3 : 5); i++) {
         xs_cuda_job j = xs_cuda_job_make(XS_CJ_LAUNCH, XS_CD_FP32, 256);

@@ -15,6 +15,7 @@
 #include "device.h"
 #include "error.h"
 #include "fit.h"
+#include "kernel_class.h"
 
 int xs_cuda_calibrate(const xs_cal_run_opts *o, xs_error *err);
 /* libxscuda.so loads and a CUDA GPU answers the probe (XS_ENOHW if not). */

@@ -7,6 +7,7 @@
 
 #include "cuda_calibrate.h"
 #include "energy.h"
+#include "gpu.h"
 #include "grow.h"
 #include "nvml.h"
 
@@ -186,7 +187,7 @@ int xs_cuda_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **ro
     if (rc)
         return rc;
     int q = o->quick, reps = q ? 10 : 30;
-    double l2 = (s.lib.info.l2_mb > 0 ? s.lib.info.l2_mb : dev->gpu.l2_mb) * 1048576.0;
+    double l2 = (s.lib.info.l2_mb > 0 ? s.lib.info.l2_mb : xs_gpu_of(dev)->l2_mb) * 1048576.0;
     /* GEMMs outside the sweep: other token counts, widths and odd sizes */
     static const long long G[][3] = {{2048, 2304, 768}, {8192, 1024, 1024}, {3000, 2000, 1000},
                                      {1536, 6144, 1536}, {4096, 5120, 1280}, {777, 4096, 4096}};

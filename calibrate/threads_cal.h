@@ -25,8 +25,8 @@ typedef struct {
     double step_rms_pct, step_max_pct, gemm_rms_pct, gemm_max_pct;
 } xs_thr_cal;
 
-/* Measure on dev->cpu.cores threads at most, append the rows to ms, and
- * fill dev->cpu.thr (the rest of dev must be the host's fitted model: the
+/* Measure on xs_cpu_of(dev)->cores threads at most, append the rows to ms, and
+ * fill xs_cpu_of(dev)->thr (the rest of dev must be the host's fitted model: the
  * check uses it). log (NULL: quiet) gets one line a sweep. */
 int xs_thr_calibrate(xs_device *dev, int quick, xs_meas_list *ms, FILE *log, xs_thr_cal *out,
                      xs_error *err);

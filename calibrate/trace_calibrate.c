@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "fileio.h"
 #include "fit.h"
+#include "gpu.h"
 #include "job.h"
 #include "paths.h"
 #include "schema.h"
@@ -96,7 +97,7 @@ static void sum_classes(const xs_workload *wl, const xs_prediction *p, class_sum
 
 static double factor_of(const xs_device *dev, int c)
 {
-    double f = dev->gpu.class_time_factor[c];
+    double f = xs_gpu_of(dev)->class_time_factor[c];
     return f > 0 ? f : 1.0;
 }
 
@@ -128,7 +129,7 @@ static int scaled_step(const xs_job *j, double scale, const double *factor, xs_p
 {
     xs_device d = j->dev;
     for (int c = 0; c < XS_KC_COUNT; c++)
-        d.gpu.class_time_factor[c] =
+        xs_gpu_of(&d)->class_time_factor[c] =
             factor_of(&j->dev, c) * scale * (factor[c] > 0 ? factor[c] : 1.0);
     return xs_predict(&d, &j->s, &j->wl, p, err);
 }
@@ -656,7 +657,7 @@ int xs_trace_calibrate(const xs_cal_run_opts *o, xs_error *err)
         snprintf(dev.id, sizeof dev.id, "%.*s", (int)sizeof dev.id - 1, id);
         for (int c = 0; c < XS_KC_OTHER; c++)
             if (fits[c].fitted)
-                dev.gpu.class_time_factor[c] = xs_fit_round(fits[c].factor, 6);
+                xs_gpu_of(&dev)->class_time_factor[c] = xs_fit_round(fits[c].factor, 6);
     }
     xs_prediction after;
     memset(&after, 0, sizeof after);

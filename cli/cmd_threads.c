@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cpu.h"
 #include "cpu_calibrate.h"
 #include "cpu_features.h"
 #include "fileio.h"
@@ -183,7 +184,7 @@ static void table(xs_strbuf *sb, const xs_device *dev, const xs_inf_scenario *s,
     describe(sb, s);
     xs_sb_printf(sb, "\nthreads   1..%d (a parallel region: %.2f us + %.3f us a further thread); "
                      "default: %d, all cores, as OpenMP and PyTorch start\n\n",
-                 (int)dev->cpu.cores, dev->cpu.thr.region_us, dev->cpu.thr.region_us_per_thread,
+                 (int)xs_cpu_of(dev)->cores, xs_cpu_of(dev)->thr.region_us, xs_cpu_of(dev)->thr.region_us_per_thread,
                  p->default_threads);
     xs_sb_printf(sb, "%-22s", "group (ms a run)");
     for (int c = 0; c < p->ncounts; c++)
@@ -255,7 +256,7 @@ static void json(xs_strbuf *sb, const xs_device *dev, const xs_inf_scenario *s,
     cJSON_AddStringToObject(o, "scenario", s->id);
     cJSON_AddStringToObject(o, "device", dev->id);
     cJSON_AddStringToObject(o, "precision", s->precision == XS_INF_BF16 ? "bf16" : "fp32");
-    cJSON_AddNumberToObject(o, "cores", (double)dev->cpu.cores);
+    cJSON_AddNumberToObject(o, "cores", (double)xs_cpu_of(dev)->cores);
     cJSON *counts = cJSON_AddArrayToObject(o, "counts");
     for (int c = 0; c < p->ncounts; c++)
         cJSON_AddItemToArray(counts, cJSON_CreateNumber(p->counts[c]));
@@ -386,11 +387,11 @@ int cli_threads(int argc, char **argv)
                                                                            : err.msg;
             snprintf(msg, sizeof msg, "threads --run: %.400s", why);
             rc = cli_fail(EXIT_NOHW, msg);
-        } else if (dev.cpu.cores > f->cores) {
+        } else if (xs_cpu_of(&dev)->cores > f->cores) {
             snprintf(msg, sizeof msg,
                      "threads --run: %s has %lld cores, this host runs %d threads: run it on "
                      "the host it describes",
-                     dev.id, (long long)dev.cpu.cores, f->cores);
+                     dev.id, (long long)xs_cpu_of(&dev)->cores, f->cores);
             rc = cli_fail(EXIT_NOHW, msg);
         } else if (xs_thr_run_lstm(&s, &p, quick, save_dir, stderr, &m, &err)) {
             rc = cli_fail_err(&err);

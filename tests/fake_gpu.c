@@ -31,6 +31,7 @@
 #include "backend.h"
 #include "device.h"
 #include "gemm.h"
+#include "gpu.h"
 #include "paths.h"
 #include "xs_cuda.h"
 
@@ -134,7 +135,7 @@ static void model_load(void)
         model_err.code = rc; /* gemm_time tells a failed load by it */
         return;
     }
-    xs_gpu_params *g = &model_dev.gpu;
+    xs_gpu_params *g = xs_gpu_of(&model_dev);
     g->gemm_efficiency = FAKE_GEMM_EFF;
     g->kernel_launch_us = FAKE_LAUNCH_S * 1e6;
     g->mem_bw_efficiency = FAKE_DRAM_BW / (model_dev.mem_bw_gbs * 1e9);

@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "backends.h"
+#include "cpu.h"
 #include "gpu.h"
 #include "job.h"
 #include "paths.h"
@@ -52,23 +53,23 @@ static void each_class_should_describe_its_engine_from_its_own_parameters(void)
     CU_ASSERT_EQUAL_FATAL(xs_dev_open("xeon-amx-2c", &c, &err), XS_OK);
     xs_gemm_engine e;
     xs_dev_gemm_engine(&a, &e);
-    CU_ASSERT_EQUAL(e.units, a.gpu.sm_count);
-    CU_ASSERT_DOUBLE_EQUAL(e.clock_mhz, a.gpu.clock_sustained_mhz, 0);
+    CU_ASSERT_EQUAL(e.units, xs_gpu_of(&a)->sm_count);
+    CU_ASSERT_DOUBLE_EQUAL(e.clock_mhz, xs_gpu_of(&a)->clock_sustained_mhz, 0);
     CU_ASSERT_DOUBLE_EQUAL(e.peak_flops[XS_FP16], xs_gpu_peak_flops(&a, XS_FP16), 0);
     CU_ASSERT_DOUBLE_EQUAL(e.dram_bw_gbs, a.mem_bw_gbs, 0);
-    CU_ASSERT_PTR_EQUAL(e.matrix, &a.gpu.tensor_tiles);
+    CU_ASSERT_PTR_EQUAL(e.matrix, &xs_gpu_of(&a)->tensor_tiles);
     CU_ASSERT_FALSE(e.packs_operands);
     CU_ASSERT_STRING_EQUAL(e.device_id, "a100-sxm4-80gb");
     xs_dev_gemm_engine(&c, &e);
-    CU_ASSERT_EQUAL(e.units, c.cpu.cores);
-    CU_ASSERT_DOUBLE_EQUAL(e.l2_mb, c.cpu.llc_mb, 0);
-    CU_ASSERT_DOUBLE_EQUAL(e.tile_overhead_ns[XS_BF16], c.cpu.block_ns_bf16, 0);
+    CU_ASSERT_EQUAL(e.units, xs_cpu_of(&c)->cores);
+    CU_ASSERT_DOUBLE_EQUAL(e.l2_mb, xs_cpu_of(&c)->llc_mb, 0);
+    CU_ASSERT_DOUBLE_EQUAL(e.tile_overhead_ns[XS_BF16], xs_cpu_of(&c)->block_ns_bf16, 0);
     CU_ASSERT_DOUBLE_EQUAL(e.launch_us, 0, 0); /* parallel regions are costed by cpu.c */
     /* a corner moves the engine: the slow GPU corner holds a lower clock */
     xs_device slow;
     xs_dev_corner(&a, -1, &slow);
     xs_dev_gemm_engine(&slow, &e);
-    CU_ASSERT(e.clock_mhz < a.gpu.clock_sustained_mhz);
+    CU_ASSERT(e.clock_mhz < xs_gpu_of(&a)->clock_sustained_mhz);
     CU_ASSERT_STRING_EQUAL(slow.arch, "ampere");
 }
 
@@ -126,9 +127,9 @@ static void device_write_should_check_before_it_writes(void)
     CU_ASSERT_EQUAL(xs_dev_write(&d, orig, path, &err), XS_OK);
     xs_device back;
     CU_ASSERT_EQUAL_FATAL(xs_dev_load(path, &back, &err), XS_OK);
-    CU_ASSERT_DOUBLE_EQUAL(back.cpu.k[XS_FN_GELU].ns_per_elem, d.cpu.k[XS_FN_GELU].ns_per_elem, 0);
-    CU_ASSERT_EQUAL(back.cpu.bf16_blocks.n, 1);
-    CU_ASSERT_EQUAL(back.cpu.fp32_blocks.n, 1);
+    CU_ASSERT_DOUBLE_EQUAL(xs_cpu_of(&back)->k[XS_FN_GELU].ns_per_elem, xs_cpu_of(&d)->k[XS_FN_GELU].ns_per_elem, 0);
+    CU_ASSERT_EQUAL(xs_cpu_of(&back)->bf16_blocks.n, 1);
+    CU_ASSERT_EQUAL(xs_cpu_of(&back)->fp32_blocks.n, 1);
     remove(path);
     /* one that a load would refuse is not written at all */
     xs_device bad = d;
@@ -137,7 +138,7 @@ static void device_write_should_check_before_it_writes(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "field 'power.idle_w' must be below"));
     CU_ASSERT_FALSE(exists(path));
     bad = d;
-    bad.cpu.k[XS_FN_ADD].ns_per_elem = -1;
+    xs_cpu_of(&bad)->k[XS_FN_ADD].ns_per_elem = -1;
     CU_ASSERT_EQUAL(xs_dev_write(&bad, orig, path, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'kernels.add.ns_per_elem' must be a number > 0"));
     CU_ASSERT_FALSE(exists(path));
@@ -208,7 +209,7 @@ static void job_should_predict_what_the_steps_predict(void)
     CU_ASSERT_EQUAL(j.p.matmul_asked, XS_FP16);
     CU_ASSERT_EQUAL(j.p.matmul_engine, XS_FP16);
     CU_ASSERT(j.p.matmul_tensor);
-    CU_ASSERT_DOUBLE_EQUAL(j.p.matmul_clock_mhz, j.dev.gpu.clock_sustained_mhz, 0);
+    CU_ASSERT_DOUBLE_EQUAL(j.p.matmul_clock_mhz, xs_gpu_of(&j.dev)->clock_sustained_mhz, 0);
     xs_prediction_free(&p);
     xs_job_free(&j);
     CU_ASSERT_PTR_NULL(j.p.est);

@@ -45,14 +45,14 @@ static void calibrated_cpu_should_load_into_the_gemm_model(void)
     xs_device d;
     load_cpu(&d);
     CU_ASSERT_PTR_EQUAL(xs_backend_of(&d), &xs_cpu_backend);
-    CU_ASSERT_STRING_EQUAL(d.arch, d.cpu.isa);
+    CU_ASSERT_STRING_EQUAL(d.arch, xs_cpu_of(&d)->isa);
     /* what listings show is the calibrated all-core DRAM bandwidth */
     cJSON *doc = good_cpu();
     CU_ASSERT_DOUBLE_EQUAL(d.mem_bw_gbs, xs_json_path(doc, "memory.bw_dram_gbs")->valuedouble, 0);
     cJSON_Delete(doc);
     xs_gemm_engine e;
     xs_dev_gemm_engine(&d, &e);
-    CU_ASSERT_EQUAL(e.units, d.cpu.cores);
+    CU_ASSERT_EQUAL(e.units, xs_cpu_of(&d)->cores);
     CU_ASSERT_EQUAL(e.max_tiles_per_unit, 1);
     CU_ASSERT_EQUAL(e.matrix->n, 1);
     CU_ASSERT_EQUAL(e.matrix->tiles[0].m, 32);
@@ -68,17 +68,17 @@ static void calibrated_cpu_should_load_into_the_gemm_model(void)
     int tensor;
     double r16 = xs_gemm_rate(&e, XS_FP16, &engine, &tensor);
     CU_ASSERT_EQUAL(engine, XS_FP32);
-    CU_ASSERT_DOUBLE_EQUAL(r16, d.peak_tflops[XS_FP32] * 1e12 * d.cpu.gemm_eff_fp32, 1);
+    CU_ASSERT_DOUBLE_EQUAL(r16, d.peak_tflops[XS_FP32] * 1e12 * xs_cpu_of(&d)->gemm_eff_fp32, 1);
     double r_bf16 = xs_gemm_rate(&e, XS_BF16, &engine, &tensor);
     CU_ASSERT_EQUAL(engine, XS_BF16);
-    CU_ASSERT_DOUBLE_EQUAL(r_bf16, d.peak_tflops[XS_BF16] * 1e12 * d.cpu.gemm_eff_bf16, 1);
+    CU_ASSERT_DOUBLE_EQUAL(r_bf16, d.peak_tflops[XS_BF16] * 1e12 * xs_cpu_of(&d)->gemm_eff_bf16, 1);
     /* waves: 32 x 32 blocks over the cores, one at a time */
     xs_gemm_shape g = {1024, 1024, 1024, 1, 0, 0, XS_BF16, 4};
     xs_gemm_result r;
     xs_error err;
     CU_ASSERT_EQUAL_FATAL(xs_gemm_model(&e, &g, &r, &err), XS_OK);
     CU_ASSERT_EQUAL(r.tiles, 1024);
-    CU_ASSERT_EQUAL(r.waves, 1024 / d.cpu.cores);
+    CU_ASSERT_EQUAL(r.waves, 1024 / xs_cpu_of(&d)->cores);
 }
 
 static void expect_bad_cpu(cJSON *doc, const char *part)
@@ -157,7 +157,7 @@ static void cpu_estimates_should_follow_the_physics(void)
 {
     xs_device d;
     load_cpu(&d);
-    int N = (int)d.cpu.cores;
+    int N = (int)xs_cpu_of(&d)->cores;
     /* elementwise: more elements cost more; beyond the caches DRAM bounds */
     xs_op small = eltwise(XS_FN_GELU, 1e5, 12), big = eltwise(XS_FN_GELU, 1e7, 12);
     CU_ASSERT(est(&d, &big, N) > 10 * est(&d, &small, N) * 0.5);
@@ -170,10 +170,10 @@ static void cpu_estimates_should_follow_the_physics(void)
     if (N > 1)
         CU_ASSERT(est(&d, &big, 1) > 1.5 * est(&d, &big, N));
     /* cached data cost the hot rate, the same kernel on data beyond L2 the cold one */
-    double l2q = d.cpu.l2_kb_per_core * 1024 / 4;
+    double l2q = xs_cpu_of(&d)->l2_kb_per_core * 1024 / 4;
     xs_op hot = eltwise(XS_FN_CAST, l2q / 8 * 0.9, 8), cold = hot;
     cold.hints.group_bytes = 10 * l2q; /* one call of a loop over many heads */
-    CU_ASSERT_EQUAL(xs_cpu_is_cold(&d.cpu, hot.bytes), 0);
+    CU_ASSERT_EQUAL(xs_cpu_is_cold(xs_cpu_of(&d), hot.bytes), 0);
     CU_ASSERT(est(&d, &cold, N) >= est(&d, &hot, N));
     /* GEMMs: more K costs more; a batch of 4 is 4 calls */
     xs_op g1 = gemm_op(XS_BF16, 512, 512, 256, 1), g2 = gemm_op(XS_BF16, 512, 512, 1024, 1);
@@ -203,7 +203,7 @@ static void cpu_band_should_bracket_the_estimate(void)
     load_cpu(&d);
     xs_dev_corner(&d, -1, &slow);
     xs_dev_corner(&d, +1, &fast);
-    int N = (int)d.cpu.cores;
+    int N = (int)xs_cpu_of(&d)->cores;
     xs_op ops[] = {gemm_op(XS_BF16, 1024, 768, 256, 1), gemm_op(XS_FP32, 512, 512, 512, 1),
                    eltwise(XS_FN_LAYERNORM, 1e6, 12), eltwise(XS_FN_ADAN, 1e7, 44)};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
@@ -326,19 +326,19 @@ static void close_the_loop(const char *set)
     xs_device d;
     xs_error err;
     CU_ASSERT_EQUAL_FATAL(xs_dev_load(dev, &d, &err), XS_OK);
-    CU_ASSERT(d.cpu.bw_l2_core > d.cpu.bw_dram_core);
-    CU_ASSERT(d.cpu.gemm_eff_fp32 > 0.05 && d.cpu.gemm_eff_fp32 <= 1);
+    CU_ASSERT(xs_cpu_of(&d)->bw_l2_core > xs_cpu_of(&d)->bw_dram_core);
+    CU_ASSERT(xs_cpu_of(&d)->gemm_eff_fp32 > 0.05 && xs_cpu_of(&d)->gemm_eff_fp32 <= 1);
 #if defined(__x86_64__)
-    CU_ASSERT_PTR_NOT_NULL(strstr(d.cpu.cpu_signature, " family ")); /* which CPU, by CPUID */
+    CU_ASSERT_PTR_NOT_NULL(strstr(xs_cpu_of(&d)->cpu_signature, " family ")); /* which CPU, by CPUID */
 #endif
     if (set[0]) { /* the file says which kernel set it describes */
-        CU_ASSERT_STRING_EQUAL(d.cpu.isa, set);
+        CU_ASSERT_STRING_EQUAL(xs_cpu_of(&d)->isa, set);
     }
-    if (strcmp(d.cpu.isa, "amx-bf16") && strcmp(d.cpu.isa, "avx512-bf16")) {
+    if (strcmp(xs_cpu_of(&d)->isa, "amx-bf16") && strcmp(xs_cpu_of(&d)->isa, "avx512-bf16")) {
         /* no bf16 unit: bf16 runs on the fp32 kernel, and the model says so */
         CU_ASSERT_EQUAL(d.peak_tflops[XS_BF16], 0);
-        CU_ASSERT_EQUAL(d.cpu.bf16_blocks.k_bytes, 2);
-        CU_ASSERT_EQUAL(xs_cpu_gemm_kernel_for(d.cpu.isa, 1), XS_CPU_GEMM_BF16_ON_FP32);
+        CU_ASSERT_EQUAL(xs_cpu_of(&d)->bf16_blocks.k_bytes, 2);
+        CU_ASSERT_EQUAL(xs_cpu_gemm_kernel_for(xs_cpu_of(&d)->isa, 1), XS_CPU_GEMM_BF16_ON_FP32);
     }
     char *csv = NULL;
     FILE *f = fopen(meas, "r");

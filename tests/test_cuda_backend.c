@@ -15,6 +15,7 @@
 #include "cuda_calibrate.h"
 #include "cuda_lib.h"
 #include "cuda_meas.h"
+#include "gpu.h"
 #include "nvml.h"
 #include "schema.h"
 #include "test_util.h"
@@ -388,10 +389,10 @@ static void loaders_should_fail_cleanly(void)
 static void fake_gemms_should_follow_the_model(void)
 {
     xs_device dev = tu_device("h100-sxm5-80gb");
-    dev.gpu.gemm_efficiency = FAKE_GEMM_EFF;
-    dev.gpu.kernel_launch_us = FAKE_LAUNCH_US;
-    dev.gpu.mem_bw_efficiency = FAKE_DRAM_GBS / H100_BW_GBS;
-    dev.gpu.clock_sustained_mhz = FAKE_SM_MHZ;
+    xs_gpu_of(&dev)->gemm_efficiency = FAKE_GEMM_EFF;
+    xs_gpu_of(&dev)->kernel_launch_us = FAKE_LAUNCH_US;
+    xs_gpu_of(&dev)->mem_bw_efficiency = FAKE_DRAM_GBS / H100_BW_GBS;
+    xs_gpu_of(&dev)->clock_sustained_mhz = FAKE_SM_MHZ;
     /* compute-bound, a tile edge, skinny (memory), tiny (launch) */
     static const long long SH[][3] = {{4096, 3072, 1024}, {2049, 1024, 1024}, {4096, 16, 4096}, {8, 8, 8}};
     use_fake();
@@ -427,7 +428,7 @@ static void fake_gemms_should_follow_the_model(void)
                 CU_ASSERT_DOUBLE_EQUAL(res.flops, 2.0 * j.m * j.n * j.k, 1e-6 * res.flops);
                 /* and the efficiency is what moves it where compute bounds */
                 xs_device d70 = dev;
-                d70.gpu.gemm_efficiency = 0.70;
+                xs_gpu_of(&d70)->gemm_efficiency = 0.70;
                 CU_ASSERT_EQUAL_FATAL(xs_cuda_predict_row(&d70, &row, &t70, &err), XS_OK);
                 moved += t70 / t - 1 > 4 * FAKE_NOISE;
             }
@@ -595,11 +596,11 @@ static void sweep_should_cross_tile_and_wave_edges(void)
     xs_device d = tu_device("h100-sxm5-80gb");
     xs_cuda_shape s[XS_CUDA_MAX_SHAPES];
     int n = xs_cuda_gemm_sweep(&d, 0, s);
-    long long tm = d.gpu.tensor_tiles.tiles[0].m, tn = d.gpu.tensor_tiles.tiles[0].n;
+    long long tm = xs_gpu_of(&d)->tensor_tiles.tiles[0].m, tn = xs_gpu_of(&d)->tensor_tiles.tiles[0].n;
     int edge = 0, wave = 0, skinny = 0;
     for (int i = 0; i < n; i++) {
         edge += s[i].m % tm == 1 || s[i].m % tm == tm - 1 || s[i].n % tn == 1 || s[i].n % tn == tn - 1;
-        wave += s[i].n == tn && (s[i].m / tm == d.gpu.sm_count + 1 || s[i].m / tm == d.gpu.sm_count - 1);
+        wave += s[i].n == tn && (s[i].m / tm == xs_gpu_of(&d)->sm_count + 1 || s[i].m / tm == xs_gpu_of(&d)->sm_count - 1);
         skinny += s[i].n <= 128;
     }
     CU_ASSERT(edge >= 4);

@@ -57,7 +57,7 @@ static void device_tensor_peaks_should_equal_sms_times_rate_times_clock(void)
             continue;
         double rate = 0;
         for (size_t j = 0; j < sizeof fp16_per_sm_clk / sizeof fp16_per_sm_clk[0]; j++)
-            if (fp16_per_sm_clk[j].sm == d.gpu.sm_version)
+            if (fp16_per_sm_clk[j].sm == xs_gpu_of(&d)->sm_version)
                 rate = fp16_per_sm_clk[j].rate;
         CU_ASSERT(rate > 0);
         /* GeForce boards issue fp16/bf16 MMA with fp32 accumulation (what
@@ -66,7 +66,7 @@ static void device_tensor_peaks_should_equal_sms_times_rate_times_clock(void)
          * die do not halve it. */
         if (strstr(d.name, "GeForce"))
             rate /= 2;
-        double expect = (double)d.gpu.sm_count * rate * d.gpu.clock_tensor_mhz * 1e6 / 1e12;
+        double expect = (double)xs_gpu_of(&d)->sm_count * rate * xs_gpu_of(&d)->clock_tensor_mhz * 1e6 / 1e12;
         CU_ASSERT(fabs(d.peak_tflops[XS_FP16] - expect) / expect < 0.01);
         if (d.peak_tflops[XS_TF32] > 0)
             CU_ASSERT(fabs(d.peak_tflops[XS_TF32] * 2 - d.peak_tflops[XS_FP16]) /
@@ -90,11 +90,11 @@ static void memory_latency_should_be_400_cycles_at_the_sustained_clock(void)
         load_ok(ids[i], &d);
         if (xs_backend_of(&d) != &xs_gpu_backend)
             continue;
-        double expect = 400.0 / d.gpu.clock_sustained_mhz * 1e3;
-        if (fabs(d.gpu.mem_latency_ns - expect) > 0.1)
+        double expect = 400.0 / xs_gpu_of(&d)->clock_sustained_mhz * 1e3;
+        if (fabs(xs_gpu_of(&d)->mem_latency_ns - expect) > 0.1)
             fprintf(stderr, "\n%s: latency_ns %g, 400 cycles at %g MHz are %.1f ns\n", ids[i],
-                    d.gpu.mem_latency_ns, d.gpu.clock_sustained_mhz, expect);
-        CU_ASSERT(fabs(d.gpu.mem_latency_ns - expect) <= 0.1);
+                    xs_gpu_of(&d)->mem_latency_ns, xs_gpu_of(&d)->clock_sustained_mhz, expect);
+        CU_ASSERT(fabs(xs_gpu_of(&d)->mem_latency_ns - expect) <= 0.1);
         checked++;
     }
     CU_ASSERT(checked >= 12);
@@ -112,8 +112,8 @@ static void volta_and_turing_should_have_no_tf32_or_bf16(void)
     CU_ASSERT_EQUAL(t.peak_tflops[XS_BF16], 0);
     CU_ASSERT_EQUAL(xs_gpu_peak_flops(&v, XS_BF16), 0);
     CU_ASSERT(a.peak_tflops[XS_BF16] > 0);
-    CU_ASSERT_EQUAL(v.gpu.mma_m, 8);
-    CU_ASSERT_EQUAL(a.gpu.mma_k, 16);
+    CU_ASSERT_EQUAL(xs_gpu_of(&v)->mma_m, 8);
+    CU_ASSERT_EQUAL(xs_gpu_of(&a)->mma_k, 16);
 }
 
 static void peak_flops_should_scale_to_the_sustained_clock(void)
@@ -125,7 +125,7 @@ static void peak_flops_should_scale_to_the_sustained_clock(void)
     load_ok("h100-sxm5-80gb", &h);
     /* fp32 is quoted at the 1980 MHz boost, tensor at 1830: both run at the
      * sustained clock the power limit holds, below either */
-    double f = h.gpu.clock_sustained_mhz;
+    double f = xs_gpu_of(&h)->clock_sustained_mhz;
     CU_ASSERT(f > 1000 && f < 1830);
     CU_ASSERT_DOUBLE_EQUAL(xs_gpu_peak_flops(&h, XS_FP32), 66.9e12 * f / 1980, 1e6);
     CU_ASSERT_DOUBLE_EQUAL(xs_gpu_peak_flops(&h, XS_BF16), 989.4e12 * f / 1830, 1e6);
@@ -291,9 +291,9 @@ static void interconnect_fields_should_be_checked_one_line_each(void)
     const int64_t want_node[] = {8, 8, 8, 4, 8};
     for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
         xs_device d = tu_device(ids[k]);
-        CU_ASSERT_EQUAL(d.gpu.nvlink, want_nvlink[k]);
-        CU_ASSERT_EQUAL(d.gpu.gpus_per_node, want_node[k]);
-        CU_ASSERT_EQUAL(d.gpu.pcie_lanes, 16);
+        CU_ASSERT_EQUAL(xs_gpu_of(&d)->nvlink, want_nvlink[k]);
+        CU_ASSERT_EQUAL(xs_gpu_of(&d)->gpus_per_node, want_node[k]);
+        CU_ASSERT_EQUAL(xs_gpu_of(&d)->pcie_lanes, 16);
     }
 }
 
@@ -308,11 +308,11 @@ static void resident_threads_should_follow_the_compute_capability(void)
     CU_ASSERT_EQUAL(xs_sm_threads(100), 0);
     xs_device d;
     load_ok("a10", &d);
-    CU_ASSERT_EQUAL(xs_sm_threads(d.gpu.sm_version), 1536);
-    CU_ASSERT_DOUBLE_EQUAL(d.gpu.stream_latency_ns, 0, 0); /* no measurement: not modelled */
+    CU_ASSERT_EQUAL(xs_sm_threads(xs_gpu_of(&d)->sm_version), 1536);
+    CU_ASSERT_DOUBLE_EQUAL(xs_gpu_of(&d)->stream_latency_ns, 0, 0); /* no measurement: not modelled */
     load_ok("h200-sxm-141gb", &d);
-    CU_ASSERT_EQUAL(xs_sm_threads(d.gpu.sm_version), 2048);
-    CU_ASSERT(d.gpu.stream_latency_ns > d.gpu.mem_latency_ns);
+    CU_ASSERT_EQUAL(xs_sm_threads(xs_gpu_of(&d)->sm_version), 2048);
+    CU_ASSERT(xs_gpu_of(&d)->stream_latency_ns > xs_gpu_of(&d)->mem_latency_ns);
 }
 
 static void device_loader_should_report_unreadable_and_malformed_files(void)

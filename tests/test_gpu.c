@@ -8,6 +8,8 @@
 #include "cost.h"
 #include "energy.h"
 #include "gemm.h"
+#include "gpu.h"
+#include "host.h"
 #include "paths.h"
 #include "predict.h"
 #include "test_util.h"
@@ -43,8 +45,8 @@ static void large_gemm_should_be_compute_bound_at_the_tensor_rate(void)
     CU_ASSERT(e.tensor);
     /* 8192^3 fills the GPU in ~19 waves of 256x128 tiles: within a few
      * percent of the ideal at the mainloop's rate, never faster */
-    double ideal = op.flops / (312e12 * 1305 / 1410 * a.gpu.gemm_efficiency); /* held clock */
-    CU_ASSERT(e.time_s > ideal && e.time_s < 1.05 * ideal + a.gpu.kernel_launch_us * 1e-6);
+    double ideal = op.flops / (312e12 * 1305 / 1410 * xs_gpu_of(&a)->gemm_efficiency); /* held clock */
+    CU_ASSERT(e.time_s > ideal && e.time_s < 1.05 * ideal + xs_gpu_of(&a)->kernel_launch_us * 1e-6);
     /* busy engines all the time: the board sits at its power limit */
     CU_ASSERT(e.power_w > 0.99 * a.tdp_w);
 }
@@ -56,7 +58,7 @@ static void formats_without_tensor_cores_should_run_on_fp32_units(void)
     xs_estimate e = run(&v, &op);
     CU_ASSERT_EQUAL(e.engine, XS_FP32);
     CU_ASSERT_FALSE(e.tensor);
-    CU_ASSERT_DOUBLE_EQUAL(e.compute_s, op.flops / (15.7e12 * v.gpu.gemm_efficiency), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(e.compute_s, op.flops / (15.7e12 * xs_gpu_of(&v)->gemm_efficiency), 1e-12);
     op.dtype = XS_BF16;
     e = run(&t, &op);
     CU_ASSERT_EQUAL(e.engine, XS_FP32);
@@ -65,7 +67,7 @@ static void formats_without_tensor_cores_should_run_on_fp32_units(void)
     CU_ASSERT_EQUAL(e.engine, XS_FP16);
     CU_ASSERT(e.tensor);
     /* the T4 holds 1008 MHz under load (its file's f^3 rule), not its 1590 MHz boost */
-    CU_ASSERT_DOUBLE_EQUAL(e.compute_s, op.flops / (65e12 * 1008 / 1590 * t.gpu.gemm_efficiency),
+    CU_ASSERT_DOUBLE_EQUAL(e.compute_s, op.flops / (65e12 * 1008 / 1590 * xs_gpu_of(&t)->gemm_efficiency),
                            1e-12);
 }
 
@@ -84,7 +86,7 @@ static void small_and_streaming_ops_should_be_launch_and_memory_bound(void)
     op.flops = 1e8;
     xs_estimate e = run(&h, &op);
     CU_ASSERT_EQUAL(e.bound, XS_BOUND_MEMORY);
-    CU_ASSERT_DOUBLE_EQUAL(e.memory_s, 1e9 / (3350e9 * h.gpu.mem_bw_efficiency), 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(e.memory_s, 1e9 / (3350e9 * xs_gpu_of(&h)->mem_bw_efficiency), 1e-15);
     CU_ASSERT(e.power_w > h.idle_w && e.power_w < h.tdp_w);
     op.bytes = 1e3;
     op.flops = 1e3;
@@ -125,7 +127,7 @@ static void elementwise_loops_should_wait_on_too_few_loads_in_flight(void)
     half.elems = elems;
     half.hints.loop_elems = 4;
     xs_estimate e = run(&h, &half);
-    double trips = elems / per_trip * h.gpu.stream_latency_ns * 1e-9;
+    double trips = elems / per_trip * xs_gpu_of(&h)->stream_latency_ns * 1e-9;
     CU_ASSERT_EQUAL(e.bound, XS_BOUND_LATENCY);
     CU_ASSERT_DOUBLE_EQUAL(e.time_s - e.overhead_s, trips, 1e-12);
     CU_ASSERT(e.memory_s < trips);
@@ -161,7 +163,7 @@ static void reads_across_rows_should_pay_an_l2_sector_each(void)
     xs_op across = plain;
     across.hints.strided_elems = elems;
     xs_estimate a = run(&h, &across);
-    double sectors = elems * 32 / (h.gpu.l2_bw_gbs * 1e9);
+    double sectors = elems * 32 / (xs_gpu_of(&h)->l2_bw_gbs * 1e9);
     CU_ASSERT(sectors > p.memory_s);
     CU_ASSERT_DOUBLE_EQUAL(a.time_s - a.overhead_s, sectors, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(p.time_s - p.overhead_s, p.memory_s, 1e-15);

@@ -11,6 +11,7 @@
 #include <CUnit/CUnit.h>
 
 #include "device.h"
+#include "gpu.h"
 #include "kernel_op.h"
 #include "paths.h"
 #include "scenario.h"
@@ -380,7 +381,7 @@ static void nll_loss_should_wait_on_its_gathers(void)
     kernel_ops("op=cross_entropy;rows=16384;classes=4096;dtype=fp32;dir=fwd", ops, &n);
     xs_estimate e;
     CU_ASSERT_EQUAL_FATAL(xs_dev_estimate(&dev, &ops[1], &e, &err), XS_OK);
-    double chain = 1024 * dev.gpu.mem_latency_ns * 1e-9;
+    double chain = 1024 * xs_gpu_of(&dev)->mem_latency_ns * 1e-9;
     CU_ASSERT_DOUBLE_EQUAL(e.time_s, chain + e.overhead_s, 1e-12);
     CU_ASSERT_EQUAL(e.bound, XS_BOUND_LATENCY);
     CU_ASSERT(e.memory_s < 0.01 * chain);

@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "energy.h"
+#include "gpu.h"
 #include "paths.h"
 #include "power.h"
 #include "predict.h"
@@ -75,7 +76,7 @@ static void every_device_and_scenario_should_fit_its_power_limit(void)
             continue;
         snprintf(id, sizeof id, "%.*s", (int)(len - 5), e->d_name);
         xs_device d = tu_device(id);
-        if (!xs_backend_of(&d)->top_clock_scale)
+        if (!xs_backend_of(&d)->clock_mhz)
             continue; /* no power model: refused (below) */
         double lo, hi;
         int lo_open;
@@ -184,7 +185,7 @@ static void core_power_should_follow_voltage_floor_and_leakage(void)
     xs_device d = tu_device("v100-pcie-32gb");
     CU_ASSERT_FATAL(d.power_v_floor > 0 && d.power_vf_knee_mhz > 0 && d.power_leak_frac > 0);
     CU_ASSERT_DOUBLE_EQUAL(xs_power_core_factor(&d, 1.0), 1.0, 1e-12);
-    double knee = d.power_vf_knee_mhz / d.gpu.clock_sustained_mhz;
+    double knee = d.power_vf_knee_mhz / xs_gpu_of(&d)->clock_sustained_mhz;
     double prev = 0;
     for (double s = 0.05; s <= 1.0 + 1e-9; s += 0.01) {
         double c = xs_power_core_factor(&d, s);
@@ -219,7 +220,7 @@ static void below_the_knee_the_clock_should_fall_faster_with_the_limit(void)
 {
     xs_device d = tu_device("v100-pcie-32gb"), cube = d;
     cube.power_v_floor = cube.power_vf_knee_mhz = cube.power_leak_frac = 0;
-    double knee = d.power_vf_knee_mhz / d.gpu.clock_sustained_mhz;
+    double knee = d.power_vf_knee_mhz / xs_gpu_of(&d)->clock_sustained_mhz;
     double clock[2][4];
     static const double limits[4] = {100, 110, 200, 210};
     for (int k = 0; k < 2; k++)

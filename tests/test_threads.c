@@ -26,7 +26,7 @@
 static xs_device many_cores(void)
 {
     xs_device d = tu_device(CPU_ID);
-    d.cpu.cores = 64;
+    xs_cpu_of(&d)->cores = 64;
     return d;
 }
 
@@ -68,10 +68,10 @@ static void more_threads_should_never_reduce_per_op_overhead(void)
                            op_item(XS_OP_ELTWISE, XS_FN_GELU, 4, 3072, 0, 4),
                            step_item(1, 64), step_item(16, 1024)};
     for (int d = 0; d < 2; d++) {
-        CU_ASSERT(devs[d].cpu.thr.region_us > 0);
+        CU_ASSERT(xs_cpu_of(&devs[d])->thr.region_us > 0);
         for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
             double last = 0;
-            for (int t = 1; t <= devs[d].cpu.cores; t++) {
+            for (int t = 1; t <= xs_cpu_of(&devs[d])->cores; t++) {
                 xs_estimate e;
                 xs_error err;
                 CU_ASSERT_EQUAL_FATAL(xs_thr_item_time(&devs[d], &items[i], t, &e, &err), XS_OK);
@@ -92,8 +92,8 @@ static void all_cores_should_reproduce_the_cpu_model(void)
     for (size_t i = 0; i < 2; i++) {
         xs_estimate a, b;
         xs_error err;
-        CU_ASSERT_EQUAL_FATAL(xs_thr_item_time(&d, &items[i], (int)d.cpu.cores, &a, &err), 0);
-        CU_ASSERT_EQUAL_FATAL(xs_cpu_estimate(&d, &items[i].op, (int)d.cpu.cores, &b, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(xs_thr_item_time(&d, &items[i], (int)xs_cpu_of(&d)->cores, &a, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(xs_cpu_estimate(&d, &items[i].op, (int)xs_cpu_of(&d)->cores, &b, &err), 0);
         CU_ASSERT_DOUBLE_EQUAL(a.time_s, b.time_s, 1e-12 * b.time_s);
     }
     xs_estimate e;
@@ -182,7 +182,7 @@ static void plan_should_pick_the_argmin(void)
 static void device_without_thread_sweeps_should_be_refused(void)
 {
     xs_device d = tu_device(CPU_ID);
-    d.cpu.thr.region_us = 0;
+    xs_cpu_of(&d)->thr.region_us = 0;
     xs_error err;
     CU_ASSERT_EQUAL(xs_thr_device_ok(&d, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no 'threads' section"));
@@ -321,10 +321,10 @@ static void threads_command_should_print_what_its_help_promises(void)
 static void bf16_lstm_should_be_modelled_with_its_own_rates(void)
 {
     xs_device d = tu_device(CPU_ID);
-    CU_ASSERT(d.cpu.thr.lstm_bf16_ns_per_mac > 0 && d.cpu.thr.lstm_bf16_gate_ns > 0);
+    CU_ASSERT(xs_cpu_of(&d)->thr.lstm_bf16_ns_per_mac > 0 && xs_cpu_of(&d)->thr.lstm_bf16_gate_ns > 0);
     /* hidden 300, one thread: fp32 weights 1.44 MB, past half the 2 MB L2;
      * bf16 0.72 MB, inside it */
-    CU_ASSERT_EQUAL_FATAL(d.cpu.l2_kb_per_core, 2048);
+    CU_ASSERT_EQUAL_FATAL(xs_cpu_of(&d)->l2_kb_per_core, 2048);
     xs_thr_item f = step_item(8, 300), b = f;
     b.op.dtype = XS_BF16;
     xs_estimate ef, eb;
@@ -335,11 +335,11 @@ static void bf16_lstm_should_be_modelled_with_its_own_rates(void)
     CU_ASSERT_EQUAL(eb.memory_s, 0);
     double macs = 8.0 * 32 * 300 * 38, gates = 8.0 * 8 * 38; /* 38 items of 8 units */
     CU_ASSERT_DOUBLE_EQUAL(eb.compute_s,
-                           (macs * d.cpu.thr.lstm_bf16_ns_per_mac +
-                            gates * d.cpu.thr.lstm_bf16_gate_ns) * 1e-9,
+                           (macs * xs_cpu_of(&d)->thr.lstm_bf16_ns_per_mac +
+                            gates * xs_cpu_of(&d)->thr.lstm_bf16_gate_ns) * 1e-9,
                            1e-12);
     xs_device old = d;
-    old.cpu.thr.lstm_bf16_ns_per_mac = 0;
+    xs_cpu_of(&old)->thr.lstm_bf16_ns_per_mac = 0;
     CU_ASSERT_EQUAL(xs_thr_item_time(&old, &b, 1, &eb, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no bf16 LSTM rates"));
     CU_ASSERT_EQUAL(xs_thr_item_time(&old, &f, 1, &ef, &err), XS_OK); /* fp32 still runs */
@@ -364,7 +364,7 @@ static void bf16_lstm_should_be_modelled_with_its_own_rates(void)
 
     /* the shipped amx-bf16 file's GEMMs open 3 regions; an avx2 host's 2 */
     CU_ASSERT_EQUAL(xs_thr_gemm_regions(&d), 3);
-    snprintf(d.cpu.isa, sizeof d.cpu.isa, "avx2");
+    snprintf(xs_cpu_of(&d)->isa, sizeof xs_cpu_of(&d)->isa, "avx2");
     CU_ASSERT_EQUAL(xs_thr_gemm_regions(&d), 2);
 
     /* the pair comes together or not at all */

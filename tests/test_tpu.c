@@ -191,8 +191,8 @@ static void every_tpu_device_should_load(void)
         CU_ASSERT(d.peak_tflops[XS_FP32] > 0 && d.peak_tflops[XS_FP32] < d.peak_tflops[XS_BF16]);
         CU_ASSERT(d.idle_w > 0 && d.idle_w < d.tdp_w);
         /* the offered slices, where the file lists them, ascend from 4 */
-        for (int k = 0; k < d.tpu.nslices; k++)
-            CU_ASSERT(d.tpu.slices[k] >= 4 && (k == 0 || d.tpu.slices[k] > d.tpu.slices[k - 1]));
+        for (int k = 0; k < xs_tpu_of(&d)->nslices; k++)
+            CU_ASSERT(xs_tpu_of(&d)->slices[k] >= 4 && (k == 0 || xs_tpu_of(&d)->slices[k] > xs_tpu_of(&d)->slices[k - 1]));
         /* written back from the schema, as calibrate writes devices, it
          * loads to the same device */
         char file[64];

@@ -115,9 +115,9 @@ static void three_dimensions_should_beat_two_at_equal_chips(void)
         CU_ASSERT_DOUBLE_EQUAL(r, 2.0 / 3, 1e-3);
     }
     xs_device v4 = tu_device("tpu-v4"), flat = v4;
-    snprintf(flat.tpu.topology, sizeof flat.tpu.topology, "2d-torus");
-    flat.tpu.pod[0] = flat.tpu.pod[1] = 8;
-    flat.tpu.pod[2] = 1;
+    snprintf(xs_tpu_of(&flat)->topology, sizeof xs_tpu_of(&flat)->topology, "2d-torus");
+    xs_tpu_of(&flat)->pod[0] = xs_tpu_of(&flat)->pod[1] = 8;
+    xs_tpu_of(&flat)->pod[2] = 1;
     xs_scenario s;
     xs_error err;
     const char *sets[] = {"cluster.devices=64"};
@@ -301,7 +301,7 @@ static void scaling_efficiency_should_not_exceed_one(void)
     const char *devs[] = {"tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p"};
     for (size_t k = 0; k < sizeof devs / sizeof devs[0]; k++) {
         xs_device d = tu_device(devs[k]);
-        int per = (int)(d.tpu.cores_per_chip / d.tpu.cores_per_device);
+        int per = (int)(xs_tpu_of(&d)->cores_per_chip / xs_tpu_of(&d)->cores_per_device);
         for (int chips = 4; chips <= 256; chips *= 4) {
             char n[48];
             snprintf(n, sizeof n, "cluster.devices=%d", chips * per);

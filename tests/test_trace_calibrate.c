@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "gpu.h"
 #include "job.h"
 #include "kernel_class.h"
 #include "schema.h"
@@ -77,7 +78,7 @@ static void fit_should_recover_known_class_factors(void)
     CU_ASSERT_EQUAL_FATAL(xs_dev_load(out, &cal, &err), XS_OK);
     CU_ASSERT_STRING_EQUAL(cal.id, "known-cal");
     for (int c = 0; c < XS_KC_OTHER; c++) {
-        double want = f[c] > 0 ? f[c] : 1.0, got = cal.gpu.class_time_factor[c];
+        double want = f[c] > 0 ? f[c] : 1.0, got = xs_gpu_of(&cal)->class_time_factor[c];
         if (c == XS_KC_ATTENTION || c == XS_KC_COMM) { /* not in this scenario: absent */
             CU_ASSERT_EQUAL(got, 0);
             continue;
@@ -444,8 +445,8 @@ static void class_factor_fields_should_be_bounded(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model.class_time_factor.gemm"));
     cJSON_SetNumberValue(g, 1.5);
     CU_ASSERT_EQUAL(xs_dev_load(tu_write_json(DEV ".json", doc), &d, &err), XS_OK);
-    CU_ASSERT_DOUBLE_EQUAL(d.gpu.class_time_factor[XS_KC_GEMM], 1.5, 0);
-    CU_ASSERT_EQUAL(d.gpu.class_time_factor[XS_KC_NORM], 0);
+    CU_ASSERT_DOUBLE_EQUAL(xs_gpu_of(&d)->class_time_factor[XS_KC_GEMM], 1.5, 0);
+    CU_ASSERT_EQUAL(xs_gpu_of(&d)->class_time_factor[XS_KC_NORM], 0);
     cJSON_AddNumberToObject(cf, "other", 1.2);
     CU_ASSERT_EQUAL(xs_dev_load(tu_write_json(DEV ".json", doc), &d, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model.class_time_factor.other"));

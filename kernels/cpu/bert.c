@@ -3,7 +3,6 @@
  * fused QKV projection. All memory is carved out of three allocations
  * (parameters, optimizer state, activations). */
 #include "bert.h"
-#include "grow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -77,10 +76,14 @@ static void record(xs_bert_trace *t, const char *name, const char *fn, const cha
 {
     if (!t)
         return;
-    xs_bert_op *grown = xs_grow(t->ops, &t->cap, t->n, sizeof *grown, 256);
-    if (!grown)
-        return; /* the trace is a best effort; the step itself goes on */
-    t->ops = grown;
+    if (t->n == t->cap) { /* doubled when full (the kernels see no library header) */
+        size_t cap = t->cap ? 2 * t->cap : 256;
+        xs_bert_op *grown = realloc(t->ops, cap * sizeof *grown);
+        if (!grown)
+            return; /* the trace is a best effort; the step itself goes on */
+        t->ops = grown;
+        t->cap = cap;
+    }
     xs_bert_op *o = &t->ops[t->n++];
     snprintf(o->name, sizeof o->name, "%s", name);
     o->fn = fn;

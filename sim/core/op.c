@@ -65,3 +65,8 @@ int xs_op_is_matmul(int kind)
     return kind == XS_OP_GEMM || kind == XS_OP_BGEMM || kind == XS_OP_ATTENTION;
 }
 
+const char *xs_coll_name(int coll)
+{
+    static const char *names[] = {"all_reduce", "reduce_scatter", "all_gather"};
+    return coll >= 0 && coll < XS_COLL_COUNT ? names[coll] : "?";
+}

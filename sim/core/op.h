@@ -7,6 +7,7 @@
 #define XS_OP_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dtype.h"
@@ -216,5 +217,60 @@ const char *xs_bound_name(int bound);
 const char *xs_issue_name(int issue);
 /* 1 for kinds that run on the matrix engine (their FLOPs are model FLOPs). */
 int xs_op_is_matmul(int kind);
+
+/* The collectives a data-parallel step runs (an XS_OP_COMM op's coll),
+ * as NCCL and XLA name them; their algorithms are the device class's
+ * (comm.h). */
+typedef enum { XS_COLL_ALLREDUCE, XS_COLL_REDUCE_SCATTER, XS_COLL_ALLGATHER, XS_COLL_COUNT } xs_coll;
+const char *xs_coll_name(int coll);
+
+/* One optimizer step as the workload built it and every device model
+ * reads it: its ops (in order, or as repeated spans) and the run's
+ * counts. Built by workload.h's xs_wl_build. */
+typedef struct {
+    xs_op *ops; /* owned; free with xs_wl_free */
+    size_t n, cap;
+    /* A compact list (xs_wl_build_compact): ops holds each repeated
+     * layer's ops once, and the step runs them as spans (owned):
+     * ops[first, first + len) `repeat` times one after another, the
+     * layers of those ops counting up from their own (ops[i].layer + r at
+     * repetition r) or, for a backward block (down), down to it (+ repeat
+     * - 1 - r); norder ops in all. NULL: the step runs ops in order, once
+     * each (xs_wl_build). Use xs_wl_steps; xs_wl_expand gives the flat
+     * list. */
+    struct xs_wl_span {
+        uint32_t first, len, repeat;
+        int down;
+    } *spans;
+    size_t nspans, norder;
+    double params;        /* the model's parameters, frozen or not */
+    double trainable_params; /* those the optimizer updates (all but under LoRA) */
+    double params_matmul; /* weights a token is multiplied by (6PT rule) */
+    int64_t tensors;      /* trainable parameter tensors */
+    double quant_params;  /* frozen base weights stored quantized (train.quant) ... */
+    double quant_bytes;   /* ... and the bytes they take, constants included */
+    int64_t fp8_linears;  /* train.precision fp8: the te.Linear modules */
+    int64_t micro_batches;   /* grad_accum */
+    int64_t samples_per_step; /* all devices */
+    int64_t tokens_per_step;
+    int64_t steps_per_epoch, steps;
+    xs_dtype matmul_dtype; /* format the GEMMs are asked to run in */
+    /* data parallel (wl_ddp.c): the bytes of gradient buckets the DDP
+     * wrapper keeps allocated across the step, and the buckets' sizes in
+     * the order the backward fills them (for tests and reports) */
+    double ddp_buffer_bytes;
+    int64_t buckets;
+    double first_bucket_bytes, largest_bucket_bytes;
+    /* FSDP (wl_fsdp.c): its units (the layers and the root) and the bytes
+     * the largest layer's, and the root's, parameters take gathered */
+    int64_t fsdp_units;
+    double fsdp_unit_bytes, fsdp_root_bytes;
+} xs_workload;
+
+/* Ops a step runs. */
+static inline size_t xs_wl_steps(const xs_workload *wl)
+{
+    return wl->spans ? wl->norder : wl->n;
+}
 
 #endif

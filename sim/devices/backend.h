@@ -15,8 +15,8 @@
 #include "error.h"
 #include "gemm.h"
 #include "op.h"
+#include "scenario.h"
 #include "schema.h"
-#include "workload.h"
 
 /* The names of the classes, in the order of backend.c's table (a device's
  * cls indexes it); the "class" field of a device file is one of them. */
@@ -52,11 +52,20 @@ typedef struct {
     /* what reports call the matrix engine ("MXUs"); NULL: "tensor cores" */
     const char *matrix_unit;
     /* Non-NULL when the class's clock follows the board's power limit
-     * (power.h): its estimates run at the device's clock_scale and its
-     * energy scales with it; returns the highest scale the chip reaches
-     * (its peak clock over its sustained one). NULL: a power limit is
-     * refused for its devices. */
-    double (*top_clock_scale)(const xs_device *dev);
+     * (power.h): the core clock (MHz) it holds under sustained dense load
+     * at the default limit and the highest it reaches (the clock its peaks
+     * are quoted at); its estimates run at the device's clock_scale and its
+     * energy scales with it. NULL: a power limit is refused for its
+     * devices. */
+    void (*clock_mhz)(const xs_device *dev, double *sustained, double *top);
+    /* 1 where PyTorch runs the class's kernels through CUDA: the caching
+     * allocator (whose rounding is the fragmentation memory.c adds), DDP's
+     * gradient buckets, a CUDA context outside the tensors, and the
+     * libraries written for CUDA alone (bitsandbytes' quantized layers). */
+    int cuda;
+    /* Bytes the class's math library holds outside the tensors (cuBLAS's
+     * workspaces as PyTorch allocates them); NULL: none. */
+    double (*workspace_bytes)(const xs_device *dev);
     /* Non-NULL for a class whose compiler builds the whole step into one
      * program (XLA on TPUs): run by xs_predict after every op's estimate,
      * it rewrites the estimates for what the compiler does across ops (an
@@ -68,11 +77,12 @@ typedef struct {
     /* Non-NULL where the format a matmul runs in is not xs_gemm_rate's
      * answer (a TPU's MXU runs fp16 and fp32 matmuls as bf16 passes). */
     void (*matmul_format)(const xs_device *dev, xs_dtype asked, xs_dtype *engine, int *tensor);
-    /* Non-NULL for a class whose devices join over their own fabric with
-     * their compiler's collectives (TPUs: a slice's ICI torus under XLA):
-     * the job's topology for s's cluster (xs_topo_of asks it in place of
-     * NCCL's), or one error line naming the key it cannot model. NULL:
-     * NCCL's topology for GPUs, several devices refused for the others. */
+    /* How the class's devices join for a data-parallel job: the job's
+     * topology for s's cluster (xs_topo_of asks it for several devices:
+     * GPUs in nodes over NVLink or PCIe and a network, with NCCL's
+     * algorithms; a TPU slice's ICI torus under XLA), or one error line
+     * naming the key it cannot model. NULL: several devices refused (the
+     * host CPU). */
     int (*topology)(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error *err);
 } xs_backend;
 

@@ -18,9 +18,7 @@
 #include "error.h"
 #include "op.h"
 #include "scenario.h"
-#include "workload.h"
 
-typedef enum { XS_COLL_ALLREDUCE, XS_COLL_REDUCE_SCATTER, XS_COLL_ALLGATHER, XS_COLL_COUNT } xs_coll;
 
 /* ring: every GPU in one ring (2(n-1) steps for all-reduce); tree: NCCL's
  * double binary tree across nodes with a chain inside each node; hier: the
@@ -97,7 +95,6 @@ int xs_topo_of(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error 
  * that they add up to that one collective's time. */
 void xs_comm_combine(const xs_topo *t, const xs_workload *wl, xs_estimate *est);
 
-const char *xs_coll_name(int coll);
 const char *xs_algo_name(int algo);
 const char *xs_link_name(int link);
 

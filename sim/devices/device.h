@@ -1,8 +1,9 @@
 /* device.h — one device, loaded from devices/<id>.json: the facts every
  * device class shares (id, class, peaks, memory, power, price, links) and
- * the parameters of its class's cost model. The file's "class" picks the
- * class (backend.h), whose schema the file must then follow. Immutable
- * once loaded; every number has a source note in the file. */
+ * the parameters of its class's cost model, which only the class reads.
+ * The file's "class" picks the class (backend.h), whose schema the file
+ * must then follow. Immutable once loaded; every number has a source note
+ * in the file. */
 #ifndef XS_DEVICE_H
 #define XS_DEVICE_H
 
@@ -11,13 +12,22 @@
 
 #include <cjson/cJSON.h>
 
-#include "cpu_params.h"
 #include "dtype.h"
 #include "error.h"
 #include "gemm.h"
-#include "gpu_params.h"
 #include "op.h"
-#include "tpu_params.h"
+
+/* What xs_device holds for its class: bytes aligned for any field a
+ * class record has, as many as the largest record (the GPU's, with its
+ * tile lists) needs; zero where the record ends, so that two devices
+ * compare equal byte for byte when their records do (the memos' keys). */
+#define XS_DEV_OWN_BYTES 2048
+typedef union {
+    double align_d;
+    int64_t align_i;
+    void *align_p;
+    unsigned char bytes[XS_DEV_OWN_BYTES];
+} xs_dev_own;
 
 typedef struct {
     char id[64];
@@ -65,13 +75,18 @@ typedef struct {
     double host_gbs_bidir;
     char host_link[48];
 
-    /* the parameters of the class's model: the member its class names */
-    union {
-        xs_gpu_params gpu;
-        xs_cpu_params cpu;
-        xs_tpu_params tpu;
-    };
+    /* the parameters of the class's own model, read only by the class's
+     * folder (gpu.h's xs_gpu_of, cpu.h's, tpu.h's): storage the largest
+     * record fits, which each class checks; always written through its
+     * record's type (the schema stores each field in its own type) */
+    xs_dev_own own;
 } xs_device;
+
+/* dev's own record as a T, const where dev is: the one cast to it, for
+ * the class's folder (its header names it: xs_gpu_of, ...). */
+#define XS_OWN_RECORD(T, dev)                                                                 \
+    _Generic((dev), const xs_device *: (const T *)(const void *)(dev)->own.bytes,             \
+             default: (T *)(void *)(dev)->own.bytes)
 
 /* Load and validate path into dev. The file's stem must equal its "id".
  * The "class" field selects the schema and the checks between fields;

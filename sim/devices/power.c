@@ -24,7 +24,7 @@ void xs_power_range(const xs_device *dev, double *lo_w, double *hi_w, int *lo_op
 
 int xs_power_set_limit(xs_device *dev, double limit_w, xs_error *err)
 {
-    if (!xs_backend_of(dev)->top_clock_scale)
+    if (!xs_backend_of(dev)->clock_mhz)
         return xs_error_set(err, XS_EUNSUPPORTED,
                             "device.power_limit_w=%.10g: device %s (class %s) has no model of "
                             "a power limit; only GPUs take one",
@@ -61,11 +61,12 @@ static double voltage_at(const xs_device *dev, double f, double f_top)
 
 double xs_power_voltage_ratio(const xs_device *dev, double scale)
 {
-    if (!(dev->power_v_floor > 0) || dev->gpu.clock_sustained_mhz <= 0)
+    const xs_backend *be = xs_backend_of(dev);
+    double f1 = 0, f_top = 0;
+    if (be->clock_mhz)
+        be->clock_mhz(dev, &f1, &f_top);
+    if (!(dev->power_v_floor > 0) || f1 <= 0)
         return scale; /* the voltage in proportion to the clock */
-    const xs_gpu_params *g = &dev->gpu;
-    double f_top = fmax(g->clock_boost_mhz, g->clock_tensor_mhz);
-    double f1 = g->clock_sustained_mhz;
     return voltage_at(dev, scale * f1, f_top) / voltage_at(dev, f1, f_top);
 }
 
@@ -82,7 +83,10 @@ double xs_power_core_factor(const xs_device *dev, double scale)
 double xs_power_scale_ceiling(const xs_device *dev)
 {
     const xs_backend *be = xs_backend_of(dev);
-    double top_scale = be->top_clock_scale ? be->top_clock_scale(dev) : 1.0;
+    double f1 = 0, f_top = 0;
+    if (be->clock_mhz)
+        be->clock_mhz(dev, &f1, &f_top);
+    double top_scale = be->clock_mhz ? f_top / f1 : 1.0;
     double limit = xs_dev_power_limit(dev);
     if (limit <= dev->tdp_w || top_scale <= 1.0)
         return 1.0;

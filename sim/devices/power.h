@@ -54,7 +54,7 @@ int xs_power_set_limit(xs_device *dev, double limit_w, xs_error *err);
  * the clock a dense load holds at the default limit) unless the limit is
  * raised above the default, where a dense load's core power
  * (xs_power_core_factor) reaches the raised limit at a higher clock, up to
- * the clock the peaks are quoted at (the class's top_clock_scale). */
+ * the clock the peaks are quoted at (the class's clock_mhz). */
 double xs_power_scale_ceiling(const xs_device *dev);
 
 #endif

@@ -12,7 +12,7 @@ double xs_energy_core(const xs_device *dev)
      * does not, its clock is not capped. At the default limit the scale is
      * 1 and a dense kernel draws TDP. */
     double core = 1.0;
-    if (xs_backend_of(dev)->top_clock_scale)
+    if (xs_backend_of(dev)->clock_mhz)
         core = xs_power_core_factor(dev, xs_dev_clock_scale(dev));
     if (dev->power_compute_frac > 0) /* a measured board's dense draw */
         core *= dev->power_compute_frac;

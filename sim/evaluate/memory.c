@@ -77,24 +77,6 @@ static double context_mib(const xs_scenario *s)
     }
 }
 
-/* The cuBLAS workspace PyTorch gives a handle on a stream, through its
- * allocator (aten/src/ATen/cuda/CublasHandlePool.cpp @ 26a3905: 4096 KiB x
- * 2 + 16 KiB x 8 by default, 4096 KiB x 8 on sm_90), and cuBLASLt's (1024
- * KiB, CUBLASLT_WORKSPACE_SIZE's default): one pair for the thread that
- * runs the forward and one for the autograd engine's device thread, which
- * gets its own handle from the per-thread pool. */
-static double blas_workspace(const xs_device *dev)
-{
-    double cublas = dev->gpu.sm_version >= 90 ? 4096.0 * 8 * 1024 : (4096.0 * 2 + 16 * 8) * 1024;
-    return 2 * (cublas + 1024.0 * 1024);
-}
-
-static int is_gpu(const xs_device *dev)
-{
-    const xs_backend *b = xs_backend_at(dev->cls);
-    return b && strcmp(b->name, "gpu") == 0;
-}
-
 /* What the walk reads of an op, worked out once per op of the list (a
  * compact list runs each many times): its terms, the allocator's rounding
  * of its transient, its gradients in bytes, and the master gradients
@@ -130,8 +112,8 @@ typedef struct {
  * backward; gradients appear as their ops run (or persist); an op's output
  * and its input (the op before's output) are alive while it runs. The
  * slack is what the allocator rounds those tensors up by; the caching
- * allocator is CUDA's (gpu), a CPU tensor is a malloc. */
-static inline void walk_step(walk_state *st, const walk_op *op, size_t at, int persist, int gpu,
+ * allocator is CUDA's (cuda), a CPU tensor is a malloc. */
+static inline void walk_step(walk_state *st, const walk_op *op, size_t at, int persist, int cuda,
                              walk_peak *pk, walk_rep *rep)
 {
     if (op->comm) { /* in place in the buckets; FSDP's gathered units */
@@ -150,7 +132,7 @@ static inline void walk_step(walk_state *st, const walk_op *op, size_t at, int p
     int same = op->phase == st->prev_phase;
     double tr = op->temp + (same ? st->prev_temp : 0);
     double frag =
-        gpu ? st->slack + st->grad_slack + op->temp_slack + (same ? st->prev_temp_slack : 0) : 0;
+        cuda ? st->slack + st->grad_slack + op->temp_slack + (same ? st->prev_temp_slack : 0) : 0;
     double live = st->saved + st->grads + op->extra + tr + frag + st->unsharded;
     if (live > pk->live)
         *pk = (walk_peak){live, st->saved, st->grads + op->extra, tr, frag, st->unsharded, at};
@@ -216,23 +198,23 @@ static int span_exact(const walk_state *st, const walk_op *w, const struct xs_wl
  * first-largest op in the last repetition when they grow: what the walk
  * op by op finds, the same bits. Otherwise the span is walked op by op. */
 static void walk_span(walk_state *st, const walk_op *w, const struct xs_wl_span *sp, int persist,
-                      int gpu, walk_peak *pk)
+                      int cuda, walk_peak *pk)
 {
     uint32_t reps = sp->repeat;
     size_t e = sp->first + sp->len;
     if (reps < 3 || !span_exact(st, w, sp)) {
         for (uint32_t r = 0; r < reps; r++)
             for (size_t i = sp->first; i < e; i++)
-                walk_step(st, &w[i], i, persist, gpu, pk, NULL);
+                walk_step(st, &w[i], i, persist, cuda, pk, NULL);
         return;
     }
     for (size_t i = sp->first; i < e; i++)
-        walk_step(st, &w[i], i, persist, gpu, pk, NULL);
+        walk_step(st, &w[i], i, persist, cuda, pk, NULL);
     walk_state before = *st;
     walk_rep rep = {{-1, 0, 0, 0, 0, 0, 0}, 0, INFINITY, INFINITY};
     st->activations_max = 0; /* the second repetition's own, restored below */
     for (size_t i = sp->first; i < e; i++)
-        walk_step(st, &w[i], i, persist, gpu, &rep.peak, &rep);
+        walk_step(st, &w[i], i, persist, cuda, &rep.peak, &rep);
     rep.activations_max = st->activations_max;
     st->activations_max = before.activations_max;
     double n = (double)(reps - 2);
@@ -247,10 +229,10 @@ static void walk_span(walk_state *st, const walk_op *w, const struct xs_wl_span 
             st->activations_max = rep.activations_max;
         for (uint32_t r = 2; r < reps; r++)
             for (size_t i = sp->first; i < e; i++)
-                walk_step(st, &w[i], i, persist, gpu, pk, NULL);
+                walk_step(st, &w[i], i, persist, cuda, pk, NULL);
         return;
     }
-    double d_frag = gpu ? d_slack + d_grad_slack : 0;
+    double d_frag = cuda ? d_slack + d_grad_slack : 0;
     double d_live = d_saved + d_grads + d_frag;
     walk_peak top = rep.peak; /* the span's largest: the second repetition's ... */
     if (d_live > 0) {         /* ... or the last's, the same op */
@@ -311,9 +293,10 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
 
     /* DDP's buckets (wl_ddp.c) are allocated once and live all step; XLA
      * (a TPU) sums the gradients in place and has none (tpu_dp.c) */
-    int gpu = is_gpu(dev);
+    const xs_backend *be = xs_backend_of(dev);
+    int cuda = be->cuda;
     walk_state st = {0};
-    st.grads = (persist ? P * gbytes * gshard : 0) + (gpu ? wl->ddp_buffer_bytes : 0);
+    st.grads = (persist ? P * gbytes * gshard : 0) + (cuda ? wl->ddp_buffer_bytes : 0);
     st.prev_phase = -1;
     walk_peak pk = {-1, 0, 0, 0, 0, 0, 0};
     walk_op local[128];
@@ -339,10 +322,10 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
     }
     if (wl->spans) {
         for (size_t j = 0; j < wl->nspans; j++)
-            walk_span(&st, w, &wl->spans[j], persist, gpu, &pk);
+            walk_span(&st, w, &wl->spans[j], persist, cuda, &pk);
     } else {
         for (size_t i = 0; i < wl->n; i++)
-            walk_step(&st, &w[i], i, persist, gpu, &pk, NULL);
+            walk_step(&st, &w[i], i, persist, cuda, &pk, NULL);
     }
     if (w != local)
         free(w);
@@ -356,9 +339,9 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
         snprintf(m->peak_op, sizeof m->peak_op, "%s", wl->ops[pk.at].name);
         m->peak_phase = wl->ops[pk.at].phase;
     }
-    if (gpu) {
+    if (cuda) {
         m->context = context_mib(s) * 1048576.0;
-        m->workspace = blas_workspace(dev) + m->context;
+        m->workspace = (be->workspace_bytes ? be->workspace_bytes(dev) : 0) + m->context;
     }
     m->total = m->weights + m->grads + m->optimizer + m->activations + m->transient +
                m->fragmentation + m->workspace;

@@ -15,8 +15,10 @@
 #include "est_memo.h"
 #include "fp8.h"
 #include "fsdp.h"
+#include "fsdp_timing.h"
 #include "gemm.h"
 #include "power.h"
+#include "runs_on.h"
 #include "host.h"
 #include "lora.h"
 

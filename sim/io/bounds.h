@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device.h"
 #include "error.h"
 #include "scenario.h"
 #include "schema.h"
@@ -30,24 +29,5 @@
  * message like "where: train.batch x train.seq x model.ffn = 1.2e+18
  * elements in one tensor exceeds 2^50 = 1.1e+15 ...". */
 int xs_scn_bounds_check(const xs_scenario *s, const char *where, xs_error *err);
-
-/* The physical range of a device figure. Device files state every number in
- * a unit chosen so that real hardware lies between about 0.001 and 20,000 of
- * it (the shipped files: 0.002 ns an element to 12,000 GB/s of L2); a figure
- * a million times beyond either end is a unit mistake (bytes/s typed as
- * GB/s) rather than a device. Inside [1e-6, 1e6], every time, energy and
- * price the model derives from a scenario within XS_MAX_COUNT stays finite
- * (below about 1e80, against a double's 1e308). */
-#define XS_DEV_FIGURE_MIN 1e-6
-#define XS_DEV_FIGURE_MAX 1e6
-
-/* Check every stored number field of dev (fields: its class's schema, n
- * rows): at most XS_DEV_FIGURE_MAX, and, for a field that must be positive
- * (a rate, a share, a size: the rows with an open lower bound), at least
- * XS_DEV_FIGURE_MIN. Fields that may be 0 (standard deviations, fixed
- * costs, an absent engine) are checked against the maximum only. where
- * names the file in the message. */
-int xs_dev_bounds_check(const xs_field *fields, size_t n, const xs_device *dev,
-                        const char *where, xs_error *err);
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "host.h"
+#include "stack.h"
 #include "schema.h"
 
 /* encoder_decoder: T5's two stacks (model.family t5) */

@@ -60,13 +60,3 @@ int xs_fp8_check(const xs_scenario *s, const char *where, xs_error *err)
                                 (long long)dims[i].v);
     return XS_OK;
 }
-
-int xs_fp8_device_check(const xs_device *dev, const xs_scenario *s, xs_error *err)
-{
-    if (s->train.precision != XS_P_FP8 || dev->peak_tflops[XS_FP8] > 0)
-        return XS_OK;
-    return xs_error_set(err, XS_EUNSUPPORTED,
-                        "scenario %s: train.precision fp8 needs fp8 tensor cores (Ada or "
-                        "Hopper); device %s has no compute.peak_fp8_tflops",
-                        s->id, dev->id);
-}

@@ -5,7 +5,6 @@
 #ifndef XS_FP8_H
 #define XS_FP8_H
 
-#include "device.h"
 #include "error.h"
 #include "scenario.h"
 
@@ -24,9 +23,5 @@
 /* Refuse what the fp8 recipe is not modelled with: where names the
  * scenario in messages. OK for any other precision. */
 int xs_fp8_check(const xs_scenario *s, const char *where, xs_error *err);
-
-/* Refuse train.precision fp8 on a device without fp8 tensor cores (no
- * compute.peak_fp8_tflops: every GPU before Ada, and the CPU). */
-int xs_fp8_device_check(const xs_device *dev, const xs_scenario *s, xs_error *err);
 
 #endif

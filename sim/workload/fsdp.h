@@ -1,8 +1,9 @@
 /* fsdp.h — PyTorch's FullyShardedDataParallel (torch.distributed.fsdp,
  * FSDP1) as a fine-tune runs it under cluster.sharding fsdp (FULL_SHARD)
  * or fsdp_grad_op (SHARD_GRAD_OP): what it gathers and reduces in which
- * format, which scenarios it is modelled for, and the step's two streams
- * (compute, NCCL) with the order FSDP puts between them.
+ * format, which scenarios it is modelled for, and the order FSDP puts
+ * between the step's two streams (compute, NCCL), which the op list
+ * carries (fsdp_timing.h times them).
  *
  * The op list (wl_fsdp.c) holds one FSDP unit per Transformer layer, as
  * transformer_auto_wrap_policy wraps the layer class (the Trainer's
@@ -25,7 +26,6 @@
 #ifndef XS_FSDP_H
 #define XS_FSDP_H
 
-#include "comm.h"
 #include "error.h"
 #include "op.h"
 #include "scenario.h"
@@ -55,23 +55,5 @@ int xs_fsdp_half_params(const xs_scenario *s);
  * wrapper, does not apply). An error names the key otherwise. XS_OK when
  * s is not FSDP. */
 int xs_fsdp_check(const xs_scenario *s, const char *path, xs_error *err);
-
-/* The step on two streams: the compute in op-list order, each op waiting
- * for the collective it depends on (comm_dep); the collectives one after
- * another on NCCL's stream in issue order, each after the compute op it
- * depends on (dep_op). est holds each op's one-call estimate; an op runs
- * count calls. While a collective overlaps the compute it slows it by its
- * share of the GPU (xs_comm_contention), added after the schedule (not
- * fed back into it, as for DDP). */
-typedef struct {
-    double compute_s;    /* the compute ops alone, back to back */
-    double comm_s;       /* every collective, back to back */
-    double stall_s;      /* the compute waiting for all-gathers */
-    double tail_s;       /* ... and for the last reduce-scatters (the optimizer) */
-    double contention_s; /* the compute slowed by the collectives beside it */
-    int algo_largest;    /* NCCL's algorithm for the largest collective */
-} xs_fsdp_timing;
-void xs_fsdp_overlap(const xs_topo *t, const xs_workload *wl, const xs_estimate *est,
-                     xs_fsdp_timing *out);
 
 #endif

@@ -22,7 +22,6 @@
  * (LoRA on convolutions is not modelled). */
 #include "lora.h"
 
-#include "backend.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -383,23 +382,4 @@ double xs_quant_bytes(int quant, double k_in, double n_out)
     if (quant == XS_QUANT_INT8)
         return n + 4.0 * n_out;
     return NAN;
-}
-
-int xs_quant_device_check(const xs_device *dev, const xs_scenario *s, xs_error *err)
-{
-    /* bitsandbytes' quantized layers are CUDA kernels: XLA has no NF4 or
-     * LLM.int8 layer, and the host CPU runs no CUDA */
-    const char *cls = xs_backend_of(dev)->name;
-    if (s->train.quant != XS_QUANT_NONE && strcmp(cls, "gpu") != 0)
-        return xs_error_set(err, XS_EUNSUPPORTED,
-                            "scenario %s: train.quant %s is bitsandbytes' CUDA layers, modelled "
-                            "on GPUs only; device %s is of class %s",
-                            s->id, s->train.quant == XS_QUANT_NF4 ? "nf4" : "int8", dev->id, cls);
-    if (s->train.quant != XS_QUANT_INT8 || dev->peak_tflops[XS_INT8] > 0)
-        return XS_OK;
-    return xs_error_set(err, XS_EUNSUPPORTED,
-                        "scenario %s: train.quant int8 is modelled on int8 tensor cores "
-                        "(bitsandbytes' cuBLASLt int8 GEMM); device %s has no "
-                        "compute.peak_int8_tops",
-                        s->id, dev->id);
 }

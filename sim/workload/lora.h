@@ -5,7 +5,6 @@
 #ifndef XS_LORA_H
 #define XS_LORA_H
 
-#include "device.h"
 #include "error.h"
 #include "scenario.h"
 
@@ -52,9 +51,5 @@ int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err);
 /* Bytes a base weight of k_in x n_out parameters takes in storage format
  * quant (xs_quant), quantization constants included. */
 double xs_quant_bytes(int quant, double k_in, double n_out);
-
-/* Refuse train.quant int8 on a device without int8 tensor cores (no
- * compute.peak_int8_tops: the V100s and the CPU). */
-int xs_quant_device_check(const xs_device *dev, const xs_scenario *s, xs_error *err);
 
 #endif

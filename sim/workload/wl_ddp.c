@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
 #include "fsdp.h"
 
 #define MIB (1024.0 * 1024.0)

@@ -10,7 +10,7 @@
 #include "bounds.h"
 #include "checked.h"
 #include "grow.h"
-#include "cpu.h"
+#include "kernel_fn.h"
 #include "kernel_op.h"
 #include "lora.h"
 

@@ -24,7 +24,7 @@
 #include "bounds.h"
 #include "checked.h"
 #include "grow.h"
-#include "cpu.h"
+#include "kernel_fn.h"
 #include "fp8.h"
 #include "kernel_op.h"
 #include "lora.h"

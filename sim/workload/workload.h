@@ -14,45 +14,6 @@
 #include "scenario.h"
 
 
-typedef struct {
-    xs_op *ops; /* owned; free with xs_wl_free */
-    size_t n, cap;
-    /* A compact list (xs_wl_build_compact): ops holds each repeated
-     * layer's ops once, and the step runs them as spans (owned):
-     * ops[first, first + len) `repeat` times one after another, the
-     * layers of those ops counting up from their own (ops[i].layer + r at
-     * repetition r) or, for a backward block (down), down to it (+ repeat
-     * - 1 - r); norder ops in all. NULL: the step runs ops in order, once
-     * each (xs_wl_build). Use xs_wl_steps; xs_wl_expand gives the flat
-     * list. */
-    struct xs_wl_span {
-        uint32_t first, len, repeat;
-        int down;
-    } *spans;
-    size_t nspans, norder;
-    double params;        /* the model's parameters, frozen or not */
-    double trainable_params; /* those the optimizer updates (all but under LoRA) */
-    double params_matmul; /* weights a token is multiplied by (6PT rule) */
-    int64_t tensors;      /* trainable parameter tensors */
-    double quant_params;  /* frozen base weights stored quantized (train.quant) ... */
-    double quant_bytes;   /* ... and the bytes they take, constants included */
-    int64_t fp8_linears;  /* train.precision fp8: the te.Linear modules */
-    int64_t micro_batches;   /* grad_accum */
-    int64_t samples_per_step; /* all devices */
-    int64_t tokens_per_step;
-    int64_t steps_per_epoch, steps;
-    xs_dtype matmul_dtype; /* format the GEMMs are asked to run in */
-    /* data parallel (wl_ddp.c): the bytes of gradient buckets the DDP
-     * wrapper keeps allocated across the step, and the buckets' sizes in
-     * the order the backward fills them (for tests and reports) */
-    double ddp_buffer_bytes;
-    int64_t buckets;
-    double first_bucket_bytes, largest_bucket_bytes;
-    /* FSDP (wl_fsdp.c): its units (the layers and the root) and the bytes
-     * the largest layer's, and the root's, parameters take gathered */
-    int64_t fsdp_units;
-    double fsdp_unit_bytes, fsdp_root_bytes;
-} xs_workload;
 
 /* The builder's working arrays (the backward tape, its groups, the
  * parameter list), kept between the builds of a caller that builds many
@@ -82,11 +43,6 @@ void xs_wl_free(xs_workload *wl);
 int xs_wl_run_steps(const xs_scenario *s, int64_t samples_per_step, int64_t *per_epoch,
                     int64_t *steps);
 
-/* Ops a step runs. */
-static inline size_t xs_wl_steps(const xs_workload *wl)
-{
-    return wl->spans ? wl->norder : wl->n;
-}
 
 /* The optimizer kernel(s) alone: params parameters in `tensors` tensors,
  * state elements of state_bytes. XS_ERANGE on a bad argument. */

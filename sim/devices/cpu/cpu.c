@@ -6,47 +6,9 @@
 
 #include "gemm.h"
 
-static int has(const char *name, const char *part)
-{
-    return strstr(name, part) != NULL;
-}
-
-int xs_cpu_fn_for_op(const xs_op *op)
-{
-    if (op->hints.fn >= 0 && op->hints.fn < XS_FN_COUNT)
-        return op->hints.fn;
-    int bwd = op->phase == XS_PH_BWD;
-    switch (op->kind) {
-    case XS_OP_NORM: return bwd ? XS_FN_LAYERNORM_BWD : XS_FN_LAYERNORM;
-    case XS_OP_SOFTMAX: return bwd ? XS_FN_SOFTMAX_BWD : XS_FN_SOFTMAX;
-    case XS_OP_LOSS: return XS_FN_XENT;
-    case XS_OP_EMBED: return bwd ? XS_FN_EMBED_BWD : XS_FN_EMBED;
-    case XS_OP_CAST: return XS_FN_CAST;
-    case XS_OP_COPY: return XS_FN_COPY;
-    case XS_OP_REDUCE: return has(op->name, "accumulate") ? XS_FN_ADD : XS_FN_BIAS_GRAD;
-    case XS_OP_OPTIMIZER:
-        if (has(op->name, "adan"))
-            return XS_FN_ADAN;
-        if (has(op->name, "adam"))
-            return XS_FN_ADAMW;
-        return XS_FN_ADD; /* SGD, unscale, clipping: one streaming pass */
-    case XS_OP_ELTWISE:
-        if (has(op->name, "gelu"))
-            return bwd ? XS_FN_GELU_BWD : XS_FN_GELU;
-        if (has(op->name, "dropout"))
-            return bwd ? XS_FN_DROPOUT_BWD : XS_FN_DROPOUT;
-        if (has(op->name, "bias"))
-            return XS_FN_BIAS;
-        if (has(op->name, "zero"))
-            return XS_FN_ZERO;
-        return XS_FN_ADD;
-    default: return -1;
-    }
-}
-
 double xs_cpu_level_bw(const xs_device *dev, double footprint, int threads)
 {
-    const xs_cpu_params *c = &dev->cpu;
+    const xs_cpu_params *c = xs_cpu_of(dev);
     double t = threads;
     if (footprint <= c->l2_kb_per_core * 1024 * t)
         return c->bw_l2_core * 1e9 * t;
@@ -100,7 +62,7 @@ int xs_cpu_is_cold(const xs_cpu_params *c, double footprint)
  * split-K, no launches (parallel regions are costed by the CPU model). */
 static void cpu_engine(const xs_device *dev, xs_gemm_engine *e)
 {
-    const xs_cpu_params *c = &dev->cpu;
+    const xs_cpu_params *c = xs_cpu_of(dev);
     memset(e, 0, sizeof *e);
     e->device_id = dev->id;
     e->units = c->cores;
@@ -135,7 +97,7 @@ static void cpu_engine(const xs_device *dev, xs_gemm_engine *e)
 static int gemm_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estimate *est,
                          xs_error *err)
 {
-    const xs_cpu_params *c = &dev->cpu;
+    const xs_cpu_params *c = xs_cpu_of(dev);
     xs_gemm_engine e;
     cpu_engine(dev, &e);
     /* the engine's peaks and L2 feed are all cores'; on fewer threads each
@@ -189,9 +151,9 @@ int xs_cpu_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estim
                     xs_error *err)
 {
     memset(est, 0, sizeof *est);
-    if (threads < 1 || threads > dev->cpu.cores)
+    if (threads < 1 || threads > xs_cpu_of(dev)->cores)
         return xs_error_set(err, XS_ERANGE, "device %s: threads must be in 1..%lld, got %d",
-                            dev->id, (long long)dev->cpu.cores, threads);
+                            dev->id, (long long)xs_cpu_of(dev)->cores, threads);
     if (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM)
         return gemm_estimate(dev, op, threads, est, err);
     int fn = xs_cpu_fn_for_op(op);
@@ -200,9 +162,9 @@ int xs_cpu_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estim
                             "device %s: the CPU model has no kernel for op '%s' (fused "
                             "attention and collectives run on accelerators only)",
                             dev->id, op->name);
-    const xs_cpu_kcost *k = &dev->cpu.k[fn];
+    const xs_cpu_kcost *k = &xs_cpu_of(dev)->k[fn];
     double elems = op->elems > 0 ? op->elems : op->bytes / 4;
-    double ns = xs_cpu_is_cold(&dev->cpu, fmax(op->bytes, op->hints.group_bytes)) ? k->ns_per_elem
+    double ns = xs_cpu_is_cold(xs_cpu_of(dev), fmax(op->bytes, op->hints.group_bytes)) ? k->ns_per_elem
                                                                            : k->ns_per_elem_hot;
     est->engine = XS_FP32;
     est->tensor = 0;
@@ -220,7 +182,7 @@ int xs_cpu_estimate(const xs_device *dev, const xs_op *op, int threads, xs_estim
 static int cpu_backend_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
                                 xs_error *err)
 {
-    return xs_cpu_estimate(dev, op, (int)dev->cpu.cores, est, err);
+    return xs_cpu_estimate(dev, op, (int)xs_cpu_of(dev)->cores, est, err);
 }
 
 /* x moved s standard deviations, kept above a tenth of itself */
@@ -235,8 +197,8 @@ void xs_cpu_corner(const xs_device *dev, int which, xs_device *out)
     if (which == 0)
         return;
     double s = which > 0 ? 1 : -1; /* +: faster */
-    xs_cpu_params *c = &out->cpu;
-    const xs_cpu_params *o = &dev->cpu;
+    xs_cpu_params *c = xs_cpu_of(out);
+    const xs_cpu_params *o = xs_cpu_of(dev);
     c->gemm_eff_bf16 = fmin(1, shift(o->gemm_eff_bf16, o->gemm_eff_bf16_sd, s));
     c->gemm_eff_fp32 = fmin(1, shift(o->gemm_eff_fp32, o->gemm_eff_fp32_sd, s));
     c->bw_l2_core = shift(o->bw_l2_core, o->bw_l2_core_sd, s);
@@ -252,7 +214,7 @@ void xs_cpu_corner(const xs_device *dev, int which, xs_device *out)
 
 static const char *cpu_arch_name(const xs_device *dev)
 {
-    return dev->cpu.isa;
+    return xs_cpu_of(dev)->isa;
 }
 
 /* --help lists one kernel's rows for all: they repeat per kernel. */

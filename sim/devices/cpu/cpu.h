@@ -16,16 +16,19 @@
 #include <stddef.h>
 
 #include "backend.h"
+#include "cpu_params.h"
+
+/* dev's own record, as the CPU model reads it (dev's class is cpu: the
+ * loader checked it); const where dev is. */
+#define xs_cpu_of(dev) XS_OWN_RECORD(xs_cpu_params, dev)
+_Static_assert(sizeof(xs_cpu_params) <= XS_DEV_OWN_BYTES && _Alignof(xs_cpu_params) <= _Alignof(xs_dev_own),
+               "the CPU record must fit xs_device.own");
 #include "op.h"
 
 /* The schema of a class-cpu device file and the checks between its
  * fields (cpu_device.c). */
 const xs_field *xs_cpu_fields(size_t *n);
 int xs_cpu_check_fields(xs_device *dev, const char *path, xs_error *err);
-
-/* The kernel an op runs: op->hints.fn when set, else from kind, phase and name;
- * -1 for ops the CPU model has no kernel for (fused attention, comms). */
-int xs_cpu_fn_for_op(const xs_op *op);
 
 /* Bytes/s a kernel streaming footprint bytes reaches on threads cores. */
 double xs_cpu_level_bw(const xs_device *dev, double footprint, int threads);

@@ -10,32 +10,6 @@
 #include "cpu.h"
 #include "grow.h"
 
-int xs_thr_add_group(xs_thr_work *w, const char *name, xs_error *err)
-{
-    if (w->ngroups == XS_THR_MAX_GROUPS)
-        return xs_error_set(err, XS_ERANGE, "%s: more than %d op groups (layers x groups)",
-                            w->id, XS_THR_MAX_GROUPS);
-    snprintf(w->groups[w->ngroups], sizeof w->groups[0], "%s", name);
-    return w->ngroups++;
-}
-
-int xs_thr_add_item(xs_thr_work *w, const xs_thr_item *it, xs_error *err)
-{
-    xs_thr_item *v = xs_grow(w->items, &w->cap, w->n, sizeof *v, 16);
-    if (!v)
-        return xs_error_set(err, XS_ENOMEM, "out of memory building %s's op list", w->id);
-    w->items = v;
-    w->items[w->n++] = *it;
-    return XS_OK;
-}
-
-void xs_thr_work_free(xs_thr_work *w)
-{
-    free(w->items);
-    w->items = NULL;
-    w->n = w->cap = 0;
-}
-
 int xs_thr_device_ok(const xs_device *dev, xs_error *err)
 {
     if (strcmp(xs_backend_of(dev)->name, "cpu") != 0)
@@ -44,7 +18,7 @@ int xs_thr_device_ok(const xs_device *dev, xs_error *err)
                             "device: -d host, or a file written by xpusim calibrate --backend "
                             "cpu)",
                             dev->id, xs_backend_of(dev)->name);
-    if (!(dev->cpu.thr.region_us > 0))
+    if (!(xs_cpu_of(dev)->thr.region_us > 0))
         return xs_error_set(err, XS_EFIELD,
                             "device %s has no 'threads' section (parallel-region cost by thread "
                             "count, the LSTM kernel's rates): it was calibrated before the "
@@ -56,13 +30,13 @@ int xs_thr_device_ok(const xs_device *dev, xs_error *err)
 
 double xs_thr_region_s(const xs_device *dev, int threads)
 {
-    const xs_cpu_threads *t = &dev->cpu.thr;
+    const xs_cpu_threads *t = &xs_cpu_of(dev)->thr;
     return (t->region_us + t->region_us_per_thread * (threads - 1)) * 1e-6;
 }
 
 int xs_thr_gemm_regions(const xs_device *dev)
 {
-    const char *isa = dev->cpu.isa;
+    const char *isa = xs_cpu_of(dev)->isa;
     return strncmp(isa, "avx512", 6) == 0 || strcmp(isa, "amx-bf16") == 0 ? 3 : 2;
 }
 
@@ -80,7 +54,7 @@ int xs_thr_gemm_regions(const xs_device *dev)
  * rounding of h) and weights of half the bytes. */
 static void lstm_step(const xs_device *dev, const xs_thr_item *it, int threads, xs_estimate *est)
 {
-    const xs_cpu_params *c = &dev->cpu;
+    const xs_cpu_params *c = xs_cpu_of(dev);
     int bf16 = it->op.dtype == XS_BF16;
     double B = (double)it->batch, H = (double)it->hidden, wb = bf16 ? 2 : 4;
     double items = ceil(H / 8), used = fmin(threads, items), per = ceil(items / used);
@@ -102,13 +76,13 @@ static void lstm_step(const xs_device *dev, const xs_thr_item *it, int threads, 
 int xs_thr_item_time(const xs_device *dev, const xs_thr_item *it, int threads, xs_estimate *est,
                      xs_error *err)
 {
-    int cores = (int)dev->cpu.cores;
+    int cores = (int)xs_cpu_of(dev)->cores;
     if (threads < 1 || threads > cores)
         return xs_error_set(err, XS_ERANGE, "device %s: threads must be in 1..%d, got %d",
                             dev->id, cores, threads);
     memset(est, 0, sizeof *est);
     if (it->kind == XS_THR_LSTM_STEP && it->op.dtype == XS_BF16 &&
-        !(dev->cpu.thr.lstm_bf16_ns_per_mac > 0))
+        !(xs_cpu_of(dev)->thr.lstm_bf16_ns_per_mac > 0))
         return xs_error_set(err, XS_EFIELD,
                             "device %s has no bf16 LSTM rates (threads.lstm_bf16_ns_per_mac): "
                             "its thread sweep predates the bf16 kernel; run `xpusim threads "
@@ -155,7 +129,7 @@ int xs_thr_plan_make(const xs_device *dev, const xs_thr_work *w, xs_thr_plan *p,
     int rc = xs_thr_device_ok(dev, err);
     if (rc)
         return rc;
-    int cores = (int)dev->cpu.cores;
+    int cores = (int)xs_cpu_of(dev)->cores;
     p->ncounts = xs_thr_counts(cores, p->counts, XS_THR_MAX_COUNTS);
     p->ngroups = w->ngroups;
     p->default_threads = cores;

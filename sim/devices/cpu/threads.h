@@ -27,51 +27,13 @@
 #include "device.h"
 #include "error.h"
 #include "op.h"
-
-typedef enum {
-    XS_THR_OP,        /* an op the CPU model costs (GEMM, norm, softmax, ...) */
-    XS_THR_LSTM_STEP, /* one recurrent step of kernels/cpu/lstm.c */
-} xs_thr_kind;
-
-/* One op of a run: which group it belongs to, how often it runs, how much
- * parallel work it holds. */
-typedef struct {
-    int group;
-    int kind;        /* xs_thr_kind */
-    xs_op op;        /* XS_THR_OP: the op; its name names the item */
-    int64_t batch, hidden; /* XS_THR_LSTM_STEP: samples and hidden units;
-                              op.dtype XS_BF16: the bf16 step */
-    double calls;    /* calls in one run */
-    int64_t par;     /* independent units of work a call splits into; 0: as many as
-                        threads (a GEMM: its blocks, in the tile/wave model) */
-    int regions;     /* parallel regions one call opens (a batched GEMM: per matrix);
-                        GEMMs: set from the device's kernel set (xs_thr_gemm_regions) */
-} xs_thr_item;
+#include "thr_work.h"
 
 /* Parallel regions of one GEMM call by the kernels of the device's set
  * (kernels/cpu/gemm_f32.c, gemm_bf16.c): pack A, pack B and the blocks on
  * the AVX-512 sets; 2 on avx2, neon and portable, whose threads pack A
  * inside the blocks' region. */
 int xs_thr_gemm_regions(const xs_device *dev);
-
-#define XS_THR_MAX_GROUPS 64
-#define XS_THR_MAX_COUNTS 64
-
-/* What a run does, as groups of items (one thread count per group). Owns
- * items: xs_thr_work_free. */
-typedef struct {
-    char id[64];
-    char groups[XS_THR_MAX_GROUPS][48];
-    int ngroups;
-    xs_thr_item *items;
-    size_t n, cap;
-} xs_thr_work;
-
-/* Append group name (its index, or a negative XS_E code); append an item
- * (copied). */
-int xs_thr_add_group(xs_thr_work *w, const char *name, xs_error *err);
-int xs_thr_add_item(xs_thr_work *w, const xs_thr_item *it, xs_error *err);
-void xs_thr_work_free(xs_thr_work *w);
 
 /* 1 when dev is a CPU whose file has the thread model (its 'threads'
  * section); else 0 with err saying what to run. */
@@ -84,6 +46,8 @@ double xs_thr_region_s(const xs_device *dev, int threads);
  * compute, memory and overhead parts. */
 int xs_thr_item_time(const xs_device *dev, const xs_thr_item *it, int threads, xs_estimate *est,
                      xs_error *err);
+
+#define XS_THR_MAX_COUNTS 64
 
 /* The thread counts a plan evaluates on cores cores, ascending: every
  * count up to 16, then every 4th to 64, every 8th beyond, and cores. */

@@ -25,7 +25,7 @@ double xs_gpu_peak_flops(const xs_device *dev, xs_dtype t)
         return 0;
     /* The vector peak is quoted at the boost clock, tensor peaks at the
      * tensor clock; both scale down to the clock the chip holds under load. */
-    const xs_gpu_params *g = &dev->gpu;
+    const xs_gpu_params *g = xs_gpu_of(dev);
     double ref = t == XS_FP32 ? g->clock_boost_mhz : g->clock_tensor_mhz;
     double ratio = fmin(1.0, xs_gpu_clock_mhz(dev) / ref);
     return tflops * 1e12 * ratio;
@@ -34,7 +34,7 @@ double xs_gpu_peak_flops(const xs_device *dev, xs_dtype t)
 double xs_gpu_clock_mhz(const xs_device *dev)
 {
     /* a power limit moves the clock by the scale xs_predict fitted (power.h) */
-    return dev->gpu.clock_sustained_mhz * xs_dev_clock_scale(dev);
+    return xs_gpu_of(dev)->clock_sustained_mhz * xs_dev_clock_scale(dev);
 }
 
 /* CUDA C++ Programming Guide, "Technical Specifications per Compute
@@ -58,7 +58,7 @@ int64_t xs_sm_threads(int64_t sm_version)
 
 static void gpu_engine(const xs_device *dev, xs_gemm_engine *e)
 {
-    const xs_gpu_params *g = &dev->gpu;
+    const xs_gpu_params *g = xs_gpu_of(dev);
     memset(e, 0, sizeof *e);
     e->device_id = dev->id;
     e->units = g->sm_count;
@@ -111,7 +111,7 @@ static int gemm_estimate(const xs_gemm_engine *e, const xs_op *op, xs_estimate *
  * ones: the bound bites where bandwidth x latency outgrows the SMs. */
 static double in_flight_time(const xs_device *dev, const xs_op *op)
 {
-    const xs_gpu_params *g = &dev->gpu;
+    const xs_gpu_params *g = xs_gpu_of(dev);
     int64_t threads = xs_sm_threads(g->sm_version);
     if (op->hints.loop_elems <= 0 || g->stream_latency_ns <= 0 || threads <= 0)
         return 0;
@@ -127,9 +127,9 @@ static double in_flight_time(const xs_device *dev, const xs_op *op)
 
 static double sector_time(const xs_device *dev, const xs_op *op)
 {
-    if (op->hints.strided_elems <= 0 || dev->gpu.l2_bw_gbs <= 0)
+    if (op->hints.strided_elems <= 0 || xs_gpu_of(dev)->l2_bw_gbs <= 0)
         return 0;
-    return op->hints.strided_elems * L2_SECTOR_BYTES / (dev->gpu.l2_bw_gbs * 1e9);
+    return op->hints.strided_elems * L2_SECTOR_BYTES / (xs_gpu_of(dev)->l2_bw_gbs * 1e9);
 }
 
 /* A kernel that runs as one small block cannot spread its loads over the
@@ -137,7 +137,7 @@ static double sector_time(const xs_device *dev, const xs_op *op)
  * the unloaded latency (nothing else loads the memory system). */
 static double chain_time(const xs_device *dev, const xs_op *op)
 {
-    return op->hints.serial_trips * dev->gpu.mem_latency_ns * 1e-9;
+    return op->hints.serial_trips * xs_gpu_of(dev)->mem_latency_ns * 1e-9;
 }
 
 /* eng: dev's engine (gpu_engine), or NULL to work it out */
@@ -163,8 +163,8 @@ static int gpu_estimate_model(const xs_device *dev, const xs_gemm_engine *eng, c
     }
     /* a kernel outside the vectorized loop reaches a share of the streaming rate */
     double share = op->hints.bw_scale > 0 ? op->hints.bw_scale : 1.0;
-    est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * dev->gpu.mem_bw_efficiency * share);
-    est->overhead_s = (double)op->launches * dev->gpu.kernel_launch_us * 1e-6;
+    est->memory_s = op->bytes / (dev->mem_bw_gbs * 1e9 * xs_gpu_of(dev)->mem_bw_efficiency * share);
+    est->overhead_s = (double)op->launches * xs_gpu_of(dev)->kernel_launch_us * 1e-6;
     double stream = fmax(fmax(est->compute_s, est->memory_s), sector_time(dev, op));
     double wait = fmax(in_flight_time(dev, op), chain_time(dev, op));
     double body = fmax(stream, wait);
@@ -183,7 +183,7 @@ static int gpu_estimate_model(const xs_device *dev, const xs_gemm_engine *eng, c
  * bodies, not the launch gaps between them, so the launch cost stays. */
 static void apply_class_time_factor(const xs_device *dev, const xs_op *op, xs_estimate *est)
 {
-    double f = dev->gpu.class_time_factor[xs_kclass_of_op(op->kind)];
+    double f = xs_gpu_of(dev)->class_time_factor[xs_kclass_of_op(op->kind)];
     if (f > 0 && f != 1)
         est->time_s = (est->time_s - est->overhead_s) * f + est->overhead_s;
 }
@@ -205,8 +205,8 @@ static int gpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est,
 static void gpu_corner(const xs_device *dev, int which, xs_device *out)
 {
     *out = *dev;
-    const xs_gpu_params *g = &dev->gpu;
-    xs_gpu_params *o = &out->gpu;
+    const xs_gpu_params *g = xs_gpu_of(dev);
+    xs_gpu_params *o = xs_gpu_of(out);
     if (which < 0) {
         o->clock_sustained_mhz = g->clock_sustained_low_mhz;
         o->gemm_efficiency = g->gemm_efficiency_low;
@@ -219,16 +219,30 @@ static void gpu_corner(const xs_device *dev, int which, xs_device *out)
     }
 }
 
-static double gpu_top_clock_scale(const xs_device *dev)
+static void gpu_clock_mhz(const xs_device *dev, double *sustained, double *top)
 {
-    const xs_gpu_params *g = &dev->gpu;
-    return fmax(g->clock_boost_mhz, g->clock_tensor_mhz) / g->clock_sustained_mhz;
+    const xs_gpu_params *g = xs_gpu_of(dev);
+    *sustained = g->clock_sustained_mhz;
+    *top = fmax(g->clock_boost_mhz, g->clock_tensor_mhz);
+}
+
+/* The cuBLAS workspace PyTorch gives a handle on a stream, through its
+ * allocator (aten/src/ATen/cuda/CublasHandlePool.cpp @ 26a3905: 4096 KiB x
+ * 2 + 16 KiB x 8 by default, 4096 KiB x 8 on sm_90), and cuBLASLt's (1024
+ * KiB, CUBLASLT_WORKSPACE_SIZE's default): one pair for the thread that
+ * runs the forward and one for the autograd engine's device thread, which
+ * gets its own handle from the per-thread pool. */
+static double gpu_blas_workspace(const xs_device *dev)
+{
+    double cublas =
+        xs_gpu_of(dev)->sm_version >= 90 ? 4096.0 * 8 * 1024 : (4096.0 * 2 + 16 * 8) * 1024;
+    return 2 * (cublas + 1024.0 * 1024);
 }
 
 static const char *gpu_arch_name(const xs_device *dev)
 {
     static const char *const arches[] = {"volta", "turing", "ampere", "ada", "hopper"};
-    return dev->gpu.arch >= 0 && dev->gpu.arch <= XS_ARCH_HOPPER ? arches[dev->gpu.arch] : "?";
+    return xs_gpu_of(dev)->arch >= 0 && xs_gpu_of(dev)->arch <= XS_ARCH_HOPPER ? arches[xs_gpu_of(dev)->arch] : "?";
 }
 
 const xs_backend xs_gpu_backend = {
@@ -243,5 +257,8 @@ const xs_backend xs_gpu_backend = {
     .estimate_on = gpu_estimate_on,
     .corner = gpu_corner,
     .async = 1,
-    .top_clock_scale = gpu_top_clock_scale,
+    .clock_mhz = gpu_clock_mhz,
+    .cuda = 1,
+    .workspace_bytes = gpu_blas_workspace,
+    .topology = xs_gpu_topology,
 };

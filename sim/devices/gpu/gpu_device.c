@@ -7,113 +7,117 @@
 #include "gpu.h"
 #include "kernel_class.h"
 
+/* rows that store into the xs_gpu_params record (device_fields.h) */
+#define G(m) XS_OWN(xs_gpu_params, m)
+#define G_STR(m) XS_OWN_STR(xs_gpu_params, m)
+
 /* A class's time factor, written by `xpusim calibrate --backend trace`.
  * Outside [0.1, 10] the trace and the model are not the same run (another
  * batch, a kernel the model does not have), which no efficiency explains. */
 #define CLASS_FACTOR(name, cls)                                                          \
     {"model.class_time_factor." name, XS_F_NUM, 0, 0.1, 10, 0, NULL,                    \
-     OFF(gpu.class_time_factor[cls]), 0,                                                 \
+     G(class_time_factor[cls]), 0,                                                 \
      "measured / predicted time of the " name " kernels' bodies on this board (absent: 1)", NULL}
 
 static const xs_field GPU_FIELDS[] = {
     ID_ROW,
-    STR("name", 1, name, "marketing name"),
+    STR("name", 1, D_STR(name), "marketing name"),
     CLASS_ROW,
-    {"arch", XS_F_ENUM, 1, 0, 0, 0, XS_ARCH_CHOICES, OFF(gpu.arch), 0, "micro-architecture", NULL},
+    {"arch", XS_F_ENUM, 1, 0, 0, 0, XS_ARCH_CHOICES, G(arch), 0, "micro-architecture", NULL},
     NOTE_OPT("note", "free text"),
-    INT("compute.sm_version", 10, 200, gpu.sm_version, "CUDA compute capability x 10 (sm_86 -> 86)"),
-    INT("compute.sm_count", 1, 100000, gpu.sm_count, "streaming multiprocessors (or cores)"),
-    POS("compute.clock_base_mhz", 0, gpu.clock_base_mhz, "base clock"),
-    POS("compute.clock_boost_mhz", 1, gpu.clock_boost_mhz, "boost clock the fp32 peak assumes"),
-    POS("compute.clock_tensor_mhz", 1, gpu.clock_tensor_mhz, "clock the tensor peaks assume"),
-    POS("compute.clock_sustained_mhz", 1, gpu.clock_sustained_mhz,
+    INT("compute.sm_version", 10, 200, G(sm_version), "CUDA compute capability x 10 (sm_86 -> 86)"),
+    INT("compute.sm_count", 1, 100000, G(sm_count), "streaming multiprocessors (or cores)"),
+    POS("compute.clock_base_mhz", 0, G(clock_base_mhz), "base clock"),
+    POS("compute.clock_boost_mhz", 1, G(clock_boost_mhz), "boost clock the fp32 peak assumes"),
+    POS("compute.clock_tensor_mhz", 1, G(clock_tensor_mhz), "clock the tensor peaks assume"),
+    POS("compute.clock_sustained_mhz", 1, G(clock_sustained_mhz),
         "clock held under sustained dense load at the power limit"),
-    POS("compute.clock_sustained_low_mhz", 1, gpu.clock_sustained_low_mhz,
+    POS("compute.clock_sustained_low_mhz", 1, G(clock_sustained_low_mhz),
         "slow end of the sustained clock (uncertainty band)"),
-    POS("compute.peak_fp32_tflops", 1, peak_tflops[XS_FP32], "dense fp32 vector peak"),
-    POS("compute.peak_tf32_tflops", 0, peak_tflops[XS_TF32], "dense tf32 tensor peak"),
-    POS("compute.peak_fp16_tflops", 1, peak_tflops[XS_FP16], "dense fp16 tensor peak"),
-    POS("compute.peak_bf16_tflops", 0, peak_tflops[XS_BF16], "dense bf16 tensor peak"),
-    POS("compute.peak_int8_tops", 0, peak_tflops[XS_INT8], "dense int8 tensor peak"),
-    POS("compute.peak_fp8_tflops", 0, peak_tflops[XS_FP8], "dense fp8 tensor peak"),
-    STR("compute.tensor_mma_shape", 1, gpu.mma_shape, "fp16/bf16 tensor-core MMA instruction shape, e.g. m16n8k16"),
+    POS("compute.peak_fp32_tflops", 1, D(peak_tflops[XS_FP32]), "dense fp32 vector peak"),
+    POS("compute.peak_tf32_tflops", 0, D(peak_tflops[XS_TF32]), "dense tf32 tensor peak"),
+    POS("compute.peak_fp16_tflops", 1, D(peak_tflops[XS_FP16]), "dense fp16 tensor peak"),
+    POS("compute.peak_bf16_tflops", 0, D(peak_tflops[XS_BF16]), "dense bf16 tensor peak"),
+    POS("compute.peak_int8_tops", 0, D(peak_tflops[XS_INT8]), "dense int8 tensor peak"),
+    POS("compute.peak_fp8_tflops", 0, D(peak_tflops[XS_FP8]), "dense fp8 tensor peak"),
+    STR("compute.tensor_mma_shape", 1, G_STR(mma_shape), "fp16/bf16 tensor-core MMA instruction shape, e.g. m16n8k16"),
     NOTE("compute.source", "where the compute figures come from"),
     NOTE_OPT("compute.note", "free text"),
-    STR("memory.type", 1, gpu.mem_type, "HBM2, GDDR6, ..."),
-    POS("memory.capacity_gb", 1, mem_capacity_gb, "device memory"),
-    POS("memory.usable_mib", 0, mem_usable_mib,
+    STR("memory.type", 1, G_STR(mem_type), "HBM2, GDDR6, ..."),
+    POS("memory.capacity_gb", 1, D(mem_capacity_gb), "device memory"),
+    POS("memory.usable_mib", 0, D(mem_usable_mib),
         "the total CUDA and nvidia-smi report, in MiB: the capacity less ECC (on GDDR "
         "boards) and the driver's reservation; what a training step may fill (absent: "
         "capacity_gb x 1024)"),
-    POS("memory.bandwidth_gbs", 1, mem_bw_gbs, "peak DRAM bandwidth, 1e9 B/s"),
-    POS("memory.l2_mb", 1, gpu.l2_mb, "L2 cache"),
-    POS("memory.smem_per_sm_kb", 1, gpu.smem_per_sm_kb, "max shared memory per SM"),
-    POS("memory.l2_bw_gbs", 1, gpu.l2_bw_gbs, "L2 to SM aggregate bandwidth"),
-    POS("memory.latency_ns", 1, gpu.mem_latency_ns, "global-memory load latency"),
-    POS("memory.stream_latency_ns", 0, gpu.stream_latency_ns,
+    POS("memory.bandwidth_gbs", 1, D(mem_bw_gbs), "peak DRAM bandwidth, 1e9 B/s"),
+    POS("memory.l2_mb", 1, G(l2_mb), "L2 cache"),
+    POS("memory.smem_per_sm_kb", 1, G(smem_per_sm_kb), "max shared memory per SM"),
+    POS("memory.l2_bw_gbs", 1, G(l2_bw_gbs), "L2 to SM aggregate bandwidth"),
+    POS("memory.latency_ns", 1, G(mem_latency_ns), "global-memory load latency"),
+    POS("memory.stream_latency_ns", 0, G(stream_latency_ns),
         "round trip of a streaming kernel's loads at full load (block turnover included); "
         "bounds kernels whose threads hold few elements in flight (absent: not modelled)"),
     NOTE("memory.source", "where the memory figures come from"),
     NOTE_OPT("memory.note", "free text"),
-    {"interconnect.nvlink", XS_F_ENUM, 1, 0, 0, 0, XS_NVLINK_CHOICES, OFF(gpu.nvlink), 0,
+    {"interconnect.nvlink", XS_F_ENUM, 1, 0, 0, 0, XS_NVLINK_CHOICES, G(nvlink), 0,
      "how NVLink joins the node's GPUs: none, bridge (PCIe cards, a bridge between "
      "interconnect.nvlink_gpus of them), mesh (the V100 SXM2 hybrid cube-mesh) or switch "
      "(NVSwitch: every GPU of the baseboard at full bandwidth)", NULL},
-    {"interconnect.nvlink_generation", XS_F_INT, 0, 1, 5, 0, NULL, OFF(gpu.nvlink_generation), 0,
+    {"interconnect.nvlink_generation", XS_F_INT, 0, 1, 5, 0, NULL, G(nvlink_generation), 0,
      "NVLink generation (2: Volta and Turing, 3: Ampere, 4: Hopper); with NVLink only", NULL},
-    {"interconnect.nvlink_gpus", XS_F_INT, 0, 2, 576, 0, NULL, OFF(gpu.nvlink_gpus), 0,
+    {"interconnect.nvlink_gpus", XS_F_INT, 0, 2, 576, 0, NULL, G(nvlink_gpus), 0,
      "GPUs one NVLink fabric joins (8 on an HGX/DGX baseboard, 2 for a bridged pair); with "
      "NVLink only", NULL},
-    POS("interconnect.nvlink_gbs_bidir", 0, nvlink_gbs_bidir,
+    POS("interconnect.nvlink_gbs_bidir", 0, D(nvlink_gbs_bidir),
         "NVLink total bidirectional a GPU (GB/s); with NVLink only"),
-    STR("interconnect.host_link", 1, host_link, "host link, e.g. PCIe 4.0 x16"),
-    POS("interconnect.host_gbs_bidir", 1, host_gbs_bidir, "host link bidirectional"),
-    INT("interconnect.pcie_generation", 1, 6, gpu.pcie_generation,
+    STR("interconnect.host_link", 1, D_STR(host_link), "host link, e.g. PCIe 4.0 x16"),
+    POS("interconnect.host_gbs_bidir", 1, D(host_gbs_bidir), "host link bidirectional"),
+    INT("interconnect.pcie_generation", 1, 6, G(pcie_generation),
         "the host link's PCIe generation (its bandwidth must match host_gbs_bidir)"),
-    INT("interconnect.pcie_lanes", 1, 32, gpu.pcie_lanes, "the host link's PCIe lanes (x16: 16)"),
-    INT("interconnect.gpus_per_node", 1, 64, gpu.gpus_per_node,
+    INT("interconnect.pcie_lanes", 1, 32, G(pcie_lanes), "the host link's PCIe lanes (x16: 16)"),
+    INT("interconnect.gpus_per_node", 1, 64, G(gpus_per_node),
         "GPUs in one node of the usual server or cloud instance for this board: the default "
         "cluster.per_node"),
     NOTE("interconnect.source", "where the interconnect figures come from"),
     NOTE_OPT("interconnect.note", "free text"),
     POWER_ROWS("board power limit", "idle board power"),
-    {"power.v_floor", XS_F_NUM, 0, 0, 1, 1, NULL, OFF(power_v_floor), 0,
+    {"power.v_floor", XS_F_NUM, 0, 0, 1, 1, NULL, D(power_v_floor), 0,
      "core voltage at the lowest clocks over the core voltage at the top clock "
      "(the boost or tensor clock); with power.vf_knee_mhz (absent: the voltage in "
      "proportion to the clock, dynamic power ~ f^3)", NULL},
-    POS("power.vf_knee_mhz", 0, power_vf_knee_mhz,
+    POS("power.vf_knee_mhz", 0, D(power_vf_knee_mhz),
         "the clock below which the core voltage stops falling (sits at power.v_floor)"),
-    {"power.leak_frac", XS_F_NUM, 0, 0, 1, 0, NULL, OFF(power_leak_frac), 0,
+    {"power.leak_frac", XS_F_NUM, 0, 0, 1, 0, NULL, D(power_leak_frac), 0,
      "share of a dense kernel's core power (tdp - idle) that is leakage of the active SMs, "
      "following the voltage rather than the clock (absent: 0)", NULL},
     PRICE_ROWS("device-hour"),
-    STR("gemm.tensor_tiles", 1, gpu.tensor_tiles_text,
+    STR("gemm.tensor_tiles", 1, G_STR(tensor_tiles_text),
         "matrix-engine GEMM tiles, space-separated MxN/S[cC] (S stages, C cluster)"),
-    INT("gemm.tensor_k_bytes", 1, 4096, gpu.tensor_tiles.k_bytes,
+    INT("gemm.tensor_k_bytes", 1, 4096, G(tensor_tiles.k_bytes),
         "bytes of K one pipeline stage holds (matrix engine)"),
-    STR("gemm.unaligned_tiles", 1, gpu.unaligned_tiles_text,
+    STR("gemm.unaligned_tiles", 1, G_STR(unaligned_tiles_text),
         "matrix-engine tiles usable when operand rows are not 16-byte aligned"),
-    INT("gemm.unaligned_k_bytes", 1, 4096, gpu.unaligned_tiles.k_bytes,
+    INT("gemm.unaligned_k_bytes", 1, 4096, G(unaligned_tiles.k_bytes),
         "bytes of K one stage holds (unaligned kernels)"),
-    FRAC("gemm.unaligned_rate", gpu.unaligned_rate,
+    FRAC("gemm.unaligned_rate", G(unaligned_rate),
          "tensor rate of the unaligned kernels as a fraction of the peak"),
-    STR("gemm.simt_tiles", 1, gpu.simt_tiles_text, "vector-unit GEMM tiles, as tensor_tiles"),
-    INT("gemm.simt_k_bytes", 1, 4096, gpu.simt_tiles.k_bytes,
+    STR("gemm.simt_tiles", 1, G_STR(simt_tiles_text), "vector-unit GEMM tiles, as tensor_tiles"),
+    INT("gemm.simt_k_bytes", 1, 4096, G(simt_tiles.k_bytes),
         "bytes of K one pipeline stage holds (vector units)"),
-    INT("gemm.split_k_max", 1, 256, gpu.split_k_max,
+    INT("gemm.split_k_max", 1, 256, G(split_k_max),
         "largest split-K factor the library uses (1: none)"),
     NOTE("gemm.source", "where the tile shapes come from"),
     NOTE_OPT("gemm.note", "free text"),
-    FRAC("model.gemm_efficiency", gpu.gemm_efficiency,
+    FRAC("model.gemm_efficiency", G(gemm_efficiency),
          "fraction of the MMA peak a GEMM mainloop issues when loads and latency do not limit it"),
-    FRAC("model.gemm_efficiency_low", gpu.gemm_efficiency_low, "slow end of gemm_efficiency"),
-    FRAC("model.gemm_efficiency_high", gpu.gemm_efficiency_high, "fast end of gemm_efficiency"),
-    FRAC("model.mem_bw_efficiency", gpu.mem_bw_efficiency,
+    FRAC("model.gemm_efficiency_low", G(gemm_efficiency_low), "slow end of gemm_efficiency"),
+    FRAC("model.gemm_efficiency_high", G(gemm_efficiency_high), "fast end of gemm_efficiency"),
+    FRAC("model.mem_bw_efficiency", G(mem_bw_efficiency),
          "fraction of DRAM bandwidth streaming kernels reach"),
-    FRAC("model.mem_bw_efficiency_low", gpu.mem_bw_efficiency_low, "slow end of mem_bw_efficiency"),
-    FRAC("model.mem_bw_efficiency_high", gpu.mem_bw_efficiency_high,
+    FRAC("model.mem_bw_efficiency_low", G(mem_bw_efficiency_low), "slow end of mem_bw_efficiency"),
+    FRAC("model.mem_bw_efficiency_high", G(mem_bw_efficiency_high),
          "fast end of mem_bw_efficiency"),
-    POS("model.kernel_launch_us", 1, gpu.kernel_launch_us, "GPU-side cost of one kernel launch"),
+    POS("model.kernel_launch_us", 1, G(kernel_launch_us), "GPU-side cost of one kernel launch"),
     NOTE("model.source", "where the model parameters come from"),
     NOTE_OPT("model.note", "free text"),
     CLASS_FACTOR("gemm", XS_KC_GEMM),
@@ -152,7 +156,7 @@ static double pcie_lane_gbs(int64_t gen)
  * its PCIe generation and lanes' (within 10%: the datasheets round). */
 static int check_links(const xs_device *dev, const char *path, xs_error *err)
 {
-    const xs_gpu_params *d = &dev->gpu;
+    const xs_gpu_params *d = xs_gpu_of(dev);
     int has = d->nvlink != XS_NVLINK_NONE;
     const char *missing = !(dev->nvlink_gbs_bidir > 0) ? "interconnect.nvlink_gbs_bidir"
                           : d->nvlink_generation == 0  ? "interconnect.nvlink_generation"
@@ -190,7 +194,7 @@ static int check_links(const xs_device *dev, const char *path, xs_error *err)
 /* Relations between the fields of a GPU file. */
 int xs_gpu_check_fields(xs_device *dev, const char *path, xs_error *err)
 {
-    xs_gpu_params *d = &dev->gpu;
+    xs_gpu_params *d = xs_gpu_of(dev);
     int rc = check_links(dev, path, err);
     if (rc)
         return rc;

@@ -66,17 +66,17 @@ void xs_tpu_mxu(const xs_tpu_params *t, int64_t m, int64_t n, int64_t k, int64_t
  * which one a prediction assumes. */
 static int passes_for(const xs_device *dev, xs_dtype dt)
 {
-    return dt == XS_FP32 || dt == XS_TF32 ? (int)dev->tpu.fp32_passes : 1;
+    return dt == XS_FP32 || dt == XS_TF32 ? (int)xs_tpu_of(dev)->fp32_passes : 1;
 }
 
 static double mxu_hz(const xs_device *dev)
 {
-    return dev->tpu.clock_mhz * 1e6 * dev->tpu.mxu_efficiency;
+    return xs_tpu_of(dev)->clock_mhz * 1e6 * xs_tpu_of(dev)->mxu_efficiency;
 }
 
 static double hbm_rate(const xs_device *dev)
 {
-    return dev->mem_bw_gbs * 1e9 * dev->tpu.hbm_efficiency;
+    return dev->mem_bw_gbs * 1e9 * xs_tpu_of(dev)->hbm_efficiency;
 }
 
 static void finish(xs_estimate *est)
@@ -96,7 +96,7 @@ int xs_tpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_
                                 dev->id, op->name, (long long)op->m, (long long)op->n,
                                 (long long)op->k);
         xs_mxu_result r;
-        xs_tpu_mxu(&dev->tpu, op->m, op->n, op->k, op->batch > 0 ? op->batch : 1,
+        xs_tpu_mxu(xs_tpu_of(dev), op->m, op->n, op->k, op->batch > 0 ? op->batch : 1,
                    passes_for(dev, op->dtype), &r);
         est->engine = XS_BF16;
         est->tensor = 1;
@@ -106,7 +106,7 @@ int xs_tpu_estimate(const xs_device *dev, const xs_op *op, xs_estimate *est, xs_
         est->engine = XS_BF16;
         est->tensor = 1;
         est->compute_s = op->flops * passes_for(dev, op->dtype) /
-                         (dev->peak_tflops[XS_BF16] * 1e12 * dev->tpu.mxu_efficiency);
+                         (dev->peak_tflops[XS_BF16] * 1e12 * xs_tpu_of(dev)->mxu_efficiency);
     } else {
         /* the vector unit: one ALU operation an element where the op
          * states no FLOPs */
@@ -191,21 +191,21 @@ static double tpu_whole_step(const xs_device *dev, const xs_scenario *s, const x
         if (op->kind != XS_OP_GEMM && op->kind != XS_OP_BGEMM)
             continue;
         xs_mxu_result r;
-        xs_tpu_mxu(&dev->tpu, op->m, op->n, op->k, op->batch > 0 ? op->batch : 1,
+        xs_tpu_mxu(xs_tpu_of(dev), op->m, op->n, op->k, op->batch > 0 ? op->batch : 1,
                    passes_for(dev, op->dtype), &r);
         cycles += r.cycles * (double)op->count;
         ideal += r.ideal_cycles * (double)op->count;
     }
     int64_t rows = s->train.batch * s->train.seq;
-    int padded = rows % dev->tpu.sublanes != 0;
+    int padded = rows % xs_tpu_of(dev)->sublanes != 0;
     snprintf(note, cap,
              "XLA: %zu elementwise/copy ops fused into their producers (%.2f GB of HBM traffic "
              "a step removed); MXU: %.1f%% of matmul cycles are padding to %lldx%lld tiles%s "
              "and array fill; fp32 matmuls as %lld bf16 pass%s",
              nf, removed / 1e9, cycles > 0 ? 100 * (1 - ideal / cycles) : 0,
-             (long long)dev->tpu.mxu_dim, (long long)dev->tpu.mxu_dim,
-             padded ? " (batch x seq rows padded to 8)" : "", (long long)dev->tpu.fp32_passes,
-             dev->tpu.fp32_passes == 1 ? " (XLA DEFAULT)" : "es");
+             (long long)xs_tpu_of(dev)->mxu_dim, (long long)xs_tpu_of(dev)->mxu_dim,
+             padded ? " (batch x seq rows padded to 8)" : "", (long long)xs_tpu_of(dev)->fp32_passes,
+             xs_tpu_of(dev)->fp32_passes == 1 ? " (XLA DEFAULT)" : "es");
     /* each device's host link carries that device's share of the step */
     double link = dev->host_gbs_bidir / 2 * 1e9;
     return (double)wl->tokens_per_step / (double)s->devices * INFEED_BYTES_PER_TOKEN / link;
@@ -227,33 +227,33 @@ static void tpu_engine(const xs_device *dev, xs_gemm_engine *e)
 {
     memset(e, 0, sizeof *e);
     e->device_id = dev->id;
-    e->units = dev->tpu.cores_per_device * dev->tpu.mxus_per_core;
-    e->clock_mhz = dev->tpu.clock_mhz;
+    e->units = xs_tpu_of(dev)->cores_per_device * xs_tpu_of(dev)->mxus_per_core;
+    e->clock_mhz = xs_tpu_of(dev)->clock_mhz;
     for (int t = 0; t < XS_DTYPE_COUNT; t++) {
         e->peak_tflops[t] = dev->peak_tflops[t];
         e->peak_flops[t] = dev->peak_tflops[t] * 1e12;
-        e->efficiency[t] = dev->tpu.mxu_efficiency;
+        e->efficiency[t] = xs_tpu_of(dev)->mxu_efficiency;
     }
     e->dram_bw_gbs = dev->mem_bw_gbs;
-    e->dram_efficiency = dev->tpu.hbm_efficiency;
+    e->dram_efficiency = xs_tpu_of(dev)->hbm_efficiency;
 }
 
 static void tpu_corner(const xs_device *dev, int which, xs_device *out)
 {
     *out = *dev;
-    xs_tpu_params *t = &out->tpu;
+    xs_tpu_params *t = xs_tpu_of(out);
     if (which < 0) {
-        t->mxu_efficiency = dev->tpu.mxu_efficiency_low;
-        t->hbm_efficiency = dev->tpu.hbm_efficiency_low;
+        t->mxu_efficiency = xs_tpu_of(dev)->mxu_efficiency_low;
+        t->hbm_efficiency = xs_tpu_of(dev)->hbm_efficiency_low;
     } else if (which > 0) {
         t->mxu_efficiency = 1;
-        t->hbm_efficiency = dev->tpu.hbm_efficiency_high;
+        t->hbm_efficiency = xs_tpu_of(dev)->hbm_efficiency_high;
     }
 }
 
 static const char *tpu_arch_name(const xs_device *dev)
 {
-    return dev->tpu.generation;
+    return xs_tpu_of(dev)->generation;
 }
 
 const xs_backend xs_tpu_backend = {

@@ -49,8 +49,14 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "tpu_params.h"
+
+/* dev's own record, as the TPU model reads it (dev's class is tpu: the
+ * loader checked it); const where dev is. */
+#define xs_tpu_of(dev) XS_OWN_RECORD(xs_tpu_params, dev)
+_Static_assert(sizeof(xs_tpu_params) <= XS_DEV_OWN_BYTES && _Alignof(xs_tpu_params) <= _Alignof(xs_dev_own),
+               "the TPU record must fit xs_device.own");
 #include "op.h"
-#include "workload.h"
 
 /* The schema of a class-tpu device file and the checks between its fields
  * (tpu_device.c), which also turn the chip's figures into one device's. */

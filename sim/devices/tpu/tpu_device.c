@@ -10,59 +10,63 @@
 #include "device_fields.h"
 #include "tpu.h"
 
+/* rows that store into the xs_tpu_params record (device_fields.h) */
+#define T(m) XS_OWN(xs_tpu_params, m)
+#define T_STR(m) XS_OWN_STR(xs_tpu_params, m)
+
 static const xs_field TPU_FIELDS[] = {
     ID_ROW,
-    STR("name", 1, name, "what the device is"),
+    STR("name", 1, D_STR(name), "what the device is"),
     CLASS_ROW,
     NOTE_OPT("note", "free text"),
-    STR("compute.generation", 1, tpu.generation, "v2, v3, v4, v5e or v5p"),
-    INT("compute.tensorcores_per_chip", 1, 8, tpu.cores_per_chip, "TensorCores on one chip"),
-    INT("compute.tensorcores_per_device", 1, 8, tpu.cores_per_device,
+    STR("compute.generation", 1, T_STR(generation), "v2, v3, v4, v5e or v5p"),
+    INT("compute.tensorcores_per_chip", 1, 8, T(cores_per_chip), "TensorCores on one chip"),
+    INT("compute.tensorcores_per_device", 1, 8, T(cores_per_device),
         "TensorCores one XLA device drives: 1 where each core is a device (v2, v3), "
         "2 for megacore (v4, v5p)"),
-    INT("compute.mxus_per_tensorcore", 1, 64, tpu.mxus_per_core, "matrix units per TensorCore"),
-    INT("compute.mxu_size", 8, 1024, tpu.mxu_dim, "side of the square systolic array (128)"),
-    INT("compute.vpu_sublanes", 1, 128, tpu.sublanes,
+    INT("compute.mxus_per_tensorcore", 1, 64, T(mxus_per_core), "matrix units per TensorCore"),
+    INT("compute.mxu_size", 8, 1024, T(mxu_dim), "side of the square systolic array (128)"),
+    INT("compute.vpu_sublanes", 1, 128, T(sublanes),
         "sublanes of the vector unit: the second-minor tile a matmul's streamed rows pad to"),
-    INT("compute.vpu_lanes", 1, 1024, tpu.lanes, "lanes of the vector unit"),
-    INT("compute.vpu_alus_per_lane", 1, 16, tpu.vpu_alus,
+    INT("compute.vpu_lanes", 1, 1024, T(lanes), "lanes of the vector unit"),
+    INT("compute.vpu_alus_per_lane", 1, 16, T(vpu_alus),
         "fp32 ALUs per (sublane, lane) pair"),
-    POS("compute.clock_mhz", 1, tpu.clock_mhz, "TensorCore clock"),
-    POS("compute.peak_bf16_tflops", 1, peak_tflops[XS_BF16],
+    POS("compute.clock_mhz", 1, T(clock_mhz), "TensorCore clock"),
+    POS("compute.peak_bf16_tflops", 1, D(peak_tflops[XS_BF16]),
         "bf16 peak of the device's MXUs (the chip's quoted peak x its share)"),
     NOTE("compute.source", "where the compute figures come from"),
     NOTE_OPT("compute.note", "free text"),
-    POS("memory.capacity_gb", 1, mem_capacity_gb, "HBM the device addresses, GiB"),
-    POS("memory.bandwidth_gbs", 1, mem_bw_gbs, "HBM bandwidth of the device, 1e9 B/s"),
+    POS("memory.capacity_gb", 1, D(mem_capacity_gb), "HBM the device addresses, GiB"),
+    POS("memory.bandwidth_gbs", 1, D(mem_bw_gbs), "HBM bandwidth of the device, 1e9 B/s"),
     NOTE("memory.source", "where the memory figures come from"),
     NOTE_OPT("memory.note", "free text"),
-    INT("interconnect.ici_links", 1, 16, tpu.ici_links, "ICI ports per chip"),
-    POS("interconnect.ici_gbs_per_link", 1, tpu.ici_gbs_per_link,
+    INT("interconnect.ici_links", 1, 16, T(ici_links), "ICI ports per chip"),
+    POS("interconnect.ici_gbs_per_link", 1, T(ici_gbs_per_link),
         "ICI bandwidth of one link, one direction, 1e9 B/s"),
-    STR("interconnect.topology", 1, tpu.topology, "2d-torus or 3d-torus"),
-    STR("interconnect.pod_shape", 1, tpu.pod_shape,
+    STR("interconnect.topology", 1, T_STR(topology), "2d-torus or 3d-torus"),
+    STR("interconnect.pod_shape", 1, T_STR(pod_shape),
         "chips along each torus dimension of the largest slice (a pod), as '16x16' or "
         "'16x16x16': the slices data parallel may use, and which of their sides wrap"),
-    STR("interconnect.slice_chips", 0, tpu.slice_chips,
+    STR("interconnect.slice_chips", 0, T_STR(slice_chips),
         "the slice sizes the provider offers, in chips, ascending powers of two from 4 joined "
         "by commas (\"4,16,64,128,256\"); absent: every power of two from 4 that fits the pod"),
-    STR("interconnect.host_link", 1, host_link, "the chip's link to its host"),
-    POS("interconnect.host_gbs_bidir", 1, host_gbs_bidir,
+    STR("interconnect.host_link", 1, D_STR(host_link), "the chip's link to its host"),
+    POS("interconnect.host_gbs_bidir", 1, D(host_gbs_bidir),
         "host link, both directions, the device's share (infeed uses one direction)"),
     NOTE("interconnect.source", "where the interconnect figures come from"),
     NOTE_OPT("interconnect.note", "free text"),
     POWER_ROWS("the device's share of the chip's power under dense load",
                "the device's share of the chip's power at rest"),
     PRICE_ROWS("device-hour (the chip-hour price x the device's share)"),
-    INT("model.fp32_matmul_passes", 1, 6, tpu.fp32_passes,
+    INT("model.fp32_matmul_passes", 1, 6, T(fp32_passes),
         "bf16 passes of an fp32 matmul: 1 (XLA DEFAULT), 3 (HIGH) or 6 (HIGHEST)"),
-    FRAC("model.mxu_efficiency", tpu.mxu_efficiency,
+    FRAC("model.mxu_efficiency", T(mxu_efficiency),
          "share of MXU cycles the schedule issues beyond padding and fill"),
-    FRAC("model.mxu_efficiency_low", tpu.mxu_efficiency_low, "slow end of mxu_efficiency"),
-    FRAC("model.hbm_efficiency", tpu.hbm_efficiency,
+    FRAC("model.mxu_efficiency_low", T(mxu_efficiency_low), "slow end of mxu_efficiency"),
+    FRAC("model.hbm_efficiency", T(hbm_efficiency),
          "share of HBM bandwidth a streaming fusion reaches"),
-    FRAC("model.hbm_efficiency_low", tpu.hbm_efficiency_low, "slow end of hbm_efficiency"),
-    FRAC("model.hbm_efficiency_high", tpu.hbm_efficiency_high, "fast end of hbm_efficiency"),
+    FRAC("model.hbm_efficiency_low", T(hbm_efficiency_low), "slow end of hbm_efficiency"),
+    FRAC("model.hbm_efficiency_high", T(hbm_efficiency_high), "fast end of hbm_efficiency"),
     NOTE("model.source", "where the model parameters come from"),
     NOTE_OPT("model.note", "free text"),
 };
@@ -123,7 +127,7 @@ static int parse_slices(xs_tpu_params *t)
 
 int xs_tpu_check_fields(xs_device *d, const char *path, xs_error *err)
 {
-    xs_tpu_params *t = &d->tpu;
+    xs_tpu_params *t = xs_tpu_of(d);
     static const char *const gens[] = {"v2", "v3", "v4", "v5e", "v5p"};
     int known = 0;
     for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++)

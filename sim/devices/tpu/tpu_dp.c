@@ -171,7 +171,7 @@ static void offered_words(const xs_tpu_params *tp, int nd, int64_t per_chip, cha
 
 int xs_tpu_topology(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error *err)
 {
-    const xs_tpu_params *tp = &dev->tpu;
+    const xs_tpu_params *tp = xs_tpu_of(dev);
     int rc = gpu_keys(dev, s, err);
     if (rc)
         return rc;
@@ -206,8 +206,8 @@ int xs_tpu_topology(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_e
     if (strcmp(tp->generation, "v5e") == 0)
         snprintf(t->slice, sizeof t->slice, "v5litepod-%lld", (long long)chips);
     else
-        snprintf(t->slice, sizeof t->slice, "%s-%lld", tp->generation,
-                 (long long)(chips * tp->cores_per_chip));
+        snprintf(t->slice, sizeof t->slice, "%.*s-%lld", (int)sizeof tp->generation,
+                 tp->generation, (long long)(chips * tp->cores_per_chip));
     int cubes = nd == 3;
     for (int i = 0; i < nd; i++)
         cubes &= t->dims[i] % 4 == 0;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "threads.h"
+#include "thr_work.h"
 
 #define XS_INF_FAMILY_CHOICES "lstm|encoder"
 typedef enum { XS_INF_LSTM, XS_INF_ENCODER } xs_inf_family;

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "kernel_fn.h"
 #include "paths.h"
 #include "schema.h"
 
