@@ -58,8 +58,7 @@ ROOM_studies  := evaluate workload devices io core base
 ROOM_report   := studies evaluate workload devices io core base
 ROOM_api      := report studies evaluate workload devices io core base
 # -I flags of room $(1): itself, then what it stands on (api: the public header too)
-room_inc = $(SIM_INC_ALL) -Iinclude
-room_inc_strict = $(foreach r,$(1) $(ROOM_$(1)),-Isim/$(r))$(if $(filter api,$(1)), -Iinclude)
+room_inc = $(foreach r,$(1) $(ROOM_$(1)),-Isim/$(r))$(if $(filter api,$(1)), -Iinclude)
 SIM_INC_ALL := $(foreach r,$(SIM_ROOMS),-Isim/$(r))
 # The flags a source file compiles with, from where it lives: a room of
 # sim/; the kernels; everything above the library (calibrate/, cli/,

@@ -638,7 +638,7 @@ static void fill_device(const cal *c, const results *R, const char *id, xs_devic
     double pack_s = g->coef[7] > 0 ? 1 / g->coef[7] / 1e9 : 1000;
 
     memset(d, 0, sizeof *d);
-    xs_backend_find("cpu", &d->cls);
+    d->backend = xs_backend_find("cpu", &d->cls);
     snprintf(d->id, sizeof d->id, "%.63s", id); /* length checked before measuring */
     snprintf(d->name, sizeof d->name, "%s, %d core%s", f->model[0] ? f->model : "CPU", N,
              N > 1 ? "s" : "");

@@ -55,21 +55,21 @@ static void scenario_counts_past_2_50_should_be_refused_naming_the_fields(void)
 {
     xs_scenario s;
     xs_error err;
-    CU_ASSERT_EQUAL(load_scn("bert-large-squad", TOKENS_SETS, 9, &s, &err), XS_ERANGE);
+    CU_ASSERT_EQUAL(tu_scn_open_gated("bert-large-squad", TOKENS_SETS, 9, &s, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.batch x train.seq x train.grad_accum x "
                                            "cluster.devices = 1.48e+20 tokens a step, over "
                                            "the limit of 2^50"));
     /* 4096 layers of hidden 131072 and FFN 2^20: 1.4e15 parameters */
     const char *params[] = {"model.layers=4096", "model.hidden=131072", "model.heads=16",
                             "model.ffn=1048576", "train.batch=1", "train.seq=1"};
-    CU_ASSERT_EQUAL(load_scn("bert-large-squad", params, 6, &s, &err), XS_ERANGE);
+    CU_ASSERT_EQUAL(tu_scn_open_gated("bert-large-squad", params, 6, &s, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "= 1.41e+15 parameters, over the limit of 2^50"));
     /* the logits of an LM head: b s V */
     const char *logits[] = {"model.vocab=16777216", "train.batch=65536",
                             "train.seq=1024", "train.grad_accum=1"};
     CU_ASSERT_EQUAL(load_scn("gpt2-medium-finetune", logits, 4, &s, &err), XS_OK);
     const char *more[] = {"model.vocab=16777216", "train.batch=131072", "train.seq=1024"};
-    CU_ASSERT_EQUAL(load_scn("gpt2-medium-finetune", more, 3, &s, &err), XS_ERANGE);
+    CU_ASSERT_EQUAL(tu_scn_open_gated("gpt2-medium-finetune", more, 3, &s, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.batch x train.seq x model.vocab"));
     /* the largest values each field allows alone, with the rest small, load */
     const char *each[][2] = {{"model.layers=4096", "train.batch=1"},
@@ -94,6 +94,9 @@ static void workload_should_refuse_a_zero_count_from_code(void)
     s.devices = 1;
     s.train.grad_accum = (int64_t)1 << 40; /* past the schema: the counts wrap */
     s.train.batch = (int64_t)1 << 30;
+    CU_ASSERT_EQUAL(xs_wl_build(&s, &wl, &err), XS_ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "scenarios/bert-base-squad.json: ")); /* its file */
+    s.source[0] = '\0'; /* made in code: named by its id */
     CU_ASSERT_EQUAL(xs_wl_build(&s, &wl, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "scenario bert-base-squad: "));
 }

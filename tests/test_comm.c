@@ -236,10 +236,10 @@ static void scenario_should_refuse_an_impossible_cluster(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not whole nodes of device a100-sxm4-80gb's 8 GPUs"));
     CU_ASSERT_EQUAL(tu_lines(err.msg), 0);
     const char *ragged[] = {"cluster.devices=6", "cluster.per_node=4"};
-    CU_ASSERT_NOT_EQUAL(xs_scn_open("bert-base-squad", ragged, 2, &s, &err), XS_OK);
+    CU_ASSERT_NOT_EQUAL(tu_scn_open_gated("bert-base-squad", ragged, 2, &s, &err), XS_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cluster.per_node"));
     const char *alone[] = {"cluster.sharding=zero1"};
-    CU_ASSERT_NOT_EQUAL(xs_scn_open("bert-base-squad", alone, 1, &s, &err), XS_OK);
+    CU_ASSERT_NOT_EQUAL(tu_scn_open_gated("bert-base-squad", alone, 1, &s, &err), XS_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cluster.sharding"));
     const char *bad[] = {"cluster.interconnect=infiniband"};
     CU_ASSERT_NOT_EQUAL(xs_scn_open("bert-base-squad", bad, 1, &s, &err), XS_OK);

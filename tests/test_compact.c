@@ -7,6 +7,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "gate.h"
 #include "memory.h"
 #include "predict.h"
 #include "test_util.h"
@@ -175,7 +176,9 @@ static void variant_should_equal_a_whole_load(void)
                                  "cluster.devices=4",    "train.checkpointing=layer",
                                  "train.attention=flash"};
     /* keys that other keys derive from, model keys, and values the loader
-     * refuses: from the base's document in memory, or XS_EARG */
+     * refuses (nadam) or the gate does (a width 16 heads do not divide, a
+     * sequence past the positions): from the base's document in memory,
+     * or XS_EARG */
     const char *const derived[] = {"train.seq=128",     "model.layers=3",
                                    "train.optimizer=sgd", "train.lora.rank=8",
                                    "model.hidden=1000", "train.seq=100000",
@@ -199,13 +202,16 @@ static void variant_should_equal_a_whole_load(void)
                 CU_ASSERT_EQUAL(rf, XS_OK);
                 CU_ASSERT_EQUAL(memcmp(&whole, &fast, sizeof whole), 0);
                 derived_same += k >= np && rf == XS_OK && !memcmp(&whole, &fast, sizeof whole);
+                /* the same scenario: the gate refuses both or neither */
+                refused += rf == XS_OK && xs_wl_gate(&fast, &err) != XS_OK;
             } else { /* the whole load's refusal is the caller's to give */
                 CU_ASSERT_EQUAL(rf, XS_EARG);
                 refused++;
             }
         }
         /* the derived keys went the document's way, and the bad values
-         * were refused (neither list empty by accident) */
+         * were refused, by the loader or by the gate (neither list empty
+         * by accident) */
         CU_ASSERT(derived_same >= 4);
         CU_ASSERT(refused >= 2);
         xs_scn_base_free(b);

@@ -348,7 +348,7 @@ static void configs_should_refuse_what_is_not_modelled(void)
     const char *hd[] = {"model.head_dropout=0.1"};
     CU_ASSERT_EQUAL_FATAL(xs_resolve("scenarios", "bert-base-lora-sst2", path, sizeof path, &err),
                           XS_OK);
-    CU_ASSERT_EQUAL(xs_scn_load(path, hd, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_EQUAL(tu_scn_load_gated(path, hd, 1, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model.head_dropout needs model.family distilbert"));
 }
 

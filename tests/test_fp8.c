@@ -218,7 +218,7 @@ static void fp8_should_refuse_what_it_does_not_model(void)
         int n = cases[i].sets[1] ? 2 : 1;
         xs_scenario s;
         xs_error err;
-        CU_ASSERT_NOT_EQUAL(xs_scn_open(FP8_SCN, cases[i].sets, n, &s, &err), XS_OK);
+        CU_ASSERT_NOT_EQUAL(tu_scn_open_gated(FP8_SCN, cases[i].sets, n, &s, &err), XS_OK);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].says));
     }
     static const struct {
@@ -232,7 +232,7 @@ static void fp8_should_refuse_what_it_does_not_model(void)
         const char *sets[] = {"train.precision=fp8", other[i].set};
         xs_scenario s;
         xs_error err;
-        CU_ASSERT_NOT_EQUAL(xs_scn_open(other[i].id, sets, other[i].set ? 2 : 1, &s, &err),
+        CU_ASSERT_NOT_EQUAL(tu_scn_open_gated(other[i].id, sets, other[i].set ? 2 : 1, &s, &err),
                             XS_OK);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, other[i].says));
     }
@@ -327,7 +327,7 @@ static void int8_should_be_refused_without_lora_or_bf16(void)
     for (size_t i = 0; i < 2; i++) {
         xs_scenario s;
         xs_error err;
-        CU_ASSERT_NOT_EQUAL(xs_scn_open(ids[i], cases[i].sets, 2, &s, &err), XS_OK);
+        CU_ASSERT_NOT_EQUAL(tu_scn_open_gated(ids[i], cases[i].sets, 2, &s, &err), XS_OK);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].says));
     }
     /* no int8 tensor cores: the V100 refuses, the T4 runs it */

@@ -367,7 +367,7 @@ static void llama_configs_should_refuse_what_is_not_modelled(void)
     char path[512];
     CU_ASSERT_EQUAL_FATAL(xs_resolve("scenarios", "gpt2-medium-finetune", path, sizeof path, &err),
                           XS_OK);
-    CU_ASSERT_EQUAL(xs_scn_load(path, classic, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_EQUAL(tu_scn_load_gated(path, classic, 1, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "needs model.family llama"));
 }
 

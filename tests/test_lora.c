@@ -234,7 +234,7 @@ static void bad_lora_keys_should_be_refused_by_name(void)
             n++;
         xs_scenario s;
         xs_error err;
-        CU_ASSERT_NOT_EQUAL(xs_scn_open(cases[i].id, cases[i].sets, n, &s, &err), XS_OK);
+        CU_ASSERT_NOT_EQUAL(tu_scn_open_gated(cases[i].id, cases[i].sets, n, &s, &err), XS_OK);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].says));
         if (!strstr(err.msg, cases[i].says))
             fprintf(stderr, "\ncase %zu: %s\n", i, err.msg);

@@ -99,22 +99,22 @@ static void relations_and_overflow_should_be_rejected(void)
     xs_scenario s;
     xs_error err;
     const char *heads[] = {"model.heads=7"};
-    CU_ASSERT_EQUAL(load("bert-large-squad", heads, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_EQUAL(tu_scn_open_gated("bert-large-squad", heads, 1, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model.hidden (1024) must be divisible by "
                                            "model.heads (7)"));
     const char *seq[] = {"train.seq=1024"};
-    CU_ASSERT_EQUAL(load("bert-large-squad", seq, 1, &s, &err), XS_ERANGE);
+    CU_ASSERT_EQUAL(tu_scn_open_gated("bert-large-squad", seq, 1, &s, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "must not exceed model.max_positions (512)"));
     const char *huge[] = {"train.batch=1048576", "model.max_positions=1048576",
                           "train.seq=1048576"};
-    CU_ASSERT_EQUAL(load("bert-large-squad", huge, 3, &s, &err), XS_ERANGE);
+    CU_ASSERT_EQUAL(tu_scn_open_gated("bert-large-squad", huge, 3, &s, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.batch x train.seq x model.hidden x 3 = "
                                            "3.38e+15 elements in the q, k and v tensors, over "
                                            "the limit of 2^50"));
     /* every factor in range, the step's 2^63 tokens past int64 (fuzz_scenario) */
     const char *step[] = {"train.batch=1048576", "model.max_positions=2048", "train.seq=2048",
                           "train.grad_accum=65536", "cluster.devices=65536"};
-    CU_ASSERT_EQUAL(load("bert-large-squad", step, 5, &s, &err), XS_ERANGE);
+    CU_ASSERT_EQUAL(tu_scn_open_gated("bert-large-squad", step, 5, &s, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.batch x train.seq x train.grad_accum x "
                                            "cluster.devices = 9.22e+18 tokens a step"));
 }

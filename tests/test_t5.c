@@ -302,14 +302,14 @@ static void t5_configs_should_refuse_what_is_not_modelled(void)
     };
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         const char *one[] = {opts[i].set};
-        CU_ASSERT_NOT_EQUAL(xs_scn_open(SCN, one, 1, &s, &err), XS_OK);
+        CU_ASSERT_NOT_EQUAL(tu_scn_open_gated(SCN, one, 1, &s, &err), XS_OK);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, opts[i].says));
         if (!strstr(err.msg, opts[i].says))
             fprintf(stderr, "\n%s: %s\n", opts[i].set, err.msg);
     }
     /* and the t5 keys on another family */
     const char *bert[] = {"train.target_seq=128"};
-    CU_ASSERT_EQUAL(xs_scn_open("bert-base-squad", bert, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_EQUAL(tu_scn_open_gated("bert-base-squad", bert, 1, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.target_seq needs model.family t5"));
 }
 
@@ -364,7 +364,7 @@ static void lora_should_adapt_q_and_v_of_both_stacks(void)
     const char *gated[] = {config_set("t5-v1_1-base"), "train.lora.rank=8",
                            "train.lora.targets=wi"};
     xs_error err;
-    CU_ASSERT_EQUAL(xs_scn_open(SCN, gated, 3, &s, &err), XS_EFIELD);
+    CU_ASSERT_EQUAL(tu_scn_open_gated(SCN, gated, 3, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'wi' names no linear module of this T5 model"));
 }
 

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "fileio.h"
+#include "gate.h"
 #include "paths.h"
 
 static char tmpdir[256];
@@ -133,11 +134,32 @@ xs_device tu_device(const char *id)
     return d;
 }
 
+static int gated(int rc, const char *const *sets, int n, const xs_scenario *s, xs_error *err)
+{
+    if (rc == XS_OK && (rc = xs_wl_gate(s, err)) != XS_OK)
+        xs_scn_name_sets(sets, n, err);
+    return rc;
+}
+
+int tu_scn_open_gated(const char *id_or_path, const char *const *sets, int n, xs_scenario *s,
+                      xs_error *err)
+{
+    return gated(xs_scn_open(id_or_path, sets, n, s, err), sets, n, s, err);
+}
+
+int tu_scn_load_gated(const char *path, const char *const *sets, int n, xs_scenario *s,
+                      xs_error *err)
+{
+    return gated(xs_scn_load(path, sets, n, s, err), sets, n, s, err);
+}
+
 int tu_build_err(const char *id, const char *const *sets, int n, xs_scenario *s, xs_workload *wl,
                  xs_error *err)
 {
     int rc = xs_scn_open(id, sets, n, s, err);
-    return rc ? rc : xs_wl_build(s, wl, err);
+    if (!rc && (rc = xs_wl_build(s, wl, err)) != XS_OK)
+        xs_scn_name_sets(sets, n, err);
+    return rc;
 }
 
 int tu_build(const char *id, const char *const *sets, int n, xs_scenario *s, xs_workload *wl)

@@ -35,6 +35,14 @@ void tu_run_free(tu_result *r);
 /* Number of lines in s. */
 int tu_lines(const char *s);
 
+/* A scenario loaded as the commands take it, id or path (xs_scn_open) or
+ * path (xs_scn_load), then through the workload's gate (its relations,
+ * gate.h), a gate error naming the overrides it is about. */
+int tu_scn_open_gated(const char *id_or_path, const char *const *sets, int n, xs_scenario *s,
+                      xs_error *err);
+int tu_scn_load_gated(const char *path, const char *const *sets, int n, xs_scenario *s,
+                      xs_error *err);
+
 /* A shipped device (devices/<id>.json), loaded or failed as a test assertion. */
 xs_device tu_device(const char *id);
 

@@ -328,7 +328,7 @@ static void vit_configs_and_scenarios_should_refuse_what_is_not_modelled(void)
     CU_ASSERT_EQUAL_FATAL(xs_resolve("scenarios", "bert-base-squad", path, sizeof path, &err),
                           XS_OK);
     const char *classic[] = {"model.image_size=224"};
-    CU_ASSERT_EQUAL(xs_scn_load(path, classic, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_EQUAL(tu_scn_load_gated(path, classic, 1, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model.image_size needs model.family vit"));
 }
 
@@ -384,7 +384,7 @@ static void classic_cls_heads_should_score_model_labels(void)
     char path[512];
     CU_ASSERT_EQUAL_FATAL(xs_resolve("scenarios", "bert-base-squad", path, sizeof path, &err),
                           XS_OK);
-    CU_ASSERT_EQUAL(xs_scn_load(path, wide, 1, &s, &err), XS_EFIELD);
+    CU_ASSERT_EQUAL(tu_scn_load_gated(path, wide, 1, &s, &err), XS_EFIELD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model.labels (5) needs model.head cls"));
 }
 

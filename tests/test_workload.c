@@ -476,14 +476,14 @@ static void optimizer_impls_should_launch_as_their_code_does(void)
     xs_error err;
     CU_ASSERT_EQUAL_FATAL(xs_resolve("scenarios", tiny, path, sizeof path, &err), XS_OK);
     const char *c1[] = {"train.optimizer_impl=foreach"};
-    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c1, 1, &s, &err), XS_OK);
+    CU_ASSERT_NOT_EQUAL(tu_scn_load_gated(path, c1, 1, &s, &err), XS_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "train.fused_optimizer false"));
     const char *c2[] = {"train.optimizer=sgd", "train.fused_optimizer=false",
                         "train.optimizer_impl=foreach"};
-    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c2, 3, &s, &err), XS_OK);
+    CU_ASSERT_NOT_EQUAL(tu_scn_load_gated(path, c2, 3, &s, &err), XS_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "adam and adamw"));
     const char *c3[] = {"train.optimizer=bertadam", "train.optimizer_impl=multi_tensor"};
-    CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c3, 2, &s, &err), XS_OK);
+    CU_ASSERT_NOT_EQUAL(tu_scn_load_gated(path, c3, 2, &s, &err), XS_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bertadam"));
     const char *c4[] = {"train.optimizer_impl=fast"};
     CU_ASSERT_NOT_EQUAL(xs_scn_load(path, c4, 1, &s, &err), XS_OK);

@@ -30,18 +30,7 @@
  * machines this was tuned on; half of it, leaving room for A and C) */
 #define L2_PANEL_BYTES (1u << 20)
 
-void xs_krn_gemm_bf16_ref(int ta, int tb, size_t m, size_t n, size_t k, const xs_bf16 *A,
-                          const xs_bf16 *B, float *C, int accumulate)
-{
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < n; j++) {
-            float s = 0;
-            for (size_t p = 0; p < k; p++)
-                s += xs_bf16_to_f32(A[xs_krn_a_index(ta, m, k, i, p)]) *
-                     xs_bf16_to_f32(B[xs_krn_b_index(tb, n, k, p, j)]);
-            C[i * n + j] = accumulate ? C[i * n + j] + s : s;
-        }
-}
+
 
 #ifdef XS_X86
 static size_t up32(size_t x)

@@ -46,17 +46,7 @@ static size_t up(size_t x, size_t q)
     return (x + q - 1) / q * q;
 }
 
-void xs_krn_gemm_f32_ref(int ta, int tb, size_t m, size_t n, size_t k, const float *A,
-                         const float *B, float *C, int accumulate)
-{
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < n; j++) {
-            float s = 0;
-            for (size_t p = 0; p < k; p++)
-                s += A[xs_krn_a_index(ta, m, k, i, p)] * B[xs_krn_b_index(tb, n, k, p, j)];
-            C[i * n + j] = accumulate ? C[i * n + j] + s : s;
-        }
-}
+
 
 /* Element i of an fp32 or bf16 array, as fp32. */
 static inline float elem(const void *x, size_t i, int bf16)

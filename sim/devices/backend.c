@@ -12,11 +12,6 @@ const xs_backend *xs_backend_at(int i)
     return i >= 0 && i < NCLASSES ? CLASSES[i] : NULL;
 }
 
-const xs_backend *xs_backend_of(const xs_device *dev)
-{
-    return CLASSES[dev->cls >= 0 && dev->cls < NCLASSES ? dev->cls : 0];
-}
-
 const xs_backend *xs_backend_find(const char *name, int *index)
 {
     for (int i = 0; i < NCLASSES; i++)

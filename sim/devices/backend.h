@@ -2,9 +2,11 @@
  * const table: the schema of its device files and the checks between their
  * fields, the description of its matrix engine for the class-neutral GEMM
  * model, its op estimate, its slow/fast corners, its architecture name, and
- * whether it runs asynchronously to the host. The core never switches on
- * the class; adding a class is its model file, its schema file and one slot
- * in backend.c's table (and its parameter struct in xs_device's union). */
+ * whether it runs asynchronously to the host, and what it offers beyond
+ * (topology, power, the CUDA runtime). Nothing outside the class's own
+ * folder (devices/gpu, cpu, tpu) switches on the class: it asks the record.
+ * Adding a class is its folder (model, schema, its own record's type, which
+ * xs_device.own holds) and one slot in backend.c's table. */
 #ifndef XS_BACKEND_H
 #define XS_BACKEND_H
 
@@ -22,7 +24,7 @@
  * cls indexes it); the "class" field of a device file is one of them. */
 #define XS_CLASS_CHOICES "gpu|cpu|tpu"
 
-typedef struct {
+typedef struct xs_backend {
     const char *name; /* the device files' "class" */
     /* What a file of this class is, for `xpusim devices --help`. */
     const char *doc;
@@ -90,8 +92,11 @@ extern const xs_backend xs_gpu_backend;
 extern const xs_backend xs_cpu_backend;
 extern const xs_backend xs_tpu_backend;
 
-/* The class of dev (always one of the table: loading checked it). */
-const xs_backend *xs_backend_of(const xs_device *dev);
+/* The class of dev: the record its loader set (one of the table's). */
+static inline const xs_backend *xs_backend_of(const xs_device *dev)
+{
+    return dev->backend;
+}
 
 /* The class named name ("gpu"), or NULL; *index receives its table index. */
 const xs_backend *xs_backend_find(const char *name, int *index);

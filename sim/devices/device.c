@@ -138,6 +138,7 @@ static int from_json(const cJSON *root, const char *path, xs_device *out, xs_err
     const xs_field *fields = be->fields(&n);
     xs_device d;
     memset(&d, 0, sizeof d);
+    d.backend = be;
     int rc = xs_schema_apply(fields, n, root, path, &d, err);
     if (!rc)
         rc = bounds_check(fields, n, &d, path, err);

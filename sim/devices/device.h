@@ -29,10 +29,15 @@ typedef union {
     unsigned char bytes[XS_DEV_OWN_BYTES];
 } xs_dev_own;
 
+struct xs_backend;
+
 typedef struct {
     char id[64];
     char name[96];
     int cls;       /* index of its class in backend.c's table (XS_CLASS_CHOICES) */
+    const struct xs_backend *backend; /* that class's record (backend.h), set by the
+                                         loader: a device knows its class without
+                                         the table */
     char arch[24]; /* "ampere", ... for GPUs; the instruction set (amx-bf16, ...) for CPUs */
 
     /* Dense peaks in TFLOP/s (TOPS for int8) as quoted: fp32 on the vector

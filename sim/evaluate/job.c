@@ -12,14 +12,18 @@ int xs_job_scenario(xs_job *j, const char *scenario, const char *const *sets, in
                     xs_error *err)
 {
     int rc = xs_scn_open(scenario, sets, nsets, &j->s, err);
-    return rc ? rc : xs_wl_build(&j->s, &j->wl, err);
+    if (!rc && (rc = xs_wl_build(&j->s, &j->wl, err)) != XS_OK)
+        xs_scn_name_sets(sets, nsets, err);
+    return rc;
 }
 
 int xs_job_scenario_compact(xs_job *j, const char *scenario, const char *const *sets,
                             int nsets, xs_error *err)
 {
     int rc = xs_scn_open(scenario, sets, nsets, &j->s, err);
-    return rc ? rc : xs_wl_build_compact(&j->s, &j->wl, NULL, err);
+    if (!rc && (rc = xs_wl_build_compact(&j->s, &j->wl, NULL, err)) != XS_OK)
+        xs_scn_name_sets(sets, nsets, err);
+    return rc;
 }
 
 int xs_job_predict(xs_job *j, int band, xs_error *err)

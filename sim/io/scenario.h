@@ -205,10 +205,15 @@ typedef struct {
     double cuda_context_mib;
     xs_host host; /* the `host` section as given: 0 = the default (host.c);
                      flat_us unused here (train.host_op_us) */
+    /* the file it was loaded from, as its errors name it; "" for one made
+     * in code (or a path too long for it: then its errors name its id) */
+    char source[512];
 } xs_scenario;
 
 /* Load path, apply the n overrides ("train.batch=64"), resolve hf_config
- * (relative to the scenario's folder) and validate everything. */
+ * (relative to the scenario's folder) and validate every field; the
+ * relations between them are the workload's gate's (gate.h), checked when
+ * the workload is built. */
 int xs_scn_load(const char *path, const char *const *overrides, int n, xs_scenario *scn,
                 xs_error *err);
 
@@ -254,6 +259,13 @@ int xs_scn_variant(const xs_scn_base *b, const char *const *vary, int n, xs_scen
                    xs_error *err);
 /* What xs_scn_base_open kept (not b itself). */
 void xs_scn_base_free(xs_scn_base *b);
+
+/* Prefix err's message with each of the n overrides ("--set KEY=VALUE: ")
+ * whose key or value it mentions: an error found after they were applied
+ * (a relation between fields, a Hugging Face import, the workload's gate)
+ * is about the file as changed. Done by the loader for its own errors and
+ * by whoever builds the workload of a scenario it loaded with overrides. */
+void xs_scn_name_sets(const char *const *overrides, int n, xs_error *err);
 
 /* Check one override "key=value" on its own, as xs_scn_load would (a known
  * key, a value its field accepts), with the same error; relations between

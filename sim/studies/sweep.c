@@ -350,7 +350,9 @@ static int point_scenario(const xs_sweep_spec *sp, const xs_scn_base *base,
     int rc = base && xs_scn_variant(base, varied, nvaried, &j->s, err) == XS_OK
                  ? XS_OK
                  : xs_scn_open(sp->scenario, sets, n, &j->s, err);
-    return rc ? rc : xs_wl_build_compact(&j->s, &j->wl, scratch, err);
+    if (!rc && (rc = xs_wl_build_compact(&j->s, &j->wl, scratch, err)) != XS_OK)
+        xs_scn_name_sets(sets, n, err);
+    return rc;
 }
 
 /* A thread's last point whose step every device predicted: its step's

@@ -169,17 +169,3 @@ int xs_wb_data_parallel_step(xs_wb *c)
     }
     return 0;
 }
-
-/* Each device steps its shard: the optimizer's work divided by the
- * devices, its launches kept. */
-void xs_wb_divide_optimizer(xs_workload *wl, double n)
-{
-    for (size_t i = 0; i < wl->n; i++) {
-        xs_op *op = &wl->ops[i];
-        if (op->phase != XS_PH_OPT)
-            continue;
-        op->bytes /= n;
-        op->flops /= n;
-        op->elems /= n;
-    }
-}

@@ -402,3 +402,17 @@ void xs_wb_optimizer(xs_wb *c)
     if (zeroed) /* optimizer.zero_grad(): grad.zero_() tensor by tensor */
         opt_op(c, XS_OP_ELTWISE, P, c->Wm, 0, tensors, XS_ISSUE_LOOP, 1, "grad.zero");
 }
+
+/* Each device steps its shard: the optimizer's work divided by the
+ * devices, its launches kept. */
+void xs_wb_divide_optimizer(xs_workload *wl, double n)
+{
+    for (size_t i = 0; i < wl->n; i++) {
+        xs_op *op = &wl->ops[i];
+        if (op->phase != XS_PH_OPT)
+            continue;
+        op->bytes /= n;
+        op->flops /= n;
+        op->elems /= n;
+    }
+}

@@ -26,6 +26,7 @@
 #include "grow.h"
 #include "kernel_fn.h"
 #include "fp8.h"
+#include "gate.h"
 #include "kernel_op.h"
 #include "lora.h"
 
@@ -508,21 +509,11 @@ static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_wl_scrat
                  xs_error *err)
 {
     const xs_model *m = &s->model;
-    if (m->arch == XS_DECODER && m->head == XS_HEAD_SPAN)
-        return xs_error_set(err, XS_EUNSUPPORTED,
-                            "scenario %s: model.head 'span' needs model.arch 'encoder'", s->id);
-    if (m->family == XS_FAMILY_DISTILBERT && m->head == XS_HEAD_LM)
-        return xs_error_set(err, XS_EUNSUPPORTED,
-                            "scenario %s: model.family distilbert models model.head cls and span "
-                            "only", s->id);
-    /* a scenario built in code skips the loader: check its sizes here too */
-    char where[96];
-    snprintf(where, sizeof where, "scenario %s", s->id);
-    int rc = xs_scn_bounds_check(s, where, err);
-    if (!rc) /* fit changes the batch: TE's shapes again */
-        rc = xs_fp8_check(s, where, err);
+    int rc = xs_wl_gate(s, err);
     if (rc)
         return rc;
+    char where[96];
+    snprintf(where, sizeof where, "scenario %s", s->id);
     memset(wl, 0, sizeof *wl);
     wl->micro_batches = s->train.grad_accum;
     /* bounds.c has refused what would overflow; checked all the same, so

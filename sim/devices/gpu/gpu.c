@@ -37,22 +37,6 @@ double xs_gpu_clock_mhz(const xs_device *dev)
     return xs_gpu_of(dev)->clock_sustained_mhz * xs_dev_clock_scale(dev);
 }
 
-/* CUDA C++ Programming Guide, "Technical Specifications per Compute
- * Capability": maximum number of resident threads per SM. */
-int64_t xs_sm_threads(int64_t sm_version)
-{
-    switch (sm_version) {
-    case 70: case 72: case 80: case 90:
-        return 2048;
-    case 86: case 87: case 89:
-        return 1536;
-    case 75:
-        return 1024;
-    default:
-        return 0;
-    }
-}
-
 /* Every NVIDIA SM here has 64K 32-bit registers (datasheets.md 1b [N15]). */
 #define REGFILE_KB_PER_SM 256.0
 
