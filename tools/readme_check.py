@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""readme_check.py — re-run the README's example commands and compare what
-they print with the output block under each, so that the README shows real
-output and says when it no longer does.
+"""readme_check.py — re-run the examples of README.md and docs/*.md and
+compare what they print with the output block under each, so that the
+documentation shows real output and says when it no longer does.
 
 A case is a ```sh block whose lines are `./xpusim ...` commands (an
 `; echo "exit $?"` tail allowed) and `cat FILE` of what they wrote,
@@ -13,14 +13,23 @@ left out and listed, as are blocks without an output block.
 
 Each case runs in a scratch folder that links the repository's top-level
 entries, so files the commands write (figs/, batch.csv) stay out of the
-tree. Exit 0 when every case matches, 1 otherwise, with a unified diff per
-mismatch. --update writes what the commands print now into the blocks
-that differ and hold no `...` (those are trimmed by hand), atomically.
+tree; commands in docs/ run from the repository root too, as a user types
+them there. Every relative link [text](path) of a file must name a file
+that exists (and, for path#anchor into a Markdown file, one of its
+headings), so that moving a section cannot leave a dead link behind.
 
-    tools/readme_check.py [--readme README.md] [--bin ./xpusim] [-v] [--update]
+Exit 0 when every case matches and every link resolves, 1 otherwise, with
+a unified diff per mismatch. --update writes what the commands print now
+into the blocks that differ and hold no `...` (those are trimmed by hand),
+atomically.
+
+    tools/readme_check.py [--readme FILE]... [--bin ./xpusim] [-v] [--update]
+
+--readme may be repeated; without it: README.md, then docs/*.md sorted.
 """
 import argparse
 import difflib
+import glob
 import os
 import re
 import shutil
@@ -91,20 +100,51 @@ def scratch(root):
     return d
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--readme", default="README.md")
-    ap.add_argument("--bin", default="./xpusim")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    ap.add_argument("--update", action="store_true")
-    args = ap.parse_args()
-    root = os.path.dirname(os.path.abspath(args.readme))
-    xpusim = os.path.abspath(args.bin)
-    if not os.access(xpusim, os.X_OK):
-        sys.exit(f"readme_check: {args.bin}: not an executable (run make first)")
-    with open(args.readme, encoding="utf-8") as f:
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def slug(heading):
+    """GitHub's anchor for a heading: lower case, punctuation but - and _
+    dropped, spaces to -."""
+    h = heading.strip().lstrip("#").strip().lower().replace("`", "")
+    return re.sub(r"[^\w\- ]", "", h).replace(" ", "-")
+
+
+def anchors(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r"```.*?```", "", text, flags=re.S)  # a shell comment is no heading
+    return {slug(l) for l in text.split("\n") if l.startswith("#")}
+
+
+def dead_links(path, lines):
+    """'FILE:LINE: target (why)' for each relative link that names no file
+    or no heading of the file it names; links out of the tree (http:,
+    mailto:) are not followed."""
+    dead = []
+    fence = False
+    here = os.path.dirname(os.path.abspath(path))
+    for n, line in enumerate(lines, 1):
+        if line.strip().startswith("```"):
+            fence = not fence
+        if fence:
+            continue
+        for target in LINK.findall(line):
+            if re.match(r"[a-z]+:", target):
+                continue
+            file, _, anchor = target.partition("#")
+            full = os.path.normpath(os.path.join(here, file)) if file else os.path.abspath(path)
+            if not os.path.exists(full):
+                dead.append(f"{path}:{n}: {target} (no such file)")
+            elif anchor and full.endswith(".md") and anchor not in anchors(full):
+                dead.append(f"{path}:{n}: {target} (no such heading)")
+    return dead
+
+
+def check_file(path, name, xpusim, env, root, args):
+    """Runs the cases of one file: (matched, differed, updated, not run)."""
+    with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    env = dict(os.environ, XPUSIM_DATA=root)
     ok = bad = 0
     left = []
     updates = []
@@ -115,7 +155,7 @@ def main():
         if not runnable or expected is None or any(host_specific(c) for c in cmds):
             if cmds and any("xpusim" in c for c in cmds):
                 why = "no output block" if expected is None else "host- or user-specific"
-                left.append(f"  README.md:{at}: {cmds[0][:70]} ({why})")
+                left.append(f"  {name}:{at}: {cmds[0][:70]} ({why})")
             continue
         d = scratch(root)
         out = []
@@ -128,28 +168,60 @@ def main():
         if matches(expected, out):
             ok += 1
             if args.verbose:
-                print(f"ok   README.md:{at}: {cmds[0][:70]}")
+                print(f"ok   {name}:{at}: {cmds[0][:70]}")
             continue
         bad += 1
         if args.update and not any(l.strip() == "..." for l in expected):
             updates.append((first, len(expected), out))
-            print(f"UPDATED README.md:{at}: {cmds[0]}")
+            print(f"UPDATED {name}:{at}: {cmds[0]}")
             continue
-        print(f"DIFF README.md:{at}: {cmds[0]}")
-        for l in difflib.unified_diff(expected, out, "README", "now", lineterm="", n=1):
+        print(f"DIFF {name}:{at}: {cmds[0]}")
+        for l in difflib.unified_diff(expected, out, name, "now", lineterm="", n=1):
             print("    " + l)
     for first, n, out in reversed(updates):
         lines[first:first + n] = out
     if updates:
-        tmp = args.readme + ".tmp"
+        tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write("\n".join(lines))
-        os.replace(tmp, args.readme)
+        os.replace(tmp, path)
         bad -= len(updates)
-    print(f"readme_check: {ok} blocks match, {bad} differ, {len(updates)} updated, "
-          f"{len(left)} not run:")
-    print("\n".join(left))
-    return 1 if bad else 0
+    return ok, bad, len(updates), left, dead_links(name, lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--readme", action="append",
+                    help="a Markdown file to check (repeatable; default README.md and docs/*.md)")
+    ap.add_argument("--bin", default="./xpusim")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--update", action="store_true")
+    args = ap.parse_args()
+    # The repository this script lives in: the commands' data and the
+    # default files are found there wherever it is run from.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = args.readme or [os.path.join(root, "README.md")] + sorted(
+        glob.glob(os.path.join(root, "docs", "*.md")))
+    xpusim = os.path.abspath(args.bin)
+    if not os.access(xpusim, os.X_OK):
+        sys.exit(f"readme_check: {args.bin}: not an executable (run make first)")
+    env = dict(os.environ, XPUSIM_DATA=root)
+    ok = bad = updated = 0
+    left = []
+    dead = []
+    for path in files:
+        name = os.path.relpath(path, root) if os.path.abspath(path).startswith(root + os.sep) else path
+        o, b, u, lft, dd = check_file(path, name, xpusim, env, root, args)
+        ok, bad, updated = ok + o, bad + b, updated + u
+        left += lft
+        dead += dd
+    for d in dead:
+        print(f"DEAD LINK {d}")
+    print(f"readme_check: {ok + bad + updated} cases in {len(files)} files: {ok} match, "
+          f"{bad} differ, {updated} updated; {len(left)} blocks not run; {len(dead)} dead links")
+    if left:
+        print("\n".join(left))
+    return 1 if bad or dead else 0
 
 
 if __name__ == "__main__":
