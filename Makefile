@@ -172,6 +172,12 @@ DATADIR := $(DESTDIR)$(PREFIX)/share/xpusim
 MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
 # xpusim.pc names PREFIX, so it is written at install time, never cached.
 # The static library needs what sim/ links against: pkg-config --static.
+# Its Libs carry an rpath to PREFIX/lib (RUNPATH: LD_LIBRARY_PATH still
+# wins) for every PREFIX but /usr, so that `cc prog.c $(pkg-config --cflags
+# --libs xpusim)` runs where the loader does not look (/opt, $HOME/.local,
+# /usr/local on a system without it in ld.so.conf, or before ldconfig).
+PC_RPATH ?= $(if $(filter /usr /usr/,$(PREFIX)),,-Wl$(comma)-rpath$(comma)$${libdir} )
+comma := ,
 define pc_text
 prefix=$(PREFIX)
 libdir=$${prefix}/lib
@@ -182,11 +188,16 @@ Name: xpusim
 Description: predicts the time, energy and cost of Transformer fine-tuning, kernel by kernel
 Version: $(SO_VERSION)
 Requires.private: libcjson
-Libs: -L$${libdir} -lxpusim
+Libs: -L$${libdir} $(PC_RPATH)-lxpusim
 Libs.private: -lm -fopenmp -pthread -ldl
 Cflags: -I$${includedir}
 endef
 export pc_text
+# Installed for real (no DESTDIR) by root: the ld.so cache refreshed, so
+# that programs and Python find libxpusim.so.0 by its soname at once.
+XS_LDCONFIG = @if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+	  ldc=$$(command -v ldconfig || echo /sbin/ldconfig); [ ! -x "$$ldc" ] || "$$ldc" || \
+	  echo "make: ldconfig failed: run it as root for the loader to find libxpusim.so.0" >&2; fi
 build/xpusim.1: xpusim tools/man.sh
 	tools/man.sh ./xpusim $(SO_VERSION) > $@.tmp && mv $@.tmp $@
 install: xpusim lib build/xpusim.1
@@ -204,10 +215,12 @@ install: xpusim lib build/xpusim.1
 	install -d $(DATADIR)/plots $(DATADIR)/data
 	install -m 644 plots/*.gp $(DATADIR)/plots/
 	cp -R data/measured data/published $(DATADIR)/data/
+	$(XS_LDCONFIG)
 uninstall:
 	rm -f $(BINDIR)/xpusim $(LIBDIR)/$(SO_REAL) $(LIBDIR)/$(SO_NAME) $(LIBDIR)/libxpusim.so \
 	  $(LIBDIR)/libxpusim.a $(INCDIR)/xpusim.h $(LIBDIR)/pkgconfig/xpusim.pc $(MANDIR)/xpusim.1
 	rm -rf $(DATADIR)
+	$(XS_LDCONFIG)
 
 # A GPU and NVML stand-in for the cuda backend's tests (tests/fake_gpu.c):
 # one shared object both XS_CUDA_LIB and XS_NVML_LIB point at. Built

@@ -13,9 +13,10 @@ Every failure raises xpusim.Error, whose message is the line the xpusim
 command prints after "xpusim: error: ".
 """
 import ctypes
-import ctypes.util
 import json
 import os
+import subprocess
+import sys
 
 __all__ = ["Error", "version", "devices", "scenarios", "predict", "summary", "ops",
            "compare", "sweep", "validate"]
@@ -73,30 +74,82 @@ class _GridOpts(ctypes.Structure):
                 ("deadline_h", ctypes.c_double)]
 
 
-def _load():
-    tried = []
-    env = os.environ.get("XPUSIM_LIB")
-    candidates = [env] if env else []
+_SONAME = "libxpusim.so.%d" % _MAJOR
+
+
+def _places():
+    """(folder or None for the system loader, data root or None), in the
+    order tried: the checkout this module runs from (python/xpusim in a
+    clone: its build/rel/), this package's folder, where the build found
+    the library (pkg-config), the system loader (LD_LIBRARY_PATH, the
+    ld.so cache), the usual prefixes' lib/ (this Python's, the user's,
+    /usr/local, /usr), pkg-config now, the checkout the package was built
+    from. A checkout's library finds no share/xpusim beside it, so its data
+    root goes with it."""
     here = os.path.dirname(os.path.abspath(__file__))
-    candidates.append(os.path.join(here, "libxpusim.so.%d" % _MAJOR))
-    candidates.append("libxpusim.so.%d" % _MAJOR)  # the system loader
-    found = ctypes.util.find_library("xpusim")
-    if found:
-        candidates.append(found)
-    for c in candidates:
-        if os.sep in c and not os.path.exists(c):
-            tried.append(c + " (no such file)")
+    src = os.path.dirname(os.path.dirname(here))
+    if os.path.exists(os.path.join(src, "include", "xpusim.h")):
+        yield os.path.join(src, "build", "rel"), src
+    yield here, None
+    try:
+        from . import _where
+    except ImportError:  # run from the sources: no build wrote it
+        _where = None
+    if _where and _where.LIBDIR:
+        yield _where.LIBDIR, None
+    yield None, None
+    import site
+    for prefix in (sys.prefix, site.USER_BASE, "/usr/local", "/usr"):
+        if prefix:
+            yield os.path.join(prefix, "lib"), None
+    try:
+        r = subprocess.run(["pkg-config", "--variable=libdir", "xpusim"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, timeout=30)
+        if r.returncode == 0 and r.stdout.strip():
+            yield r.stdout.decode().strip(), None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    if _where and _where.CHECKOUT:
+        yield os.path.join(_where.CHECKOUT, "build", "rel"), _where.CHECKOUT
+
+
+def _load():
+    env = os.environ.get("XPUSIM_LIB")
+    if env:
+        try:
+            return ctypes.CDLL(env), env
+        except OSError as e:
+            raise ImportError("xpusim: XPUSIM_LIB=%s: %s; point it at %s or unset it"
+                              % (env, e, _SONAME)) from None
+    tried, seen = [], set()
+    for folder, data in _places():
+        if folder is None:
+            try:
+                return ctypes.CDLL(_SONAME), _SONAME
+            except OSError:
+                tried.append("the system loader (LD_LIBRARY_PATH, ld.so cache)")
+                continue
+        path = os.path.join(os.path.abspath(folder), _SONAME)
+        if path in seen:
+            continue
+        seen.add(path)
+        if not os.path.exists(path):
+            tried.append(os.path.dirname(path))
             continue
         try:
-            return ctypes.CDLL(c)
+            lib = ctypes.CDLL(path)
         except OSError as e:
-            tried.append("%s (%s)" % (c, e))
-    raise ImportError("xpusim: cannot load libxpusim.so.%d; tried %s. Install it (make install "
-                      "PREFIX=...) and set LD_LIBRARY_PATH to PREFIX/lib, or XPUSIM_LIB to the "
-                      "file" % (_MAJOR, "; ".join(tried)))
+            tried.append("%s (%s)" % (path, e))
+            continue
+        if data and not os.environ.get("XPUSIM_DATA"):
+            os.environ["XPUSIM_DATA"] = data
+        return lib, path
+    raise ImportError("xpusim: cannot find %s; looked in %s. Install it (make install; with "
+                      "PREFIX=DIR, run pip install ./python again with PKG_CONFIG_PATH="
+                      "DIR/lib/pkgconfig) or set XPUSIM_LIB to the file" % (_SONAME, ", ".join(tried)))
 
 
-_lib = _load()
+_lib, _LIB_PATH = _load()  # _LIB_PATH: the file, or the soname the loader found
 _P = ctypes.POINTER
 _vp = ctypes.c_void_p
 _strs = _P(ctypes.c_char_p)
