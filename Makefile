@@ -610,10 +610,12 @@ measured-refresh:
 # skipped, with a line saying so, where it is not. python3-torch (PyTorch 1.13,
 # CPU) is the client test-torch-lstm compares the LSTM kernel with: 221
 # packages, 76 MB to fetch, 772 MB installed, 2 min 18 s on the 2-core build
-# host (measured 2026-11-28).
+# host (measured 2026-11-28). python3-venv: test-install pip-installs the
+# Python package into a fresh venv, as docs/install.md tells a user to
+# (python/ builds with its own backend: no setuptools or wheel needed).
 DEB_PKGS := build-essential libcjson-dev libcunit1-dev libgsl-dev gnuplot-nox libdnnl-dev python3 \
             clang libclang-rt-14-dev libomp-dev valgrind pkg-config man-db groff-base python3-pip \
-            python3-setuptools python3-wheel python3-torch
+            python3-venv python3-torch
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

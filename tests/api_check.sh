@@ -125,6 +125,10 @@ install)
     cmp -s "$tmp/predict.out" "$tmp/static.out" || fail "the static and shared examples print differently"
     (cd "$tmp/elsewhere" && "$prefix/bin/xpusim" predict --summary) > "$tmp/cli.out" ||
         fail "the installed xpusim does not find its data"
+    # run by its name from PATH, as a user runs it (argv[0] has no folder then)
+    (cd "$tmp/elsewhere" && PATH="$prefix/bin:$PATH" env $noenv xpusim predict --summary) \
+        > "$tmp/path.out" 2>&1 || { cat "$tmp/path.out"; fail "xpusim run from PATH does not find its data"; }
+    cmp -s "$tmp/cli.out" "$tmp/path.out" || fail "xpusim from PATH prints differently"
     # plot finds its gnuplot scripts in PREFIX/share/xpusim/plots
     (cd "$tmp/elsewhere" && "$prefix/bin/xpusim" plot waterfall -d a100-sxm4-80gb -s bert-large-squad \
         -o "$tmp/figs") > "$tmp/plot.out" 2>&1 || { cat "$tmp/plot.out"; fail "the installed xpusim plot"; }

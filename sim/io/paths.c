@@ -70,6 +70,18 @@ int xs_data_root(char *dst, size_t size, xs_error *err)
      * installed tree still works when moved or staged (DESTDIR), and a
      * program or Python module loading the library finds it without
      * XPUSIM_DATA whatever the executable is. */
+    /* the command itself, run by name from PATH as PREFIX/bin/xpusim:
+     * dladdr below names the main program by its argv[0], which then has
+     * no folder, so the executable's own folder is asked first */
+    if (exe_dir[0]) {
+        char up[PATH_MAX], share[PATH_MAX + 32];
+        xs_dirname(exe_dir, up, sizeof up);
+        snprintf(share, sizeof share, "%s/share/xpusim/devices", up);
+        if (is_dir(share)) {
+            snprintf(dst, size, "%s/share/xpusim", up);
+            return XS_OK;
+        }
+    }
     Dl_info self;
     if (dladdr((void *)xs_data_root, &self) && self.dli_fname && strchr(self.dli_fname, '/')) {
         char real[PATH_MAX], here[PATH_MAX], up[PATH_MAX];
