@@ -93,17 +93,8 @@ static int by_cost(const void *a, const void *b)
 }
 
 /* The one line when the filters leave nothing: what the nearest runs take. */
-static int nothing_within(const cli_options *o, const xs_rank_item *k, size_t n)
+static int nothing_within(const cli_options *o, const xs_rank_outcome *d)
 {
-    double cheapest = -1, fastest = -1;
-    for (size_t i = 0; i < n; i++) {
-        if (!k[i].candidate)
-            continue;
-        if (cheapest < 0 || k[i].cost_usd < cheapest)
-            cheapest = k[i].cost_usd;
-        if (fastest < 0 || k[i].run_time_s < fastest)
-            fastest = k[i].run_time_s;
-    }
     char msg[512], limits[128] = "";
     if (o->budget_usd > 0)
         snprintf(limits, sizeof limits, "--budget-usd %g", o->budget_usd);
@@ -113,7 +104,7 @@ static int nothing_within(const cli_options *o, const xs_rank_item *k, size_t n)
     snprintf(msg, sizeof msg,
              "compare: no run is within %s: the cheapest run costs $%.2f, the fastest takes "
              "%.2f h",
-             limits, cheapest, fastest / 3600);
+             limits, d->cheapest_usd, d->fastest_s / 3600);
     return cli_fail(EXIT_DATA, msg);
 }
 
@@ -154,38 +145,27 @@ static int decide(const cli_options *o, const xs_job *j, const xs_device *devs, 
         rc = cli_fail(EXIT_DATA, "out of memory");
     else if (xs_sweep_eval(&sp, 0, g.points, rows, &err))
         rc = cli_fail_err(&err);
-    size_t dropped = 0, fitting = 0, predicted = 0, shown = 0;
+    size_t predicted = 0;
+    unsigned char *ran = rc == 0 ? malloc(nrows ? nrows : 1) : NULL;
+    if (rc == 0 && !ran)
+        rc = cli_fail(EXIT_DATA, "out of memory");
     for (size_t i = 0; rc == 0 && i < nrows; i++) {
         const xs_sweep_row *r = &rows[i];
-        xs_rank_item *k = &ranks[i];
-        *k = (xs_rank_item){r->run_time_s, r->run_energy_kwh, r->run_cost_usd, r->mfu,
-                            r->predicted && r->fits, 0, 0};
+        ranks[i] = (xs_rank_item){r->run_time_s, r->run_energy_kwh, r->run_cost_usd, r->mfu,
+                                  r->predicted && r->fits, 0, 0};
+        ran[i] = (unsigned char)r->predicted;
         predicted += (size_t)r->predicted;
-        fitting += (size_t)k->candidate;
-        if (k->candidate && !xs_rank_within(k, o->budget_usd, o->deadline_h)) {
-            dropped++;
-            continue;
-        }
-        order[shown++] = i;
     }
-    if (rc == 0 && fitting && dropped == fitting) {
-        rc = nothing_within(o, ranks, nrows);
-    } else if (rc == 0) {
-        for (size_t i = 0; i < nrows; i++) /* the left out are not in the field */
-            ranks[i].candidate &= xs_rank_within(&ranks[i], o->budget_usd, o->deadline_h);
-        xs_rank_score(ranks, nrows, &w);
-        if (xs_rank_pareto(ranks, nrows, &err))
-            rc = cli_fail_err(&err);
-    }
-    unsigned char *ran = rc == 0 ? malloc(nrows ? nrows : 1) : NULL;
-    for (size_t i = 0; ran && i < nrows; i++)
-        ran[i] = (unsigned char)rows[i].predicted;
-    if (rc == 0 && (!ran || xs_rank_order(order, shown, ranks, ran)))
-        rc = cli_fail(EXIT_DATA, "out of memory");
+    xs_rank_outcome out = {0};
+    if (rc == 0 && xs_rank_decide(ranks, nrows, ran, &w, o->budget_usd, o->deadline_h, order,
+                                  &out, &err))
+        rc = cli_fail_err(&err);
+    else if (rc == 0 && out.none_within)
+        rc = nothing_within(o, &out);
     free(ran);
     if (rc == 0) {
-        xs_decision d = {&j->s, &j->wl, {&g, devs, 1, 1}, rows, ranks, order, shown, w,
-                         o->budget_usd, o->deadline_h, dropped};
+        xs_decision d = {&j->s, &j->wl, {&g, devs, 1, 1}, rows, ranks, order, out.shown, w,
+                         o->budget_usd, o->deadline_h, out.dropped};
         xs_strbuf sb = {0};
         xs_report_decision(&sb, o->format, &d);
         rc = cli_deliver(&sb, o->output);

@@ -515,45 +515,25 @@ int xs_compare(const char *scenario, const char *const *sets, int nsets,
     unsigned char *ran = calloc(n, 1);
     if (!ranks || !order || !ran)
         rc = fail(st, XS_ENOMEM, "out of memory");
-    /* as `xpusim compare` decides: the runs outside the limits are left
-     * out, and out of the field the others are scored against */
-    size_t shown = 0, fitting = 0, dropped = 0;
     for (size_t i = 0; rc == XS_OK && i < n; i++) {
         const xs_sweep_row *s = &r.rows[i];
         ranks[i] = (xs_rank_item){s->run_time_s, s->run_energy_kwh, s->run_cost_usd, s->mfu,
                                   s->predicted && s->fits, 0, 0};
         ran[i] = (unsigned char)s->predicted;
-        fitting += (size_t)ranks[i].candidate;
-        if (ranks[i].candidate &&
-            !xs_rank_within(&ranks[i], opts->budget_usd, opts->deadline_h)) {
-            dropped++;
-            ranks[i].candidate = 0;
-            continue;
-        }
-        order[shown++] = i;
     }
-    if (rc == XS_OK && fitting && dropped == fitting) {
-        double cheapest = -1, fastest = -1;
-        for (size_t i = 0; i < n; i++)
-            if (r.rows[i].predicted && r.rows[i].fits) {
-                if (cheapest < 0 || r.rows[i].run_cost_usd < cheapest)
-                    cheapest = r.rows[i].run_cost_usd;
-                if (fastest < 0 || r.rows[i].run_time_s < fastest)
-                    fastest = r.rows[i].run_time_s;
-            }
+    /* as `xpusim compare` decides (rank.h) */
+    xs_rank_outcome d = {0};
+    if (rc == XS_OK && xs_rank_decide(ranks, n, ran, &w, opts->budget_usd, opts->deadline_h,
+                                      order, &d, &err))
+        rc = out(st, &err);
+    if (rc == XS_OK && d.none_within) {
         xs_error_set(&err, XS_EARG,
                      "no run is within budget_usd %g and deadline_h %g (<= 0: none): the "
                      "cheapest run costs $%.2f, the fastest takes %.2f h",
-                     opts->budget_usd, opts->deadline_h, cheapest, fastest / 3600);
+                     opts->budget_usd, opts->deadline_h, d.cheapest_usd, d.fastest_s / 3600);
         rc = out(st, &err);
     }
-    if (rc == XS_OK) {
-        xs_rank_score(ranks, n, &w);
-        if (xs_rank_pareto(ranks, n, &err))
-            rc = out(st, &err);
-    }
-    if (rc == XS_OK && xs_rank_order(order, shown, ranks, ran))
-        rc = fail(st, XS_ENOMEM, "out of memory");
+    size_t shown = d.shown;
     if (rc == XS_OK) {
         *rows = public_rows(&r.g, r.devs, r.rows, ranks, order, shown);
         rc = *rows ? ok(st) : fail(st, XS_ENOMEM, "out of memory");

@@ -18,21 +18,12 @@
 #include "op.h"
 #include "stack.h"
 
-/* Host microseconds for one launch issued the given way (the per-launch
- * part only for XS_ISSUE_MULTI, whose one Python call is extra). */
-double xs_host_launch_us(const xs_host *h, int issue);
-
 /* Host seconds to issue one call of op: all its launches and the
  * nn.Module calls that wrap it. */
 double xs_host_op_s(const xs_host *h, const xs_op *op);
 
-/* The same for the many ops of a step: the costs of h that do not depend
- * on the op, worked out once, then each op's time with them. */
-typedef struct {
-    double launch_us[XS_ISSUE_COUNT]; /* xs_host_launch_us of each issue kind */
-    double multi_call_us;             /* a multi-tensor apply's one Python call */
-} xs_host_costs;
-void xs_host_costs_of(const xs_host *h, xs_host_costs *c);
+/* The same for the many ops of a step, with the costs of h that do not
+ * depend on the op worked out once (xs_host_costs_of). */
 double xs_host_op_s_at(const xs_host *h, const xs_host_costs *c, const xs_op *op);
 
 #endif

@@ -8,7 +8,6 @@
 
 #include "backend.h"
 #include "fsdp.h"
-#include "host.h"
 
 /* Bytes a parameter takes in each role, by precision and AMP mode: the
  * model's own weights, a master copy, the gradients autograd writes, the

@@ -404,6 +404,7 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
         xs_scn_host(s, &p->host);
         host = &p->host;
         xs_host_costs_of(host, &hc);
+        p->host_costs = hc;
     }
     double core = xs_energy_core(dev);
     /* Each op in one pass: its estimate (remembered with its energy where

@@ -19,6 +19,7 @@ typedef struct {
     double matmul_time_s; /* of which GEMM, batched GEMM and fused attention */
     double host_wait_s;   /* device idle, waiting for the host (syncs, launches) */
     xs_host host;         /* the host model the timeline ran with (async devices) */
+    xs_host_costs host_costs; /* its prices a launch (what reports show of it) */
     double host_issue_s;  /* host time to issue the step's kernels, all of them */
     double phase_time_s[XS_PHASE_COUNT];
     double bound_time_s[XS_BOUND_COUNT];

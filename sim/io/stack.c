@@ -101,3 +101,25 @@ void xs_host_resolve(const xs_host *given, xs_host *out)
     }
     memcpy(out, &h, sizeof h);
 }
+
+double xs_host_launch_us(const xs_host *h, int issue)
+{
+    if (h->flat_us > 0)
+        return h->flat_us;
+    double us;
+    switch (issue) {
+    case XS_ISSUE_ENGINE: us = h->dispatch_us + h->launch_us; break;
+    case XS_ISSUE_MULTI: us = h->launch_us; break;
+    case XS_ISSUE_LOOP: us = h->python_us + h->dispatch_us + h->launch_us; break;
+    case XS_ISSUE_AUTOCAST: us = h->dispatch_us + h->autograd_us + h->launch_us; break;
+    default: us = h->python_us + h->dispatch_us + h->autograd_us + h->launch_us; break;
+    }
+    return us / h->cpu_scale;
+}
+
+void xs_host_costs_of(const xs_host *h, xs_host_costs *c)
+{
+    for (int i = 0; i < XS_ISSUE_COUNT; i++)
+        c->launch_us[i] = xs_host_launch_us(h, i);
+    c->multi_call_us = (h->python_us + h->dispatch_us) / h->cpu_scale;
+}

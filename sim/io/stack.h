@@ -1,10 +1,13 @@
 /* stack.h — the training stack's host side as a scenario gives it (its
  * `host` section): the PyTorch era and what one torch call, dispatch,
  * autograd record, launch and nn.Module call cost on the host, with the
- * sourced defaults of each era (stack.c). The host model (host.h) prices a
- * step's launches with it. */
+ * sourced defaults of each era (stack.c), and what that makes one launch
+ * cost by who issues it (xs_issue). The host model (host.h) adds a step's
+ * launches up with these prices; reports show them. */
 #ifndef XS_STACK_H
 #define XS_STACK_H
+
+#include "op.h"
 
 /* PyTorch eras whose host costs differ where a published measurement
  * shows it (host.c); XS_FW_UNSTATED keeps the era-free per-op figures. */
@@ -46,5 +49,17 @@ void xs_host_resolve(const xs_host *given, xs_host *out);
 
 /* "pytorch-1.13", ...; "?" out of range. */
 const char *xs_framework_name(int fw);
+
+/* Host microseconds for one launch issued the given way (the per-launch
+ * part only for XS_ISSUE_MULTI, whose one Python call is extra). */
+double xs_host_launch_us(const xs_host *h, int issue);
+
+/* The prices of h that do not depend on the op, worked out once for the
+ * many ops of a step (the host model's, host.h, and the reports'). */
+typedef struct {
+    double launch_us[XS_ISSUE_COUNT]; /* xs_host_launch_us of each issue kind */
+    double multi_call_us;             /* a multi-tensor apply's one Python call */
+} xs_host_costs;
+void xs_host_costs_of(const xs_host *h, xs_host_costs *c);
 
 #endif

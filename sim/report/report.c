@@ -6,7 +6,7 @@
 #include "report.h"
 #include "backend.h"
 
-#include "host.h"
+#include "stack.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +195,7 @@ static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenari
     if (p->note[0])
         xs_sb_printf(sb, "compiled  %s\n", p->note);
     const xs_host *h = &p->host;
+    const xs_host_costs *c = &p->host_costs;
     if (p->host_issue_s <= 0)
         return; /* the host is the device: nothing is issued ahead */
     if (h->flat_us > 0)
@@ -206,10 +207,9 @@ static void predict_header(xs_strbuf *sb, const xs_device *dev, const xs_scenari
                      "host      us a launch: eager %.3g, engine %.3g, autocast %.3g, loop %.3g, "
                      "multi-tensor %.3g + %.3g a call; nn.Module call %.3g (framework %s, "
                      "cpu_scale %.3g); %.1f ms to issue the step\n",
-                     xs_host_launch_us(h, XS_ISSUE_EAGER), xs_host_launch_us(h, XS_ISSUE_ENGINE),
-                     xs_host_launch_us(h, XS_ISSUE_AUTOCAST), xs_host_launch_us(h, XS_ISSUE_LOOP),
-                     xs_host_launch_us(h, XS_ISSUE_MULTI),
-                     (h->python_us + h->dispatch_us) / h->cpu_scale, h->module_us / h->cpu_scale,
+                     c->launch_us[XS_ISSUE_EAGER], c->launch_us[XS_ISSUE_ENGINE],
+                     c->launch_us[XS_ISSUE_AUTOCAST], c->launch_us[XS_ISSUE_LOOP],
+                     c->launch_us[XS_ISSUE_MULTI], c->multi_call_us, h->module_us / h->cpu_scale,
                      xs_framework_name(h->framework), h->cpu_scale, p->host_issue_s * 1e3);
 }
 

@@ -177,3 +177,36 @@ int xs_rank_order(size_t *order, size_t n, const xs_rank_item *items,
     free(v);
     return 0;
 }
+
+int xs_rank_decide(xs_rank_item *items, size_t n, const unsigned char *predicted,
+                   const xs_weights *w, double budget_usd, double deadline_h, size_t *order,
+                   xs_rank_outcome *out, xs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->cheapest_usd = out->fastest_s = -1;
+    for (size_t i = 0; i < n; i++) {
+        xs_rank_item *k = &items[i];
+        if (k->candidate) {
+            out->fitting++;
+            if (out->cheapest_usd < 0 || k->cost_usd < out->cheapest_usd)
+                out->cheapest_usd = k->cost_usd;
+            if (out->fastest_s < 0 || k->run_time_s < out->fastest_s)
+                out->fastest_s = k->run_time_s;
+        }
+        if (k->candidate && !xs_rank_within(k, budget_usd, deadline_h)) {
+            out->dropped++;
+            k->candidate = 0; /* not in the field the others are scored against */
+            continue;
+        }
+        order[out->shown++] = i;
+    }
+    if (out->fitting && out->dropped == out->fitting) {
+        out->none_within = 1;
+        return XS_OK;
+    }
+    xs_rank_score(items, n, w);
+    int rc = xs_rank_pareto(items, n, err);
+    if (!rc && xs_rank_order(order, out->shown, items, predicted))
+        rc = xs_error_set(err, XS_ENOMEM, "out of memory");
+    return rc;
+}

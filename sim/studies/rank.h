@@ -60,4 +60,24 @@ int xs_rank_within(const xs_rank_item *it, double budget_usd, double deadline_h)
 int xs_rank_order(size_t *order, size_t n, const xs_rank_item *items,
                   const unsigned char *predicted);
 
+/* What xs_rank_decide made of the runs: order[0, shown) the runs to list,
+ * in compare's order; dropped of the fitting runs were outside the
+ * limits. none_within: every run that fits is outside them (nothing is
+ * ranked; the caller says so, with the cheapest run's dollars and the
+ * fastest run's seconds). */
+typedef struct {
+    size_t shown, fitting, dropped;
+    int none_within;
+    double cheapest_usd, fastest_s;
+} xs_rank_outcome;
+
+/* The decision `xpusim compare` and xs_compare make over n runs (items:
+ * metrics and candidate filled; predicted[i]: the run could be predicted):
+ * the candidates outside budget_usd and deadline_h left out (and out of
+ * the field the others are scored against), the rest scored (w) and
+ * marked Pareto-optimal, and their order (order: n slots). 0, or XS_ENOMEM. */
+int xs_rank_decide(xs_rank_item *items, size_t n, const unsigned char *predicted,
+                   const xs_weights *w, double budget_usd, double deadline_h, size_t *order,
+                   xs_rank_outcome *out, xs_error *err);
+
 #endif
