@@ -112,7 +112,7 @@ FORCE:
 
 .PHONY: validate-kept validate-heldout validate-tracecal
 .PHONY: cuda test-cuda bench-cuda gpu-bundle gpu-campaign test-campaign
-.PHONY: lib install uninstall test-install test-api-header
+.PHONY: lib install uninstall test-install test-api-header check-layers
 .PHONY: test-torch-lstm test-clang test-aarch64 deps-aarch64 test-nokern test-readme
 .PHONY: FORCE all asan test test-rel test-asan test-py test-plots test-valgrind golden plots validate bench clean deps same-outputs measured-refresh
 
@@ -529,6 +529,16 @@ test-campaign: xpusim
 	XPUSIM_BIN=./xpusim tests/campaign_check.sh
 
 include tests/fuzz/fuzz.mk
+
+# The layering, shown with the build: every room's include of a room it
+# does not stand on fails to compile, the objects' symbols point down (or
+# from a registry up to the records it lists), and no object files form a
+# circle (tools/check_layers.py).
+LAYER_REGISTRIES := sim/devices/backend.c=devices/gpu,devices/cpu,devices/tpu \
+                    sim/io/family.c=workload/families
+check-layers: xpusim
+	python3 tools/check_layers.py --cc "$(CC)" --objects $(REL) \
+	  $(foreach r,$(SIM_ROOMS),--room '$(r)=$(ROOM_$(r))') $(LAYER_REGISTRIES:%=--registry %)
 
 # A refactoring's proof: 171 fixed commands run with BASE's binary and this
 # tree's, stdout, stderr and exit status compared byte for byte.

@@ -10,6 +10,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "family.h"
 #include "lora.h"
 #include "memory.h"
 #include "scenario.h"
@@ -168,6 +169,12 @@ static void trainable_params_should_match_peft(void)
     xs_wl_free(&wl);
 }
 
+/* Whether s's LoRA adapts the linear, with its family's module names. */
+static int targeted(const xs_scenario *s, const char *linear, int layer)
+{
+    return xs_lora_targeted(s, xs_family_of(s->model.family)->lora(s), linear, layer);
+}
+
 /* PEFT matches a target as the module's name or a '.'-suffix of it. */
 static void targets_should_match_as_peft_does(void)
 {
@@ -178,28 +185,28 @@ static void targets_should_match_as_peft_does(void)
     CU_ASSERT_EQUAL_FATAL(xs_scn_open("bert-base-squad-hf", sets, 4, &s, &err), XS_OK);
     static const char *const dense[] = {"attn.out", "ffn.up", "ffn.down"};
     for (int i = 0; i < 3; i++)
-        CU_ASSERT(xs_lora_targeted(&s, dense[i], 4));
-    CU_ASSERT(xs_lora_targeted(&s, "head.pooler", -1));
-    CU_ASSERT(!xs_lora_targeted(&s, "attn.q", 4));
-    CU_ASSERT(!xs_lora_targeted(&s, "head.classifier", -1));
+        CU_ASSERT(targeted(&s, dense[i], 4));
+    CU_ASSERT(targeted(&s, "head.pooler", -1));
+    CU_ASSERT(!targeted(&s, "attn.q", 4));
+    CU_ASSERT(!targeted(&s, "head.classifier", -1));
     snprintf(s.train.lora_targets, sizeof s.train.lora_targets, "output.dense");
-    CU_ASSERT(xs_lora_targeted(&s, "attn.out", 0) && xs_lora_targeted(&s, "ffn.down", 0));
-    CU_ASSERT(!xs_lora_targeted(&s, "ffn.up", 0));
+    CU_ASSERT(targeted(&s, "attn.out", 0) && targeted(&s, "ffn.down", 0));
+    CU_ASSERT(!targeted(&s, "ffn.up", 0));
     snprintf(s.train.lora_targets, sizeof s.train.lora_targets, "layer.3.attention.self.query");
-    CU_ASSERT(xs_lora_targeted(&s, "attn.q", 3) && !xs_lora_targeted(&s, "attn.q", 13));
-    CU_ASSERT(!xs_lora_targeted(&s, "attn.q", 1)); /* "layer.13" is not "layer.3" */
+    CU_ASSERT(targeted(&s, "attn.q", 3) && !targeted(&s, "attn.q", 13));
+    CU_ASSERT(!targeted(&s, "attn.q", 1)); /* "layer.13" is not "layer.3" */
     s.train.lora_targets[0] = '\0'; /* PEFT's default for bert: query, value */
-    CU_ASSERT(xs_lora_targeted(&s, "attn.q", 0) && xs_lora_targeted(&s, "attn.v", 0));
-    CU_ASSERT(!xs_lora_targeted(&s, "attn.k", 0));
+    CU_ASSERT(targeted(&s, "attn.q", 0) && targeted(&s, "attn.v", 0));
+    CU_ASSERT(!targeted(&s, "attn.k", 0));
     snprintf(s.train.lora_targets, sizeof s.train.lora_targets, "all-linear");
-    CU_ASSERT(xs_lora_targeted(&s, "attn.k", 0) && xs_lora_targeted(&s, "head.pooler", -1));
-    CU_ASSERT(!xs_lora_targeted(&s, "head.classifier", -1));
+    CU_ASSERT(targeted(&s, "attn.k", 0) && targeted(&s, "head.pooler", -1));
+    CU_ASSERT(!targeted(&s, "head.classifier", -1));
     const char *g[] = {"train.lora.rank=8", "train.lora.targets=c_proj"};
     CU_ASSERT_EQUAL_FATAL(xs_scn_open("gpt2-medium-finetune", g, 2, &s, &err), XS_OK);
-    CU_ASSERT(xs_lora_targeted(&s, "attn.out", 0) && xs_lora_targeted(&s, "ffn.down", 0));
-    CU_ASSERT(!xs_lora_targeted(&s, "attn.qkv", 0) && !xs_lora_targeted(&s, "head.lm", -1));
+    CU_ASSERT(targeted(&s, "attn.out", 0) && targeted(&s, "ffn.down", 0));
+    CU_ASSERT(!targeted(&s, "attn.qkv", 0) && !targeted(&s, "head.lm", -1));
     char path[128];
-    CU_ASSERT_EQUAL(xs_lora_module(XS_LORA_LLAMA, "ffn.gate", 2, path, sizeof path), 0);
+    CU_ASSERT_EQUAL(xs_lora_module(xs_family_llama.lora(&s), "ffn.gate", 2, path, sizeof path), 0);
     CU_ASSERT_STRING_EQUAL(path, "model.layers.2.mlp.gate_proj");
 }
 

@@ -39,7 +39,7 @@ typedef enum {
     XS_FAMILY_DISTILBERT,
     XS_FAMILY_VIT,
     XS_FAMILY_T5
-} xs_family;
+} xs_family_id;
 /* which attention projections carry a bias in the llama family: none
  * (Llama, Mistral), qkv (Qwen2: q, k and v but not o) or all (Llama's
  * attention_bias true) */
@@ -132,7 +132,7 @@ typedef struct {
     int64_t layers, hidden, heads, ffn, vocab, max_positions, type_vocab;
     double dropout, attn_dropout;
     char hf_config[256]; /* "" when the model is inline */
-    int family;             /* xs_family */
+    int family;             /* xs_family_id (family.h: its record) */
     int64_t kv_heads;       /* key/value heads (GQA); 0: model.heads */
     int tied;               /* the LM head's weight is the token embedding */
     int attention_bias;     /* xs_attn_bias (llama family) */
@@ -289,6 +289,14 @@ int xs_scn_template(const char *id, cJSON **out, xs_error *err);
 
 /* The schema table, for `--help` and documentation. */
 const xs_field *xs_scn_fields(size_t *n);
+/* The row of the key at path ("train.batch"), or NULL. */
+const xs_field *xs_scn_field(const char *path);
+/* In a scenario document (the loader's, before the schema reads it): the
+ * value at path when its row would take it, else NULL (the schema then
+ * reports it); value put at path, objects made on the way (0, or -1: a
+ * non-object in the way, or out of memory; value is then the caller's). */
+const cJSON *xs_scn_doc_value(const cJSON *root, const char *path);
+int xs_scn_doc_put(cJSON *root, const char *path, cJSON *value);
 
 /* The vit family's sequence: one token a patch, (image_size /
  * patch_size)^2, and the class token; 0 when the sizes are not set. */
@@ -304,6 +312,7 @@ int64_t xs_model_decoder_layers(const xs_model *m);
 const char *xs_precision_name(int p);
 const char *xs_optimizer_name(int o);
 const char *xs_sharding_name(int sharding);
+const char *xs_activation_name(int activation);
 
 /* The optimizer t runs (train.fp32_optimizer applies in fp32/tf32) and
  * whether it runs as fused kernels (multi-tensor, or one a tensor). */

@@ -6,6 +6,7 @@
 #include "report.h"
 #include "backend.h"
 
+#include "family.h"
 #include "stack.h"
 
 #include <stdio.h>
@@ -78,64 +79,13 @@ static const char *op_dtype(const xs_op *op)
     return xs_op_is_matmul(op->kind) ? xs_dtype_name(op->dtype) : "-";
 }
 
-static const char *act_name(int a)
-{
-    static const char *names[] = {"gelu", "gelu_new", "relu", "silu"};
-    return a >= 0 && a < 4 ? names[a] : "?";
-}
-
 static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workload *wl)
 {
     const xs_model *m = &s->model;
     const xs_train *t = &s->train;
-    if (m->family == XS_FAMILY_VIT) {
-        xs_sb_printf(sb,
-                     "model     vit encoder, %lld layers, hidden %lld, %lld heads, ffn %lld, "
-                     "image %lld x %lld x %lld, patch %lld: seq %lld = %lld patches + class "
-                     "token, cls head over %lld labels: %.1f M parameters\n",
-                     (long long)m->layers, (long long)m->hidden, (long long)m->heads,
-                     (long long)m->ffn, (long long)m->channels, (long long)m->image_size,
-                     (long long)m->image_size, (long long)m->patch_size,
-                     (long long)xs_model_vit_seq(m), (long long)xs_model_vit_seq(m) - 1,
-                     (long long)m->labels, wl->params / 1e6);
-    } else if (m->family == XS_FAMILY_T5) {
-        xs_sb_printf(sb,
-                     "model     t5 encoder-decoder, %lld + %lld layers, hidden %lld, %lld heads, "
-                     "%s%s ffn %lld, vocab %lld, %lld position buckets, %s lm head: %.1f M "
-                     "parameters\n",
-                     (long long)m->layers, (long long)xs_model_decoder_layers(m),
-                     (long long)m->hidden, (long long)m->heads, m->gated_ffn ? "gated " : "",
-                     act_name(m->activation), (long long)m->ffn, (long long)m->vocab,
-                     (long long)m->relative_buckets, m->tied ? "tied" : "untied",
-                     wl->params / 1e6);
-    } else if (m->family == XS_FAMILY_LLAMA) { /* the classic line stays as it was */
-        xs_sb_printf(sb,
-                     "model     llama decoder, %lld layers, hidden %lld, %lld heads (%lld kv), "
-                     "gated silu ffn %lld, vocab %lld, %s %s head: %.1f M parameters\n",
-                     (long long)m->layers, (long long)m->hidden, (long long)m->heads,
-                     (long long)xs_model_kv_heads(m), (long long)m->ffn, (long long)m->vocab,
-                     m->tied ? "tied" : "untied", m->head == XS_HEAD_LM ? "lm" : "cls",
-                     wl->params / 1e6);
-    } else {
-        xs_sb_printf(sb,
-                     "model     %s, %lld layers, hidden %lld, %lld heads, ffn %lld, vocab %lld, "
-                     "%s head: %.1f M parameters\n",
-                     m->family == XS_FAMILY_DISTILBERT ? "distilbert encoder"
-                     : m->arch == XS_DECODER           ? "decoder"
-                                                       : "encoder",
-                     (long long)m->layers,
-                     (long long)m->hidden, (long long)m->heads, (long long)m->ffn,
-                     (long long)m->vocab, m->head == XS_HEAD_SPAN ? "span"
-                                          : m->head == XS_HEAD_LM ? "lm" : "cls",
-                     wl->params / 1e6);
-    }
+    xs_family_of(m->family)->describe(sb, s, wl->params);
     int fused;
     int opt = xs_train_optimizer(t, &fused);
-    if (m->family == XS_FAMILY_T5)
-        xs_sb_printf(sb,
-                     "seq2seq   source (encoder) seq %lld, target (decoder) seq %lld; tokens/s "
-                     "counts source tokens\n",
-                     (long long)t->seq, (long long)t->target_seq);
     xs_sb_printf(sb,
                  "train     batch %lld x seq %lld, %s, %s (%s), %s kernels, %s attention, "
                  "grad_accum %lld, %lld device%s\n",
@@ -332,44 +282,17 @@ static cJSON *scenario_json(const xs_scenario *s, const xs_workload *wl)
     cJSON_AddNumberToObject(mo, "ffn", (double)m->ffn);
     cJSON_AddNumberToObject(mo, "vocab", (double)m->vocab);
     cJSON_AddNumberToObject(mo, "max_positions", (double)m->max_positions);
-    cJSON_AddStringToObject(mo, "activation", act_name(m->activation));
+    cJSON_AddStringToObject(mo, "activation", xs_activation_name(m->activation));
     cJSON_AddNumberToObject(mo, "params", wl->params);
     cJSON_AddNumberToObject(mo, "trainable_params", wl->trainable_params);
-    if (m->family == XS_FAMILY_DISTILBERT) {
-        cJSON_AddStringToObject(mo, "family", "distilbert");
-        cJSON_AddNumberToObject(mo, "head_dropout", m->head_dropout);
-    }
-    if (m->family == XS_FAMILY_LLAMA) {
-        static const char *bias[] = {"none", "qkv", "all"};
-        cJSON_AddStringToObject(mo, "family", "llama");
-        cJSON_AddNumberToObject(mo, "kv_heads", (double)xs_model_kv_heads(m));
-        cJSON_AddBoolToObject(mo, "tied", m->tied);
-        cJSON_AddStringToObject(mo, "attention_bias", bias[m->attention_bias]);
-        cJSON_AddBoolToObject(mo, "mlp_bias", m->mlp_bias);
-        cJSON_AddNumberToObject(mo, "sliding_window", (double)m->sliding_window);
-    }
-    if (m->family == XS_FAMILY_VIT) {
-        cJSON_AddStringToObject(mo, "family", "vit");
-        cJSON_AddNumberToObject(mo, "image_size", (double)m->image_size);
-        cJSON_AddNumberToObject(mo, "patch_size", (double)m->patch_size);
-        cJSON_AddNumberToObject(mo, "channels", (double)m->channels);
-        cJSON_AddBoolToObject(mo, "qkv_bias", m->qkv_bias);
-        cJSON_AddNumberToObject(mo, "labels", (double)m->labels);
-    }
-    if (m->family == XS_FAMILY_T5) {
-        cJSON_AddStringToObject(mo, "family", "t5");
-        cJSON_AddNumberToObject(mo, "decoder_layers", (double)xs_model_decoder_layers(m));
-        cJSON_AddNumberToObject(mo, "relative_buckets", (double)m->relative_buckets);
-        cJSON_AddBoolToObject(mo, "gated_ffn", m->gated_ffn);
-        cJSON_AddBoolToObject(mo, "tied", m->tied);
-    }
+    const xs_family *fam = xs_family_of(m->family);
+    if (fam->model_json)
+        fam->model_json(mo, s);
     cJSON *to = cJSON_AddObjectToObject(o, "train");
     cJSON_AddNumberToObject(to, "batch", (double)t->batch);
     cJSON_AddNumberToObject(to, "seq", (double)t->seq);
-    if (m->family == XS_FAMILY_T5) { /* seq is the source; tokens_per_s counts it */
-        cJSON_AddNumberToObject(to, "target_seq", (double)t->target_seq);
-        cJSON_AddStringToObject(to, "tokens_counted", "source");
-    }
+    if (fam->train_json)
+        fam->train_json(to, s);
     cJSON_AddStringToObject(to, "precision", xs_precision_name(t->precision));
     int fused;
     cJSON_AddStringToObject(to, "optimizer", xs_optimizer_name(xs_train_optimizer(t, &fused)));

@@ -27,139 +27,22 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Module paths as transformers names them: BertForSequenceClassification /
- * BertForQuestionAnswering / BertForMaskedLM (modeling_bert.py), GPT2 task
- * models (modeling_gpt2.py: Conv1D c_attn, c_proj, c_fc, c_proj), Llama
- * (modeling_llama.py). %d: the layer. */
-static const struct {
-    int family;
-    const char *linear, *path;
-} MODULES[] = {
-    {XS_LORA_BERT, "attn.q", "bert.encoder.layer.%d.attention.self.query"},
-    {XS_LORA_BERT, "attn.k", "bert.encoder.layer.%d.attention.self.key"},
-    {XS_LORA_BERT, "attn.v", "bert.encoder.layer.%d.attention.self.value"},
-    {XS_LORA_BERT, "attn.out", "bert.encoder.layer.%d.attention.output.dense"},
-    {XS_LORA_BERT, "ffn.up", "bert.encoder.layer.%d.intermediate.dense"},
-    {XS_LORA_BERT, "ffn.down", "bert.encoder.layer.%d.output.dense"},
-    {XS_LORA_BERT, "head.pooler", "bert.pooler.dense"},
-    {XS_LORA_BERT, "head.classifier", "classifier"},
-    {XS_LORA_BERT, "head.qa", "qa_outputs"},
-    {XS_LORA_BERT, "head.transform", "cls.predictions.transform.dense"},
-    {XS_LORA_BERT, "head.lm", "cls.predictions.decoder"},
-    {XS_LORA_GPT2, "attn.qkv", "transformer.h.%d.attn.c_attn"},
-    {XS_LORA_GPT2, "attn.out", "transformer.h.%d.attn.c_proj"},
-    {XS_LORA_GPT2, "ffn.up", "transformer.h.%d.mlp.c_fc"},
-    {XS_LORA_GPT2, "ffn.down", "transformer.h.%d.mlp.c_proj"},
-    {XS_LORA_GPT2, "head.score", "score"},
-    {XS_LORA_GPT2, "head.lm", "lm_head"},
-    {XS_LORA_LLAMA, "attn.q", "model.layers.%d.self_attn.q_proj"},
-    {XS_LORA_LLAMA, "attn.k", "model.layers.%d.self_attn.k_proj"},
-    {XS_LORA_LLAMA, "attn.v", "model.layers.%d.self_attn.v_proj"},
-    {XS_LORA_LLAMA, "attn.out", "model.layers.%d.self_attn.o_proj"},
-    {XS_LORA_LLAMA, "ffn.gate", "model.layers.%d.mlp.gate_proj"},
-    {XS_LORA_LLAMA, "ffn.up", "model.layers.%d.mlp.up_proj"},
-    {XS_LORA_LLAMA, "ffn.down", "model.layers.%d.mlp.down_proj"},
-    {XS_LORA_LLAMA, "head.score", "score"},
-    {XS_LORA_LLAMA, "head.lm", "lm_head"},
-    /* DistilBertForSequenceClassification / DistilBertForQuestionAnswering
-     * (modeling_distilbert.py: MultiHeadSelfAttention q_lin, k_lin, v_lin,
-     * out_lin; FFN lin1, lin2; the heads' pre_classifier, classifier,
-     * qa_outputs) */
-    {XS_LORA_DISTILBERT, "attn.q", "distilbert.transformer.layer.%d.attention.q_lin"},
-    {XS_LORA_DISTILBERT, "attn.k", "distilbert.transformer.layer.%d.attention.k_lin"},
-    {XS_LORA_DISTILBERT, "attn.v", "distilbert.transformer.layer.%d.attention.v_lin"},
-    {XS_LORA_DISTILBERT, "attn.out", "distilbert.transformer.layer.%d.attention.out_lin"},
-    {XS_LORA_DISTILBERT, "ffn.up", "distilbert.transformer.layer.%d.ffn.lin1"},
-    {XS_LORA_DISTILBERT, "ffn.down", "distilbert.transformer.layer.%d.ffn.lin2"},
-    {XS_LORA_DISTILBERT, "head.pre_classifier", "pre_classifier"},
-    {XS_LORA_DISTILBERT, "head.classifier", "classifier"},
-    {XS_LORA_DISTILBERT, "head.qa", "qa_outputs"},
-    /* ViTForImageClassification (modeling_vit.py: ViTSelfAttention's query,
-     * key, value under ViTAttention.attention, ViTSelfOutput.dense,
-     * ViTIntermediate.dense, ViTOutput.dense; the classifier) */
-    {XS_LORA_VIT, "attn.q", "vit.encoder.layer.%d.attention.attention.query"},
-    {XS_LORA_VIT, "attn.k", "vit.encoder.layer.%d.attention.attention.key"},
-    {XS_LORA_VIT, "attn.v", "vit.encoder.layer.%d.attention.attention.value"},
-    {XS_LORA_VIT, "attn.out", "vit.encoder.layer.%d.attention.output.dense"},
-    {XS_LORA_VIT, "ffn.up", "vit.encoder.layer.%d.intermediate.dense"},
-    {XS_LORA_VIT, "ffn.down", "vit.encoder.layer.%d.output.dense"},
-    {XS_LORA_VIT, "head.classifier", "classifier"},
-    /* T5ForConditionalGeneration (modeling_t5.py): block.N.layer is
-     * [SelfAttention, (EncDecAttention,) FF]; the builder names each linear
-     * with its stack */
-    {XS_LORA_T5, "enc.attn.q", "encoder.block.%d.layer.0.SelfAttention.q"},
-    {XS_LORA_T5, "enc.attn.k", "encoder.block.%d.layer.0.SelfAttention.k"},
-    {XS_LORA_T5, "enc.attn.v", "encoder.block.%d.layer.0.SelfAttention.v"},
-    {XS_LORA_T5, "enc.attn.o", "encoder.block.%d.layer.0.SelfAttention.o"},
-    {XS_LORA_T5, "enc.ffn.wi", "encoder.block.%d.layer.1.DenseReluDense.wi"},
-    {XS_LORA_T5, "enc.ffn.wi_0", "encoder.block.%d.layer.1.DenseReluDense.wi_0"},
-    {XS_LORA_T5, "enc.ffn.wi_1", "encoder.block.%d.layer.1.DenseReluDense.wi_1"},
-    {XS_LORA_T5, "enc.ffn.wo", "encoder.block.%d.layer.1.DenseReluDense.wo"},
-    {XS_LORA_T5, "dec.attn.q", "decoder.block.%d.layer.0.SelfAttention.q"},
-    {XS_LORA_T5, "dec.attn.k", "decoder.block.%d.layer.0.SelfAttention.k"},
-    {XS_LORA_T5, "dec.attn.v", "decoder.block.%d.layer.0.SelfAttention.v"},
-    {XS_LORA_T5, "dec.attn.o", "decoder.block.%d.layer.0.SelfAttention.o"},
-    {XS_LORA_T5, "dec.xattn.q", "decoder.block.%d.layer.1.EncDecAttention.q"},
-    {XS_LORA_T5, "dec.xattn.k", "decoder.block.%d.layer.1.EncDecAttention.k"},
-    {XS_LORA_T5, "dec.xattn.v", "decoder.block.%d.layer.1.EncDecAttention.v"},
-    {XS_LORA_T5, "dec.xattn.o", "decoder.block.%d.layer.1.EncDecAttention.o"},
-    {XS_LORA_T5, "dec.ffn.wi", "decoder.block.%d.layer.2.DenseReluDense.wi"},
-    {XS_LORA_T5, "dec.ffn.wi_0", "decoder.block.%d.layer.2.DenseReluDense.wi_0"},
-    {XS_LORA_T5, "dec.ffn.wi_1", "decoder.block.%d.layer.2.DenseReluDense.wi_1"},
-    {XS_LORA_T5, "dec.ffn.wo", "decoder.block.%d.layer.2.DenseReluDense.wo"},
-    {XS_LORA_T5, "head.lm", "lm_head"},
-};
-#define N_MODULES (sizeof MODULES / sizeof MODULES[0])
-
-static const char *const DEFAULT_TARGETS[XS_LORA_FAMILY_COUNT] = {
-    [XS_LORA_BERT] = "query,value",
-    [XS_LORA_GPT2] = "c_attn",
-    [XS_LORA_LLAMA] = "q_proj,v_proj",
-    [XS_LORA_DISTILBERT] = NULL,
-    [XS_LORA_VIT] = "query,value",
-    [XS_LORA_T5] = "q,v",
-};
-
-static const char *const FAMILY_NAMES[XS_LORA_FAMILY_COUNT] = {
-    [XS_LORA_BERT] = "BERT", [XS_LORA_GPT2] = "GPT-2", [XS_LORA_LLAMA] = "Llama-family",
-    [XS_LORA_DISTILBERT] = "DistilBERT",
-    [XS_LORA_VIT] = "ViT",
-    [XS_LORA_T5] = "T5"};
-static const char *const FAMILY_EXAMPLES[XS_LORA_FAMILY_COUNT] = {
-    [XS_LORA_BERT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear",
-    [XS_LORA_GPT2] = "c_attn, c_proj, c_fc, all-linear",
-    [XS_LORA_LLAMA] = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear",
-    [XS_LORA_DISTILBERT] = "q_lin, k_lin, v_lin, out_lin, lin1, lin2, all-linear",
-    [XS_LORA_VIT] = "query, key, value, dense, output.dense, intermediate.dense, all-linear",
-    [XS_LORA_T5] = "q, k, v, o, wi (gated: wi_0, wi_1), wo, EncDecAttention.v, all-linear"};
-
 #define ALL_LINEAR "all-linear"
 
-int xs_lora_family(const xs_scenario *s)
+int xs_lora_module(const xs_lora_names *names, const char *linear, int layer, char *buf,
+                   size_t size)
 {
-    if (s->model.family == XS_FAMILY_LLAMA)
-        return XS_LORA_LLAMA;
-    if (s->model.family == XS_FAMILY_DISTILBERT)
-        return XS_LORA_DISTILBERT;
-    if (s->model.family == XS_FAMILY_VIT)
-        return XS_LORA_VIT;
-    if (s->model.family == XS_FAMILY_T5)
-        return XS_LORA_T5;
-    return s->model.arch == XS_DECODER ? XS_LORA_GPT2 : XS_LORA_BERT;
-}
-
-int xs_lora_module(int family, const char *linear, int layer, char *buf, size_t size)
-{
-    for (size_t i = 0; i < N_MODULES; i++) {
-        if (MODULES[i].family != family || strcmp(MODULES[i].linear, linear) != 0)
+    for (size_t i = 0; i < names->n; i++) {
+        const xs_lora_module_path *m = &names->modules[i];
+        if (strcmp(m->linear, linear) != 0)
             continue;
-        int in_layer = strstr(MODULES[i].path, "%d") != NULL;
+        int in_layer = strstr(m->path, "%d") != NULL;
         if (in_layer != (layer >= 0))
             return -1;
         if (in_layer)
-            snprintf(buf, size, MODULES[i].path, layer);
+            snprintf(buf, size, m->path, layer);
         else
-            snprintf(buf, size, "%s", MODULES[i].path);
+            snprintf(buf, size, "%s", m->path);
         return 0;
     }
     return -1;
@@ -192,9 +75,9 @@ static int matches(const char *path, const char *target, size_t tlen)
 
 /* The targets given, else the family's default ("" where PEFT has none,
  * which xs_lora_check refuses). */
-static const char *targets_of(const xs_scenario *s)
+static const char *targets_of(const xs_scenario *s, const xs_lora_names *names)
 {
-    const char *t = s->train.lora_targets, *def = DEFAULT_TARGETS[xs_lora_family(s)];
+    const char *t = s->train.lora_targets, *def = names->defaults;
     return t[0] ? t : def ? def : "";
 }
 
@@ -211,24 +94,25 @@ static int any_target(const char *list, const char *path)
     return 0;
 }
 
-int xs_lora_targeted(const xs_scenario *s, const char *linear, int layer)
+int xs_lora_targeted(const xs_scenario *s, const xs_lora_names *names, const char *linear,
+                     int layer)
 {
     if (s->train.lora_rank <= 0 || xs_lora_is_head(linear))
         return 0;
     char path[128];
-    if (xs_lora_module(xs_lora_family(s), linear, layer, path, sizeof path))
+    if (xs_lora_module(names, linear, layer, path, sizeof path))
         return 0;
-    const char *list = targets_of(s);
+    const char *list = targets_of(s, names);
     if (strcmp(list, ALL_LINEAR) == 0)
         return 1;
     return any_target(list, path);
 }
 
-int xs_lora_layer_blind(const xs_scenario *s)
+int xs_lora_layer_blind(const xs_scenario *s, const xs_lora_names *names)
 {
     if (s->train.lora_rank <= 0)
         return 1;
-    for (const char *p = targets_of(s); *p; p++)
+    for (const char *p = targets_of(s, names); *p; p++)
         if (*p >= '0' && *p <= '9')
             return 0;
     return 1;
@@ -239,8 +123,8 @@ static int has_linear(const xs_scenario *s, const char *linear)
 {
     int head = s->model.head, decoder = s->model.arch == XS_DECODER;
     size_t len = strlen(linear);
-    if (s->model.family == XS_FAMILY_T5 && len > 4 && strstr(linear, ".ffn.wi"))
-        return s->model.gated_ffn == (linear[len - 2] == '_'); /* wi_0, wi_1 or wi */
+    if (len > 4 && strstr(linear, ".ffn.wi")) /* T5's FFN: wi_0 and wi_1 gated, else wi */
+        return s->model.gated_ffn == (linear[len - 2] == '_');
     if (strncmp(linear, "head.", 5) != 0)
         return 1;
     if (strcmp(linear, "head.lm") == 0)
@@ -260,24 +144,26 @@ static int has_linear(const xs_scenario *s, const char *linear)
 
 /* 1 when target (tlen chars) names a linear of s's model; *head_only: only
  * task heads. */
-static int target_found(const xs_scenario *s, const char *target, size_t tlen, int *head_only)
+static int target_found(const xs_scenario *s, const xs_lora_names *names, const char *target,
+                        size_t tlen, int *head_only)
 {
-    int family = xs_lora_family(s), found = 0;
+    int found = 0;
     *head_only = 1;
-    for (size_t i = 0; i < N_MODULES; i++) {
-        if (MODULES[i].family != family || !has_linear(s, MODULES[i].linear))
+    for (size_t i = 0; i < names->n; i++) {
+        const xs_lora_module_path *m = &names->modules[i];
+        if (!has_linear(s, m->linear))
             continue;
-        int in_layer = strstr(MODULES[i].path, "%d") != NULL;
+        int in_layer = strstr(m->path, "%d") != NULL;
         int64_t layers = !in_layer ? 1
-                         : strncmp(MODULES[i].path, "decoder.", 8) == 0
+                         : strncmp(m->path, "decoder.", 8) == 0
                              ? xs_model_decoder_layers(&s->model)
                              : s->model.layers;
         for (int64_t l = 0; l < layers; l++) {
             char path[128];
-            xs_lora_module(family, MODULES[i].linear, in_layer ? (int)l : -1, path, sizeof path);
+            xs_lora_module(names, m->linear, in_layer ? (int)l : -1, path, sizeof path);
             if (matches(path, target, tlen)) {
                 found = 1;
-                if (!xs_lora_is_head(MODULES[i].linear))
+                if (!xs_lora_is_head(m->linear))
                     *head_only = 0;
                 break;
             }
@@ -286,7 +172,8 @@ static int target_found(const xs_scenario *s, const char *target, size_t tlen, i
     return found;
 }
 
-int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err)
+int xs_lora_check(const xs_scenario *s, const xs_lora_names *names, const char *where,
+                  xs_error *err)
 {
     const xs_train *t = &s->train;
     if (t->lora_rank <= 0) {
@@ -330,13 +217,13 @@ int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err)
                             "%s: train.lora.train_head true with model.head lm is not modelled "
                             "(the LM head is the tied token embedding); set it false",
                             where);
-    const char *list = targets_of(s);
+    const char *list = targets_of(s, names);
     if (!list[0])
         return xs_error_set(err, XS_EFIELD,
                             "%s: train.lora.targets is required for a %s model: PEFT has no "
                             "default target modules for it (get_peft_model asks for "
                             "target_modules); e.g. q_lin,v_lin",
-                            where, FAMILY_NAMES[xs_lora_family(s)]);
+                            where, names->model);
     if (strcmp(list, ALL_LINEAR) == 0)
         return XS_OK;
     for (const char *p = list; *p;) {
@@ -348,12 +235,11 @@ int xs_lora_check(const xs_scenario *s, const char *where, xs_error *err)
                                 "%s: train.lora.targets must be comma-separated module names "
                                 "without blanks (query,value) or all-linear alone, got \"%s\"",
                                 where, list);
-        if (!target_found(s, p, len, &head_only))
+        if (!target_found(s, names, p, len, &head_only))
             return xs_error_set(err, XS_EFIELD,
                                 "%s: train.lora.targets: '%.*s' names no linear module of this "
                                 "%s model (e.g. %s)",
-                                where, (int)len, p, FAMILY_NAMES[xs_lora_family(s)],
-                                FAMILY_EXAMPLES[xs_lora_family(s)]);
+                                where, (int)len, p, names->model, names->examples);
         if (head_only)
             return xs_error_set(err, XS_EUNSUPPORTED,
                                 "%s: train.lora.targets: '%.*s' names only the task head, which "

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lora.h"
 #include "workload.h"
 
 /* A compact build's run of identical layers: the template layer (the
@@ -81,6 +82,7 @@ typedef struct xs_wb {
     size_t tied_group; /* ... this one (an LM head shares its weight) */
     /* LoRA: the base weights are frozen (requires_grad False) */
     int lora;
+    const xs_lora_names *lora_names; /* PEFT's names of the model's linears (its family's) */
     int frozen;   /* parameters added now are frozen */
     int nograd;   /* the ops emitted now take no input that requires grad and
                      own no trainable parameter: autograd records nothing,
@@ -166,20 +168,12 @@ int xs_wb_activation(xs_wb *c, double elems);
 void xs_wb_attention(xs_wb *c, int causal);
 void xs_wb_embedding(xs_wb *c, const char *name, double rows, double lookups);
 void xs_wb_pre_ln_ffn(xs_wb *c, const char *ln);
+void xs_wb_rmsnorm(xs_wb *c, const char *name, double rows);
 
-/* workload.c: the embeddings (frozen under LoRA), then n layers, each
+/* wl_layers.c: the embeddings (frozen under LoRA), then n layers, each
  * numbered and, under train.checkpointing layer, checkpointed */
 void xs_wb_embeddings(xs_wb *c, void (*embeddings)(xs_wb *));
 void xs_wb_layers(xs_wb *c, int64_t n, void (*layer)(xs_wb *));
-
-/* A model family: its whole forward pass, head and loss included. */
-void xs_wb_forward_classic(xs_wb *c);
-void xs_wb_forward_llama(xs_wb *c);
-void xs_wb_forward_distilbert(xs_wb *c);
-void xs_wb_forward_vit(xs_wb *c);
-void xs_wb_forward_t5(xs_wb *c);
-
-/* wl_classic.c */
 
 /* wl_heads.c */
 void xs_wb_cross_entropy(xs_wb *c, double rows, double classes, int ls);
@@ -188,8 +182,6 @@ void xs_wb_tie_to_embedding(xs_wb *c, const param_mark *before, double V);
 void xs_wb_span_head(xs_wb *c);
 void xs_wb_cls_head(xs_wb *c, int decoder);
 
-/* wl_llama.c */
-void xs_wb_rmsnorm(xs_wb *c, const char *name, double rows);
 
 /* wl_ddp.c: data parallel, after the backward's replay (the gradient
  * buckets and their collectives) and after the optimizer (ZeRO's shards

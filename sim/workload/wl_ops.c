@@ -91,7 +91,7 @@ void xs_wb_linear(xs_wb *c, const char *name, double rows, double K, double N, i
      * casts none, and its gradients land there (fsdp.h) */
     int cast_w = c->amp && !xs_fsdp_half_params(c->s);
     int trained = !c->frozen, dx = !c->input_nograd;
-    int adapted = c->lora && xs_lora_targeted(c->s, name, c->layer);
+    int adapted = c->lora && xs_lora_targeted(c->s, c->lora_names, name, c->layer);
     /* QLoRA: bitsandbytes' Linear4bit holds the frozen weights of the
      * layers; int8: its Linear8bitLt (wl_int8.c) */
     int quant = c->frozen && c->layer >= 0 && c->s->train.quant != XS_QUANT_NONE;
@@ -502,4 +502,64 @@ void xs_wb_pre_ln_ffn(xs_wb *c, const char *ln)
     xs_wb_linear(c, "ffn.down", T, c->f, h, 1, island);
     xs_wb_dropout(c, "ffn.dropout", e, c->H, c->s->model.dropout);
     xs_wb_residual_add(c, "ffn.residual", e, c->H, c->I, c->I);
+}
+
+/* LlamaRMSNorm is Python: hidden_states.to(float32), pow(2), mean(-1),
+ * + eps, rsqrt, mul, .to(input_dtype), weight * x. The .to() calls are
+ * kernels only when the input is not fp32 (pure bf16, apex O2); under
+ * autocast the residual stream is fp32 (fp32 weights, an fp32 residual
+ * add), pow and rsqrt are on autocast's fp32 list, and the norm runs in
+ * fp32 from end to end. Autograd keeps the fp32 input (pow's and mul's
+ * operand), rsqrt's result (its own backward and mul's other operand) and
+ * the normalized tensor weight multiplies (the weight, a parameter, costs
+ * nothing more). Its backward is autograd's formulas: weight's mul (dy w,
+ * dy y, a row sum for dweight), mul's (dy r, dy x and its row sum), rsqrt's
+ * (-0.5 dy r^3: pow, mul, mul), mean's (expand, divide), pow's (x.pow(1),
+ * times 2, times dy), and the sum of x's two gradients. */
+void xs_wb_rmsnorm(xs_wb *c, const char *name, double rows)
+{
+    double h = c->h, e = rows * h;
+    int I = c->I, cast = I != 4;
+    xs_wb_add_param(c, h, 0, 0); /* ALL_LAYERNORM_LAYERS: the Trainer's no-decay group */
+    xs_wb_enter_modules(c, 1);
+    if (cast) {
+        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, e, I + 4.0, 0, 1, "%s.to_fp32", name);
+        xs_wb_keep_output(c, e * 4);
+    }
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 8, 1, 1, "%s.pow", name);
+    if (!cast)
+        xs_wb_keep(c, e * 4); /* x itself, the fp32 residual stream */
+    xs_wb_transient(c, e * 4);
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_REDUCE, e, 4 + 4 / h, 1, 1, "%s.mean", name);
+    xs_wb_transient(c, rows * 4);
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, rows, 16, 2, 2, "%s.rsqrt", name); /* + eps, rsqrt */
+    xs_wb_keep_output(c, rows * 4);
+    c->broadcast = 1; /* the [rows, 1] rsqrt, then the [h] weight */
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 8 + 4 / h, 1, 1, "%s.mul", name);
+    if (cast) {
+        xs_wb_transient(c, e * 4);
+        c->broadcast = 0;
+        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, e, 4.0 + I, 0, 1, "%s.to_input", name);
+        c->broadcast = 1;
+    }
+    xs_wb_keep_output(c, e * I); /* what weight multiplies */
+    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 2.0 * I, 1, 1, "%s.weight", name);
+    xs_wb_bwd_group(c);
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 5.0 * I, 2, 2, "%s.weight.bwd", name);
+    c->broadcast = 0;
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_REDUCE, e, I, 1, 1, "%s.weight.dw", name);
+    if (cast)
+        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, e, I + 4.0, 0, 1, "%s.to_input.bwd", name);
+    c->broadcast = 1;
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 20, 2, 2, "%s.mul.bwd", name);
+    c->broadcast = 0;
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_REDUCE, e, 4 + 4 / h, 1, 1, "%s.mul.bwd.sum", name);
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, rows, 28, 3, 3, "%s.rsqrt.bwd", name);
+    c->broadcast = 1;
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 4 + 4 / h, 1, 1, "%s.mean.bwd", name);
+    c->broadcast = 0;
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 28, 2, 3, "%s.pow.bwd", name);
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 12, 1, 1, "%s.x.grad_sum", name);
+    if (cast)
+        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, e, 4.0 + I, 0, 1, "%s.to_fp32.bwd", name);
 }

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bounds.h"
+#include "family.h"
+#include "family_check.h"
+#include "hf_keys.h"
 #include "checked.h"
 #include "grow.h"
 #include "kernel_fn.h"
@@ -166,7 +169,7 @@ static void lm_head(xs_wb *c, int causal)
 
 /* BERT's encoder (model.arch encoder) or GPT-2's decoder, with the head
  * model.head names. */
-void xs_wb_forward_classic(xs_wb *c)
+static void forward(xs_wb *c)
 {
     const xs_model *m = &c->s->model;
     int decoder = m->arch == XS_DECODER;
@@ -181,3 +184,140 @@ void xs_wb_forward_classic(xs_wb *c)
     else
         xs_wb_cls_head(c, decoder);
 }
+
+/* ---- the family record (family.h) --------------------------------------- */
+
+static const xs_hf_key HF_BERT[] = {
+    {"layers", "num_hidden_layers", 1},   {"hidden", "hidden_size", 1},
+    {"heads", "num_attention_heads", 1},  {"ffn", "intermediate_size", 1},
+    {"vocab", "vocab_size", 1},           {"max_positions", "max_position_embeddings", 1},
+    {"type_vocab", "type_vocab_size", 0}, {"activation", "hidden_act", 0},
+    {"dropout", "hidden_dropout_prob", 0}, {"attn_dropout", "attention_probs_dropout_prob", 0},
+};
+static const xs_hf_key HF_GPT2[] = {
+    {"layers", "n_layer", 1},       {"hidden", "n_embd", 1},
+    {"heads", "n_head", 1},         {"ffn", "n_inner", 0},
+    {"vocab", "vocab_size", 1},     {"max_positions", "n_positions", 1},
+    {"activation", "activation_function", 0}, {"dropout", "resid_pdrop", 0},
+    {"attn_dropout", "attn_pdrop", 0},
+};
+
+/* Defaults of transformers' BertConfig and GPT2Config for keys a
+ * config.json may omit, so that an imported config means what it means to
+ * transformers. */
+static cJSON *classic_default(const char *canon, const cJSON *hf, int gpt2)
+{
+    if (strcmp(canon, "ffn") == 0) {
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(hf, "n_embd");
+        return cJSON_IsNumber(h) ? cJSON_CreateNumber(4 * h->valuedouble) : NULL;
+    }
+    if (strcmp(canon, "activation") == 0)
+        return cJSON_CreateString(gpt2 ? "gelu_new" : "gelu");
+    if (strcmp(canon, "dropout") == 0 || strcmp(canon, "attn_dropout") == 0)
+        return cJSON_CreateNumber(0.1);
+    if (strcmp(canon, "type_vocab") == 0)
+        return cJSON_CreateNumber(2);
+    return NULL;
+}
+
+static cJSON *bert_default(const char *canon, const cJSON *hf)
+{
+    return classic_default(canon, hf, 0);
+}
+
+static cJSON *gpt2_default(const char *canon, const cJSON *hf)
+{
+    return classic_default(canon, hf, 1);
+}
+
+static int import(cJSON *model, const cJSON *hf, const char *type, const char *path,
+                  xs_error *err)
+{
+    int gpt2 = strcmp(type, "gpt2") == 0;
+    if (!cJSON_GetObjectItemCaseSensitive(model, "arch"))
+        cJSON_AddStringToObject(model, "arch", gpt2 ? "decoder" : "encoder");
+    if (gpt2 && !cJSON_GetObjectItemCaseSensitive(model, "type_vocab"))
+        cJSON_AddNumberToObject(model, "type_vocab", 0);
+    if (gpt2)
+        return xs_hf_copy_keys(model, hf, HF_GPT2, sizeof HF_GPT2 / sizeof HF_GPT2[0],
+                               gpt2_default, path, err);
+    return xs_hf_copy_keys(model, hf, HF_BERT, sizeof HF_BERT / sizeof HF_BERT[0], bert_default,
+                           path, err);
+}
+
+/* The other families' keys left at their defaults. */
+static int check(const xs_scenario *s, const char *where, xs_error *err)
+{
+    int rc = xs_fam_no_head_dropout(s, where, err);
+    if (!rc)
+        rc = xs_fam_no_t5_keys(s, where, err);
+    if (!rc)
+        rc = xs_fam_no_vit_keys(s, where, err);
+    if (!rc)
+        rc = xs_fam_labels_need_cls(s, where, err);
+    return rc ? rc : xs_fam_no_llama_keys(s, where, err);
+}
+
+/* BertForSequenceClassification / BertForQuestionAnswering /
+ * BertForMaskedLM (modeling_bert.py) as transformers names their modules.
+ * %d: the layer. */
+static const xs_lora_module_path BERT_MODULES[] = {
+    {"attn.q", "bert.encoder.layer.%d.attention.self.query"},
+    {"attn.k", "bert.encoder.layer.%d.attention.self.key"},
+    {"attn.v", "bert.encoder.layer.%d.attention.self.value"},
+    {"attn.out", "bert.encoder.layer.%d.attention.output.dense"},
+    {"ffn.up", "bert.encoder.layer.%d.intermediate.dense"},
+    {"ffn.down", "bert.encoder.layer.%d.output.dense"},
+    {"head.pooler", "bert.pooler.dense"},
+    {"head.classifier", "classifier"},
+    {"head.qa", "qa_outputs"},
+    {"head.transform", "cls.predictions.transform.dense"},
+    {"head.lm", "cls.predictions.decoder"},
+};
+static const xs_lora_names BERT_NAMES = {"BERT", "query,value",
+    "query, key, value, dense, output.dense, intermediate.dense, all-linear",
+    BERT_MODULES, sizeof BERT_MODULES / sizeof BERT_MODULES[0]};
+
+/* The GPT2 task models (modeling_gpt2.py: Conv1D c_attn, c_proj, c_fc,
+ * c_proj). */
+static const xs_lora_module_path GPT2_MODULES[] = {
+    {"attn.qkv", "transformer.h.%d.attn.c_attn"},
+    {"attn.out", "transformer.h.%d.attn.c_proj"},
+    {"ffn.up", "transformer.h.%d.mlp.c_fc"},
+    {"ffn.down", "transformer.h.%d.mlp.c_proj"},
+    {"head.score", "score"},
+    {"head.lm", "lm_head"},
+};
+static const xs_lora_names GPT2_NAMES = {"GPT-2", "c_attn",
+    "c_attn, c_proj, c_fc, all-linear",
+    GPT2_MODULES, sizeof GPT2_MODULES / sizeof GPT2_MODULES[0]};
+
+static const xs_lora_names *lora(const xs_scenario *s)
+{
+    return s->model.arch == XS_DECODER ? &GPT2_NAMES : &BERT_NAMES;
+}
+
+static void describe(xs_strbuf *sb, const xs_scenario *s, double params)
+{
+    const xs_model *m = &s->model;
+    xs_sb_printf(sb,
+                 "model     %s, %lld layers, hidden %lld, %lld heads, ffn %lld, vocab %lld, "
+                 "%s head: %.1f M parameters\n",
+                 m->arch == XS_DECODER ? "decoder" : "encoder", (long long)m->layers,
+                 (long long)m->hidden, (long long)m->heads, (long long)m->ffn,
+                 (long long)m->vocab, m->head == XS_HEAD_SPAN ? "span"
+                                      : m->head == XS_HEAD_LM ? "lm" : "cls",
+                 params / 1e6);
+}
+
+static const char *const TYPES[] = {"bert", "roberta", "gpt2", NULL};
+
+const xs_family xs_family_classic = {
+    .name = "classic",
+    .model_types = TYPES,
+    .import = import,
+    .check = check,
+    .forward = forward,
+    .lora = lora,
+    .describe = describe,
+};

@@ -19,6 +19,12 @@
 #include "wl_build.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "family.h"
+#include "family_check.h"
+#include "hf_keys.h"
+#include "lora.h"
 
 /* TransformerBlock, MultiHeadSelfAttention, FFN: the containers of one
  * layer (leaf modules are counted by the builders that emit them). */
@@ -148,7 +154,7 @@ static void cls_head(xs_wb *c)
     xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, b * L, 2.0 * c->H + 12, 3, 4, "head.loss.bwd");
 }
 
-void xs_wb_forward_distilbert(xs_wb *c)
+static void forward(xs_wb *c)
 {
     const xs_model *m = &c->s->model;
     xs_wb_embeddings(c, embeddings);
@@ -162,3 +168,160 @@ void xs_wb_forward_distilbert(xs_wb *c)
         cls_head(c);
     }
 }
+
+/* ---- the family record (family.h) --------------------------------------- */
+
+/* DistilBertConfig (transformers' models/distilbert/configuration_distilbert.py,
+ * huggingface/transformers@e04dc16368f2d155dab81a0914c2277c5bf02a26): its
+ * own key names, and its defaults for the optional ones. */
+static const xs_hf_key HF_DISTILBERT[] = {
+    {"layers", "n_layers", 1},   {"hidden", "dim", 1},
+    {"heads", "n_heads", 1},     {"ffn", "hidden_dim", 1},
+    {"vocab", "vocab_size", 1},  {"max_positions", "max_position_embeddings", 1},
+    {"activation", "activation", 0}, {"dropout", "dropout", 0},
+    {"attn_dropout", "attention_dropout", 0},
+};
+
+static cJSON *key_default(const char *canon, const cJSON *hf)
+{
+    (void)hf;
+    if (strcmp(canon, "activation") == 0)
+        return cJSON_CreateString("gelu");
+    if (strcmp(canon, "dropout") == 0 || strcmp(canon, "attn_dropout") == 0)
+        return cJSON_CreateNumber(0.1);
+    return NULL;
+}
+
+/* A DistilBERT config.json, read as transformers' modeling_distilbert.py
+ * builds the model (huggingface/transformers@e368c1a8819d54720956961ea7cd47d99239bd39
+ * and, for transformers 5, modular_distilbert.py @c27dd37e008f45528388f6cac5df486f3d5d176e):
+ * word and learned position embeddings, no token types. The task head's
+ * dropout is seq_classif_dropout (DistilBertForSequenceClassification,
+ * default 0.2) or qa_dropout (DistilBertForQuestionAnswering, default 0.1),
+ * by model.head. sinusoidal_pos_embds true fills the position table with
+ * fixed values that transformers' versions disagree on freezing, and
+ * chunk_size_feed_forward splits the FFN into chunks: both refused by
+ * name. tie_weights_ and initializer_range change values, not work. */
+static int import(cJSON *model, const cJSON *hf, const char *type, const char *path,
+                  xs_error *err)
+{
+    (void)type;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, "sinusoidal_pos_embds");
+    if (v && !cJSON_IsNull(v) && !cJSON_IsBool(v))
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: field 'sinusoidal_pos_embds' must be true or false", path);
+    if (cJSON_IsTrue(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'sinusoidal_pos_embds' true is not modelled (a fixed "
+                            "sinusoidal position table); set it false (learned positions)",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "chunk_size_feed_forward");
+    if (v && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && v->valuedouble == 0))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'chunk_size_feed_forward' must be 0 (an FFN run in "
+                            "chunks is not modelled)",
+                            path);
+    const cJSON *head = cJSON_GetObjectItemCaseSensitive(model, "head");
+    const char *h = cJSON_IsString(head) ? head->valuestring : "";
+    const char *drop_key = strcmp(h, "cls") == 0 ? "seq_classif_dropout"
+                           : strcmp(h, "span") == 0 ? "qa_dropout"
+                                                    : NULL;
+    if (drop_key && !cJSON_GetObjectItemCaseSensitive(model, "head_dropout")) {
+        v = cJSON_GetObjectItemCaseSensitive(hf, drop_key);
+        if (v && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+                                       v->valuedouble <= 0.99))
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field '%s' must be a number from 0 to 0.99", path,
+                                drop_key);
+        double p = v && !cJSON_IsNull(v) ? v->valuedouble : strcmp(h, "cls") == 0 ? 0.2 : 0.1;
+        cJSON_AddNumberToObject(model, "head_dropout", p);
+    }
+    if (xs_hf_put_default(model, "family", cJSON_CreateString("distilbert")) ||
+        xs_hf_put_default(model, "arch", cJSON_CreateString("encoder")) ||
+        xs_hf_put_default(model, "type_vocab", cJSON_CreateNumber(0)))
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    return xs_hf_copy_keys(model, hf, HF_DISTILBERT, sizeof HF_DISTILBERT / sizeof HF_DISTILBERT[0],
+                           key_default, path, err);
+}
+
+/* The other families' keys left at their defaults, and what the
+ * DistilBERT builder needs. */
+static int check(const xs_scenario *s, const char *where, xs_error *err)
+{
+    int rc = xs_fam_no_t5_keys(s, where, err);
+    if (rc)
+        return rc;
+    const xs_model *m = &s->model;
+    const char *path = where;
+    const char *bad = m->arch != XS_ENCODER     ? "needs model.arch encoder"
+                      : m->type_vocab != 0      ? "needs model.type_vocab 0 (DistilBERT has "
+                                                  "no token-type embeddings)"
+                      : m->head == XS_HEAD_LM   ? "models model.head cls and span only "
+                                                  "(DistilBertForMaskedLM is not modelled)"
+                      : s->train.kernels == XS_K_FUSED ? "needs train.kernels eager "
+                                                  "(LightSeq's fused layers are BERT's)"
+                                                       : NULL;
+    if (bad)
+        return xs_error_set(err, XS_EUNSUPPORTED, "%s: model.family distilbert %s", path,
+                            bad);
+    rc = xs_fam_no_vit_keys(s, where, err);
+    if (!rc)
+        rc = xs_fam_labels_need_cls(s, where, err);
+    return rc ? rc : xs_fam_no_llama_keys(s, where, err);
+}
+
+/* DistilBertForSequenceClassification / DistilBertForQuestionAnswering
+ * (modeling_distilbert.py: MultiHeadSelfAttention q_lin, k_lin, v_lin,
+ * out_lin; FFN lin1, lin2; the heads' pre_classifier, classifier,
+ * qa_outputs) */
+static const xs_lora_module_path DISTILBERT_MODULES[] = {
+    {"attn.q", "distilbert.transformer.layer.%d.attention.q_lin"},
+    {"attn.k", "distilbert.transformer.layer.%d.attention.k_lin"},
+    {"attn.v", "distilbert.transformer.layer.%d.attention.v_lin"},
+    {"attn.out", "distilbert.transformer.layer.%d.attention.out_lin"},
+    {"ffn.up", "distilbert.transformer.layer.%d.ffn.lin1"},
+    {"ffn.down", "distilbert.transformer.layer.%d.ffn.lin2"},
+    {"head.pre_classifier", "pre_classifier"},
+    {"head.classifier", "classifier"},
+    {"head.qa", "qa_outputs"},
+};
+static const xs_lora_names DISTILBERT_NAMES = {"DistilBERT", NULL,
+    "q_lin, k_lin, v_lin, out_lin, lin1, lin2, all-linear",
+    DISTILBERT_MODULES, sizeof DISTILBERT_MODULES / sizeof DISTILBERT_MODULES[0]};
+
+static const xs_lora_names *lora(const xs_scenario *s)
+{
+    (void)s;
+    return &DISTILBERT_NAMES;
+}
+
+static void describe(xs_strbuf *sb, const xs_scenario *s, double params)
+{
+    const xs_model *m = &s->model;
+    xs_sb_printf(sb,
+                 "model     %s, %lld layers, hidden %lld, %lld heads, ffn %lld, vocab %lld, "
+                 "%s head: %.1f M parameters\n",
+                 "distilbert encoder", (long long)m->layers, (long long)m->hidden,
+                 (long long)m->heads, (long long)m->ffn, (long long)m->vocab,
+                 m->head == XS_HEAD_SPAN ? "span" : m->head == XS_HEAD_LM ? "lm" : "cls",
+                 params / 1e6);
+}
+
+static void model_json(cJSON *mo, const xs_scenario *s)
+{
+    cJSON_AddStringToObject(mo, "family", "distilbert");
+    cJSON_AddNumberToObject(mo, "head_dropout", s->model.head_dropout);
+}
+
+static const char *const TYPES[] = {"distilbert", NULL};
+
+const xs_family xs_family_distilbert = {
+    .name = "distilbert",
+    .model_types = TYPES,
+    .import = import,
+    .check = check,
+    .forward = forward,
+    .lora = lora,
+    .describe = describe,
+    .model_json = model_json,
+};

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bounds.h"
+#include "family.h"
+#include "family_check.h"
+#include "hf_keys.h"
 #include "checked.h"
 #include "grow.h"
 #include "kernel_fn.h"
@@ -26,65 +29,6 @@
 /* LlamaDecoderLayer, LlamaAttention, LlamaMLP. */
 #define LLAMA_LAYER_CONTAINERS 3
 
-/* LlamaRMSNorm is Python: hidden_states.to(float32), pow(2), mean(-1),
- * + eps, rsqrt, mul, .to(input_dtype), weight * x. The .to() calls are
- * kernels only when the input is not fp32 (pure bf16, apex O2); under
- * autocast the residual stream is fp32 (fp32 weights, an fp32 residual
- * add), pow and rsqrt are on autocast's fp32 list, and the norm runs in
- * fp32 from end to end. Autograd keeps the fp32 input (pow's and mul's
- * operand), rsqrt's result (its own backward and mul's other operand) and
- * the normalized tensor weight multiplies (the weight, a parameter, costs
- * nothing more). Its backward is autograd's formulas: weight's mul (dy w,
- * dy y, a row sum for dweight), mul's (dy r, dy x and its row sum), rsqrt's
- * (-0.5 dy r^3: pow, mul, mul), mean's (expand, divide), pow's (x.pow(1),
- * times 2, times dy), and the sum of x's two gradients. */
-void xs_wb_rmsnorm(xs_wb *c, const char *name, double rows)
-{
-    double h = c->h, e = rows * h;
-    int I = c->I, cast = I != 4;
-    xs_wb_add_param(c, h, 0, 0); /* ALL_LAYERNORM_LAYERS: the Trainer's no-decay group */
-    xs_wb_enter_modules(c, 1);
-    if (cast) {
-        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, e, I + 4.0, 0, 1, "%s.to_fp32", name);
-        xs_wb_keep_output(c, e * 4);
-    }
-    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 8, 1, 1, "%s.pow", name);
-    if (!cast)
-        xs_wb_keep(c, e * 4); /* x itself, the fp32 residual stream */
-    xs_wb_transient(c, e * 4);
-    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_REDUCE, e, 4 + 4 / h, 1, 1, "%s.mean", name);
-    xs_wb_transient(c, rows * 4);
-    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, rows, 16, 2, 2, "%s.rsqrt", name); /* + eps, rsqrt */
-    xs_wb_keep_output(c, rows * 4);
-    c->broadcast = 1; /* the [rows, 1] rsqrt, then the [h] weight */
-    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 8 + 4 / h, 1, 1, "%s.mul", name);
-    if (cast) {
-        xs_wb_transient(c, e * 4);
-        c->broadcast = 0;
-        xs_wb_mem_op(c, XS_PH_FWD, XS_OP_CAST, e, 4.0 + I, 0, 1, "%s.to_input", name);
-        c->broadcast = 1;
-    }
-    xs_wb_keep_output(c, e * I); /* what weight multiplies */
-    xs_wb_mem_op(c, XS_PH_FWD, XS_OP_ELTWISE, e, 2.0 * I, 1, 1, "%s.weight", name);
-    xs_wb_bwd_group(c);
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 5.0 * I, 2, 2, "%s.weight.bwd", name);
-    c->broadcast = 0;
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_REDUCE, e, I, 1, 1, "%s.weight.dw", name);
-    if (cast)
-        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, e, I + 4.0, 0, 1, "%s.to_input.bwd", name);
-    c->broadcast = 1;
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 20, 2, 2, "%s.mul.bwd", name);
-    c->broadcast = 0;
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_REDUCE, e, 4 + 4 / h, 1, 1, "%s.mul.bwd.sum", name);
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, rows, 28, 3, 3, "%s.rsqrt.bwd", name);
-    c->broadcast = 1;
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 4 + 4 / h, 1, 1, "%s.mean.bwd", name);
-    c->broadcast = 0;
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 28, 2, 3, "%s.pow.bwd", name);
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, e, 12, 1, 1, "%s.x.grad_sum", name);
-    if (cast)
-        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_CAST, e, 4.0 + I, 0, 1, "%s.to_fp32.bwd", name);
-}
 
 /* LlamaRotaryEmbedding.forward, once a forward under no_grad: position
  * ids (arange), inv_freq @ positions, cat((freqs, freqs)), cos, sin, the
@@ -296,7 +240,7 @@ static void llama_lm_head(xs_wb *c)
 }
 
 /* LlamaForCausalLM (model.head lm) or LlamaForSequenceClassification. */
-void xs_wb_forward_llama(xs_wb *c)
+static void forward(xs_wb *c)
 {
     xs_wb_embeddings(c, llama_embeddings);
     xs_wb_layers(c, c->s->model.layers, llama_layer);
@@ -306,3 +250,250 @@ void xs_wb_forward_llama(xs_wb *c)
     else
         xs_wb_cls_head(c, 1);
 }
+
+/* ---- the family record (family.h) --------------------------------------- */
+
+/* LlamaConfig, MistralConfig and Qwen2Config (transformers'
+ * models/{llama,mistral,qwen2}/configuration_*.py): the same shape keys.
+ * rms_norm_eps, rope_theta and rope_scaling change values, not work, and
+ * are not read. */
+static const xs_hf_key HF_LLAMA[] = {
+    {"layers", "num_hidden_layers", 1},     {"hidden", "hidden_size", 1},
+    {"heads", "num_attention_heads", 1},    {"ffn", "intermediate_size", 1},
+    {"vocab", "vocab_size", 1},             {"max_positions", "max_position_embeddings", 1},
+    {"kv_heads", "num_key_value_heads", 0}, {"activation", "hidden_act", 0},
+    {"attn_dropout", "attention_dropout", 0}, {"tied", "tie_word_embeddings", 0},
+    {"mlp_bias", "mlp_bias", 0},
+};
+
+/* LlamaConfig.__init__'s defaults (Qwen2's and Mistral's agree). */
+static cJSON *key_default(const char *canon, const cJSON *hf)
+{
+    (void)hf;
+    if (strcmp(canon, "kv_heads") == 0) /* None: num_attention_heads */
+        return cJSON_CreateNumber(0);
+    if (strcmp(canon, "activation") == 0)
+        return cJSON_CreateString("silu");
+    if (strcmp(canon, "attn_dropout") == 0)
+        return cJSON_CreateNumber(0);
+    if (strcmp(canon, "tied") == 0 || strcmp(canon, "mlp_bias") == 0)
+        return cJSON_CreateFalse();
+    return NULL;
+}
+
+/* The llama family's keys that are not plain copies, and those that would
+ * change the op list in ways not modelled, refused by name (a config.json
+ * is never half-read). Read against transformers' modeling_llama.py,
+ * modeling_mistral.py and modeling_qwen2.py
+ * (huggingface/transformers@5dd4a63548857797727ae73eeb6a6e886ea02a3e):
+ * Qwen2Attention builds q_proj, k_proj and v_proj with bias=True and o_proj
+ * without, whatever the config says; Llama's attention_bias puts a bias on
+ * all four; Mistral has none. */
+static int import_keys(cJSON *model, const cJSON *hf, const char *type, const char *path,
+                       xs_error *err)
+{
+    const cJSON *v;
+    double heads = 0, hidden = 0;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(hf, "num_attention_heads")))
+        heads = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(hf, "hidden_size")))
+        hidden = v->valuedouble;
+    v = cJSON_GetObjectItemCaseSensitive(hf, "head_dim");
+    if (v && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && heads > 0 && v->valuedouble * heads == hidden))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'head_dim' must equal hidden_size / num_attention_heads "
+                            "(a head size of its own is not modelled)",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "pretraining_tp");
+    if (v && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && v->valuedouble == 1))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'pretraining_tp' must be 1 (the sliced projections "
+                            "of pretraining_tp > 1 are not modelled)",
+                            path);
+    /* newer configs list each layer's attention; all full is the plain layer */
+    if ((v = cJSON_GetObjectItemCaseSensitive(hf, "layer_types")) && !cJSON_IsNull(v)) {
+        int plain = cJSON_IsArray(v);
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v)
+        plain = plain && cJSON_IsString(e) && strcmp(e->valuestring, "full_attention") == 0;
+        if (!plain)
+            return xs_error_set(err, XS_EUNSUPPORTED,
+                                "%s: field 'layer_types' must list only \"full_attention\" "
+                                "(per-layer sliding windows are not modelled)",
+                                path);
+    }
+    static const char *const refused[] = {"quantization_config", "num_local_experts",
+                                          "num_experts"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if ((v = cJSON_GetObjectItemCaseSensitive(hf, refused[i])) && !cJSON_IsNull(v))
+            return xs_error_set(err, XS_EUNSUPPORTED,
+                                "%s: field '%s' is not modelled (it changes the op list); "
+                                "remove it to model the plain %s layer",
+                                path, refused[i], type);
+    const char *hidden_act = "silu";
+    if ((v = cJSON_GetObjectItemCaseSensitive(hf, "hidden_act")) && cJSON_IsString(v))
+        hidden_act = v->valuestring;
+    if (strcmp(hidden_act, "silu") != 0)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'hidden_act' must be \"silu\" (the gated MLP is "
+                            "modelled with SiLU), got \"%s\"",
+                            path, hidden_act);
+    const char *bias = "none";
+    if (strcmp(type, "qwen2") == 0) {
+        bias = "qkv";
+    } else if (strcmp(type, "llama") == 0) {
+        v = cJSON_GetObjectItemCaseSensitive(hf, "attention_bias");
+        if (v && !cJSON_IsNull(v) && !cJSON_IsBool(v))
+            return xs_error_set(err, XS_EFIELD, "%s: field 'attention_bias' must be true or false",
+                                path);
+        bias = cJSON_IsTrue(v) ? "all" : "none";
+    }
+    /* Mistral's sliding_window bounds every layer's attention; Qwen2's
+     * only where use_sliding_window is true, from max_window_layers on */
+    double window = 0;
+    v = cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window");
+    if (strcmp(type, "qwen2") == 0 && cJSON_IsTrue(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'use_sliding_window' true is not modelled (Qwen2's "
+                            "per-layer windows); set it false",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "sliding_window");
+    if (strcmp(type, "mistral") == 0 && v && !cJSON_IsNull(v)) {
+        if (!cJSON_IsNumber(v) || v->valuedouble < 1)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field 'sliding_window' must be a positive integer or null",
+                                path);
+        window = v->valuedouble;
+    }
+    if (xs_hf_put_default(model, "family", cJSON_CreateString("llama")) ||
+        xs_hf_put_default(model, "attention_bias", cJSON_CreateString(bias)) ||
+        xs_hf_put_default(model, "sliding_window", cJSON_CreateNumber(window)) ||
+        xs_hf_put_default(model, "dropout", cJSON_CreateNumber(0)))
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    return XS_OK;
+}
+
+static int import(cJSON *model, const cJSON *hf, const char *type, const char *path,
+                  xs_error *err)
+{
+    int rc = import_keys(model, hf, type, path, err);
+    if (rc)
+        return rc;
+    if (!cJSON_GetObjectItemCaseSensitive(model, "arch"))
+        cJSON_AddStringToObject(model, "arch", "decoder");
+    if (!cJSON_GetObjectItemCaseSensitive(model, "type_vocab"))
+        cJSON_AddNumberToObject(model, "type_vocab", 0);
+    return xs_hf_copy_keys(model, hf, HF_LLAMA, sizeof HF_LLAMA / sizeof HF_LLAMA[0],
+                           key_default, path, err);
+}
+
+/* The other families' keys left at their defaults, then what the llama
+ * builder needs. */
+static int check(const xs_scenario *s, const char *where, xs_error *err)
+{
+    int rc = xs_fam_no_head_dropout(s, where, err);
+    if (!rc)
+        rc = xs_fam_no_t5_keys(s, where, err);
+    if (!rc)
+        rc = xs_fam_no_vit_keys(s, where, err);
+    if (!rc)
+        rc = xs_fam_labels_need_cls(s, where, err);
+    if (rc)
+        return rc;
+    const xs_model *m = &s->model;
+    const char *path = where;
+    int64_t kv = xs_model_kv_heads(m);
+    if (m->arch != XS_DECODER)
+        return xs_error_set(err, XS_EFIELD, "%s: model.family llama needs model.arch decoder",
+                            path);
+    if (m->activation != XS_ACT_SILU)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: model.family llama needs model.activation silu (its gated MLP "
+                            "is modelled with SiLU)",
+                            path);
+    if (m->dropout > 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.dropout must be 0 for model.family llama (its layers "
+                            "have no hidden dropout; model.attn_dropout is the attention's)",
+                            path);
+    if (kv > m->heads || m->heads % kv != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.kv_heads (%lld) must divide model.heads (%lld)", path,
+                            (long long)kv, (long long)m->heads);
+    if (m->hidden % m->heads == 0 && (m->hidden / m->heads) % 2 != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.hidden / model.heads must be even for rotary embeddings "
+                            "(rotate_half splits the head in two)",
+                            path);
+    if (s->train.kernels == XS_K_FUSED)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.kernels fused is modelled for the classic family only "
+                            "(LightSeq's kernels); use eager for model.family llama",
+                            path);
+    if (m->sliding_window > 0 && s->train.seq > m->sliding_window)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.seq (%lld) over model.sliding_window (%lld) is not "
+                            "modelled (the window then bounds each query's work); use a "
+                            "train.seq of at most the window",
+                            path, (long long)s->train.seq, (long long)m->sliding_window);
+    return XS_OK;
+}
+
+/* LlamaForCausalLM and LlamaForSequenceClassification (modeling_llama.py). */
+static const xs_lora_module_path LLAMA_MODULES[] = {
+    {"attn.q", "model.layers.%d.self_attn.q_proj"},
+    {"attn.k", "model.layers.%d.self_attn.k_proj"},
+    {"attn.v", "model.layers.%d.self_attn.v_proj"},
+    {"attn.out", "model.layers.%d.self_attn.o_proj"},
+    {"ffn.gate", "model.layers.%d.mlp.gate_proj"},
+    {"ffn.up", "model.layers.%d.mlp.up_proj"},
+    {"ffn.down", "model.layers.%d.mlp.down_proj"},
+    {"head.score", "score"},
+    {"head.lm", "lm_head"},
+};
+static const xs_lora_names LLAMA_NAMES = {"Llama-family", "q_proj,v_proj",
+    "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear",
+    LLAMA_MODULES, sizeof LLAMA_MODULES / sizeof LLAMA_MODULES[0]};
+
+static const xs_lora_names *lora(const xs_scenario *s)
+{
+    (void)s;
+    return &LLAMA_NAMES;
+}
+
+static void describe(xs_strbuf *sb, const xs_scenario *s, double params)
+{
+    const xs_model *m = &s->model;
+    xs_sb_printf(sb,
+                 "model     llama decoder, %lld layers, hidden %lld, %lld heads (%lld kv), "
+                 "gated silu ffn %lld, vocab %lld, %s %s head: %.1f M parameters\n",
+                 (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+                 (long long)xs_model_kv_heads(m), (long long)m->ffn, (long long)m->vocab,
+                 m->tied ? "tied" : "untied", m->head == XS_HEAD_LM ? "lm" : "cls",
+                 params / 1e6);
+}
+
+static void model_json(cJSON *mo, const xs_scenario *s)
+{
+    const xs_model *m = &s->model;
+    static const char *bias[] = {"none", "qkv", "all"};
+    cJSON_AddStringToObject(mo, "family", "llama");
+    cJSON_AddNumberToObject(mo, "kv_heads", (double)xs_model_kv_heads(m));
+    cJSON_AddBoolToObject(mo, "tied", m->tied);
+    cJSON_AddStringToObject(mo, "attention_bias", bias[m->attention_bias]);
+    cJSON_AddBoolToObject(mo, "mlp_bias", m->mlp_bias);
+    cJSON_AddNumberToObject(mo, "sliding_window", (double)m->sliding_window);
+}
+
+static const char *const TYPES[] = {"llama", "mistral", "qwen2", NULL};
+
+const xs_family xs_family_llama = {
+    .name = "llama",
+    .model_types = TYPES,
+    .import = import,
+    .check = check,
+    .forward = forward,
+    .lora = lora,
+    .describe = describe,
+    .model_json = model_json,
+};

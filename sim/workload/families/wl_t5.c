@@ -35,6 +35,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "family.h"
+#include "family_check.h"
+#include "hf_keys.h"
+#include "lora.h"
+#include "schema.h"
+
 /* T5Block, T5LayerSelfAttention, T5Attention, T5LayerFF, T5Dense*ActDense;
  * a decoder block adds T5LayerCrossAttention and its T5Attention. */
 #define T5_ENC_CONTAINERS 5
@@ -473,7 +479,7 @@ static void lm_head(xs_wb *c)
     xs_wb_cross_entropy(c, Td, V, ls);
 }
 
-void xs_wb_forward_t5(xs_wb *c)
+static void forward(xs_wb *c)
 {
     encoder(c);
     decoder(c);
@@ -481,3 +487,313 @@ void xs_wb_forward_t5(xs_wb *c)
     c->T = enc_rows(c);
     c->sq = (double)c->s->train.seq;
 }
+
+/* ---- the family record (family.h) --------------------------------------- */
+
+/* T5Config (huggingface/transformers@2678947a26f82a3cfed465026a0f5a7798ba84b2:
+ * src/transformers/models/t5/configuration_t5.py: its __init__ defaults).
+ * n_positions is no T5Config parameter and the model does not use it
+ * (relative positions); the original checkpoints' configs carry 512, kept
+ * as model.max_positions for the record (absent: 512).
+ * relative_attention_max_distance, layer_norm_epsilon and
+ * initializer_factor change values, not work, and are not read. */
+static const xs_hf_key HF_T5[] = {
+    {"layers", "num_layers", 1},
+    {"hidden", "d_model", 1},
+    {"heads", "num_heads", 1},
+    {"ffn", "d_ff", 1},
+    {"vocab", "vocab_size", 1},
+    {"max_positions", "n_positions", 0},
+    {"decoder_layers", "num_decoder_layers", 0},
+    {"relative_buckets", "relative_attention_num_buckets", 0},
+    {"dropout", "dropout_rate", 0},
+    {"attn_dropout", "dropout_rate", 0}, /* T5Attention drops its probabilities at dropout_rate */
+    {"tied", "tie_word_embeddings", 0},
+};
+
+/* T5Config.__init__'s defaults. */
+static cJSON *key_default(const char *canon, const cJSON *hf)
+{
+    (void)hf;
+    if (strcmp(canon, "max_positions") == 0) /* the original configs' n_positions */
+        return cJSON_CreateNumber(512);
+    if (strcmp(canon, "decoder_layers") == 0) /* None: num_layers */
+        return cJSON_CreateNumber(0);
+    if (strcmp(canon, "relative_buckets") == 0)
+        return cJSON_CreateNumber(32);
+    if (strcmp(canon, "dropout") == 0 || strcmp(canon, "attn_dropout") == 0)
+        return cJSON_CreateNumber(0.1);
+    if (strcmp(canon, "tied") == 0) /* PretrainedConfig's tie_word_embeddings */
+        return cJSON_CreateTrue();
+    return NULL;
+    return NULL;
+}
+
+/* T5's keys that are not plain copies, and those that would change the op
+ * list in ways not modelled, refused by name. Read against transformers'
+ * configuration_t5.py and modeling_t5.py
+ * (huggingface/transformers@6b8b757dfcb582379a64f013cdce46c43629f2b0):
+ * feed_forward_proj is "[gated-]act"; "gated-gelu" means gelu_new (newer
+ * configuration_t5.py, "for backwards compatibility"; team code index,
+ * find_string id 3755908106); the
+ * attention projects d_model onto num_heads x d_kv (inner_dim), which is
+ * modelled only where it equals d_model (t5-small to t5-large, v1.1 base
+ * and large; not t5-3b or t5-11b). */
+static int import_keys(cJSON *model, const cJSON *hf, const char *path, xs_error *err)
+{
+    const cJSON *v;
+    double heads = 0, d_model = 0, d_kv = 64; /* T5Config's d_kv default */
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(hf, "num_heads")))
+        heads = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(hf, "d_model")))
+        d_model = v->valuedouble;
+    v = cJSON_GetObjectItemCaseSensitive(hf, "d_kv");
+    if (v && !cJSON_IsNull(v)) {
+        if (!cJSON_IsNumber(v))
+            return xs_error_set(err, XS_EFIELD, "%s: field 'd_kv' must be a positive integer",
+                                path);
+        d_kv = v->valuedouble;
+    }
+    if (heads > 0 && d_model > 0 && d_kv * heads != d_model)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'd_kv' x num_heads (%g x %g) must equal d_model (%g) "
+                            "(an attention width of its own is not modelled)",
+                            path, d_kv, heads, d_model);
+    const char *proj = "relu";
+    v = cJSON_GetObjectItemCaseSensitive(hf, "feed_forward_proj");
+    if (v && !cJSON_IsNull(v)) {
+        if (!cJSON_IsString(v))
+            return xs_error_set(err, XS_EFIELD, "%s: field 'feed_forward_proj' must be a string",
+                                path);
+        proj = v->valuestring;
+    }
+    const char *act = strcmp(proj, "relu") == 0         ? "relu"
+                      : strcmp(proj, "gelu") == 0       ? "gelu"
+                      : strcmp(proj, "gated-gelu") == 0 ? "gelu_new"
+                                                        : NULL;
+    if (!act)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'feed_forward_proj' must be \"relu\", \"gelu\" or "
+                            "\"gated-gelu\" (the FFNs modelled), got \"%s\"",
+                            path, proj);
+    int gated = strncmp(proj, "gated-", 6) == 0;
+    /* configs saved by newer transformers also hold what T5Config derives */
+    v = cJSON_GetObjectItemCaseSensitive(hf, "dense_act_fn");
+    if (v && !cJSON_IsNull(v) && !(cJSON_IsString(v) && strcmp(v->valuestring, act) == 0))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'dense_act_fn' must be \"%s\", what feed_forward_proj "
+                            "\"%s\" implies (another activation is not modelled)",
+                            path, act, proj);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "is_gated_act");
+    if (v && !cJSON_IsNull(v) && !(cJSON_IsBool(v) && cJSON_IsTrue(v) == gated))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'is_gated_act' must be %s, what feed_forward_proj \"%s\" "
+                            "implies",
+                            path, gated ? "true" : "false", proj);
+    if ((v = cJSON_GetObjectItemCaseSensitive(hf, "quantization_config")) && !cJSON_IsNull(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'quantization_config' is not modelled (it changes the op "
+                            "list); remove it to model the plain t5 layers",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "is_encoder_decoder");
+    if (v && !cJSON_IsNull(v) && !cJSON_IsTrue(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'is_encoder_decoder' must be true (T5ForConditionalGeneration; "
+                            "an encoder alone is not modelled)",
+                            path);
+    if (xs_hf_put_default(model, "family", cJSON_CreateString("t5")) ||
+        xs_hf_put_default(model, "arch", cJSON_CreateString("encoder_decoder")) ||
+        xs_hf_put_default(model, "type_vocab", cJSON_CreateNumber(0)) ||
+        xs_hf_put_default(model, "activation", cJSON_CreateString(act)) ||
+        xs_hf_put_default(model, "gated_ffn", cJSON_CreateBool(gated)))
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    return XS_OK;
+}
+
+static int import(cJSON *model, const cJSON *hf, const char *type, const char *path,
+                  xs_error *err)
+{
+    (void)type;
+    int rc = import_keys(model, hf, path, err);
+    return rc ? rc
+              : xs_hf_copy_keys(model, hf, HF_T5, sizeof HF_T5 / sizeof HF_T5[0], key_default,
+                                path, err);
+}
+
+/* T5's lengths as run_summarization.py's defaults
+ * (huggingface/transformers@2520420bd460a1bf5518b21bfe7f4b5ecd981a81:
+ * examples/pytorch/summarization/run_summarization.py, DataTrainingArguments):
+ * train.seq is max_source_length 1024 (relative positions: n_positions
+ * does not cap it), train.target_seq max_target_length 128. */
+static int complete(cJSON *root, xs_error *err)
+{
+    static const char *const keys[] = {"train.seq", "train.target_seq"};
+    static const double values[] = {1024, 128};
+    for (size_t i = 0; i < 2; i++) {
+        if (xs_json_path(root, keys[i]))
+            continue;
+        cJSON *v = cJSON_CreateNumber(values[i]);
+        if (!v || xs_scn_doc_put(root, keys[i], v)) {
+            cJSON_Delete(v);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
+    }
+    return XS_OK;
+}
+
+/* T5ForConditionalGeneration as modelled (above): what it refuses, each
+ * with the reason, in one line. */
+static int check_t5(const xs_scenario *s, const char *path, xs_error *err)
+{
+    const xs_model *m = &s->model;
+    const xs_train *t = &s->train;
+    if (m->arch != XS_ENCODER_DECODER)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.family t5 needs model.arch encoder_decoder", path);
+    if (m->head != XS_HEAD_LM)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: model.family t5 needs model.head lm (T5ForConditionalGeneration; "
+                            "its classification and QA heads are not modelled)",
+                            path);
+    if (m->activation == XS_ACT_SILU || (m->gated_ffn && m->activation != XS_ACT_GELU_NEW))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: model.family t5 models the FFNs relu, gelu, gelu_new and gated "
+                            "gelu_new (\"gated-gelu\"); model.activation does not fit model.gated_ffn",
+                            path);
+    const char *other = m->kv_heads != 0 && m->kv_heads != m->heads ? "model.kv_heads"
+                        : m->attention_bias != 0                    ? "model.attention_bias"
+                        : m->mlp_bias                               ? "model.mlp_bias"
+                        : m->sliding_window != 0                    ? "model.sliding_window"
+                        : m->type_vocab != 0                        ? "model.type_vocab"
+                                                                    : NULL;
+    if (other)
+        return xs_error_set(err, XS_EFIELD, "%s: %s must be left out for model.family t5", path,
+                            other);
+    if (m->relative_buckets < 1)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.relative_buckets must be at least 1 for model.family t5 "
+                            "(relative_attention_num_buckets; T5Config's default is 32)",
+                            path);
+    if (t->target_seq < 1)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: train.target_seq must be at least 1 for model.family t5", path);
+    /* each with why it is not modelled */
+    const char *refused =
+        t->kernels == XS_K_FUSED
+            ? "train.kernels fused (LightSeq's kernels are BERT's and GPT-2's; use eager)"
+        : t->attention == XS_ATT_FLASH
+            ? "train.attention flash (T5PreTrainedModel declares no SDPA or flash-attention "
+              "support: the relative position bias is added to materialized scores; use "
+              "unfused)"
+        : t->ffn_bias == XS_FFN_BIAS_SEPARATE
+            ? "train.ffn_bias separate (T5's linears have no bias)"
+        : t->quant != XS_QUANT_NONE
+            ? "train.quant nf4 (QLoRA on T5; LoRA alone is modelled)"
+        : t->checkpointing != XS_CKPT_NONE
+            ? "train.checkpointing layer (T5's checkpointed layers pass the position bias "
+              "and the encoder output along; not modelled)"
+        : t->precision == XS_P_BF16
+            ? "train.precision bf16 (T5 keeps wo in fp32, _keep_in_fp32_modules, so a bf16 "
+              "model mixes formats; use amp_bf16)"
+        : (t->precision == XS_P_AMP_FP16 || t->precision == XS_P_AMP_BF16) &&
+                  t->amp_mode == XS_AMP_O2
+            ? "train.amp_mode o2 (a half model runs T5Block's fp16 clamps; use autocast)"
+            : NULL;
+    if (refused)
+        return xs_error_set(err, XS_EUNSUPPORTED, "%s: model.family t5 does not model %s", path,
+                            refused);
+    return XS_OK;
+}
+
+/* distilbert's head dropout left out, then the T5's own. */
+static int check(const xs_scenario *s, const char *where, xs_error *err)
+{
+    int rc = xs_fam_no_head_dropout(s, where, err);
+    return rc ? rc : check_t5(s, where, err);
+}
+
+/* T5ForConditionalGeneration (modeling_t5.py): block.N.layer is
+ * [SelfAttention, (EncDecAttention,) FF]; the builder names each linear
+ * with its stack */
+static const xs_lora_module_path T5_MODULES[] = {
+    {"enc.attn.q", "encoder.block.%d.layer.0.SelfAttention.q"},
+    {"enc.attn.k", "encoder.block.%d.layer.0.SelfAttention.k"},
+    {"enc.attn.v", "encoder.block.%d.layer.0.SelfAttention.v"},
+    {"enc.attn.o", "encoder.block.%d.layer.0.SelfAttention.o"},
+    {"enc.ffn.wi", "encoder.block.%d.layer.1.DenseReluDense.wi"},
+    {"enc.ffn.wi_0", "encoder.block.%d.layer.1.DenseReluDense.wi_0"},
+    {"enc.ffn.wi_1", "encoder.block.%d.layer.1.DenseReluDense.wi_1"},
+    {"enc.ffn.wo", "encoder.block.%d.layer.1.DenseReluDense.wo"},
+    {"dec.attn.q", "decoder.block.%d.layer.0.SelfAttention.q"},
+    {"dec.attn.k", "decoder.block.%d.layer.0.SelfAttention.k"},
+    {"dec.attn.v", "decoder.block.%d.layer.0.SelfAttention.v"},
+    {"dec.attn.o", "decoder.block.%d.layer.0.SelfAttention.o"},
+    {"dec.xattn.q", "decoder.block.%d.layer.1.EncDecAttention.q"},
+    {"dec.xattn.k", "decoder.block.%d.layer.1.EncDecAttention.k"},
+    {"dec.xattn.v", "decoder.block.%d.layer.1.EncDecAttention.v"},
+    {"dec.xattn.o", "decoder.block.%d.layer.1.EncDecAttention.o"},
+    {"dec.ffn.wi", "decoder.block.%d.layer.2.DenseReluDense.wi"},
+    {"dec.ffn.wi_0", "decoder.block.%d.layer.2.DenseReluDense.wi_0"},
+    {"dec.ffn.wi_1", "decoder.block.%d.layer.2.DenseReluDense.wi_1"},
+    {"dec.ffn.wo", "decoder.block.%d.layer.2.DenseReluDense.wo"},
+    {"head.lm", "lm_head"},
+};
+static const xs_lora_names T5_NAMES = {"T5", "q,v",
+    "q, k, v, o, wi (gated: wi_0, wi_1), wo, EncDecAttention.v, all-linear",
+    T5_MODULES, sizeof T5_MODULES / sizeof T5_MODULES[0]};
+
+static const xs_lora_names *lora(const xs_scenario *s)
+{
+    (void)s;
+    return &T5_NAMES;
+}
+
+static void describe(xs_strbuf *sb, const xs_scenario *s, double params)
+{
+    const xs_model *m = &s->model;
+    const xs_train *t = &s->train;
+    xs_sb_printf(sb,
+                 "model     t5 encoder-decoder, %lld + %lld layers, hidden %lld, %lld heads, "
+                 "%s%s ffn %lld, vocab %lld, %lld position buckets, %s lm head: %.1f M "
+                 "parameters\n",
+                 (long long)m->layers, (long long)xs_model_decoder_layers(m),
+                 (long long)m->hidden, (long long)m->heads, m->gated_ffn ? "gated " : "",
+                 xs_activation_name(m->activation), (long long)m->ffn, (long long)m->vocab,
+                 (long long)m->relative_buckets, m->tied ? "tied" : "untied", params / 1e6);
+    xs_sb_printf(sb,
+                 "seq2seq   source (encoder) seq %lld, target (decoder) seq %lld; tokens/s "
+                 "counts source tokens\n",
+                 (long long)t->seq, (long long)t->target_seq);
+}
+
+static void model_json(cJSON *mo, const xs_scenario *s)
+{
+    const xs_model *m = &s->model;
+    cJSON_AddStringToObject(mo, "family", "t5");
+    cJSON_AddNumberToObject(mo, "decoder_layers", (double)xs_model_decoder_layers(m));
+    cJSON_AddNumberToObject(mo, "relative_buckets", (double)m->relative_buckets);
+    cJSON_AddBoolToObject(mo, "gated_ffn", m->gated_ffn);
+    cJSON_AddBoolToObject(mo, "tied", m->tied);
+}
+
+/* seq is the source; tokens_per_s counts it */
+static void train_json(cJSON *to, const xs_scenario *s)
+{
+    cJSON_AddNumberToObject(to, "target_seq", (double)s->train.target_seq);
+    cJSON_AddStringToObject(to, "tokens_counted", "source");
+}
+
+static const char *const TYPES[] = {"t5", NULL};
+
+const xs_family xs_family_t5 = {
+    .name = "t5",
+    .model_types = TYPES,
+    .import = import,
+    .complete = complete,
+    .check = check,
+    .forward = forward,
+    .lora = lora,
+    .describe = describe,
+    .model_json = model_json,
+    .train_json = train_json,
+};

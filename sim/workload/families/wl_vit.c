@@ -7,7 +7,15 @@
  * add_pooling_layer=False) and the cross-entropy over model.labels. */
 #include "wl_build.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "family.h"
+#include "family_check.h"
+#include "hf_keys.h"
+#include "lora.h"
+#include "schema.h"
 
 /* ViTLayer, ViTAttention, ViTSelfAttention, ViTSelfOutput,
  * ViTIntermediate, ViTOutput. */
@@ -242,9 +250,285 @@ static void vit_head(xs_wb *c)
     xs_wb_cross_entropy(c, b, L, c->amp ? 4 : c->H);
 }
 
-void xs_wb_forward_vit(xs_wb *c)
+static void forward(xs_wb *c)
 {
     xs_wb_embeddings(c, vit_embeddings);
     xs_wb_layers(c, c->s->model.layers, vit_layer);
     vit_head(c);
 }
+
+/* ---- the family record (family.h) --------------------------------------- */
+
+/* ViTConfig (transformers' models/vit/configuration_vit.py,
+ * huggingface/transformers@04ae75715f2cca2d87bbaf07c1d8e9fb2ab20bfd): every
+ * key has a default (key_default). num_labels and id2label are read by
+ * import_keys. */
+static const xs_hf_key HF_VIT[] = {
+    {"layers", "num_hidden_layers", 0},   {"hidden", "hidden_size", 0},
+    {"heads", "num_attention_heads", 0},  {"ffn", "intermediate_size", 0},
+    {"activation", "hidden_act", 0},      {"dropout", "hidden_dropout_prob", 0},
+    {"attn_dropout", "attention_probs_dropout_prob", 0},
+    {"image_size", "image_size", 0},      {"patch_size", "patch_size", 0},
+    {"channels", "num_channels", 0},      {"qkv_bias", "qkv_bias", 0},
+};
+
+/* ViTConfig.__init__'s defaults. */
+static cJSON *key_default(const char *canon, const cJSON *hf)
+{
+    (void)hf;
+    static const struct {
+        const char *canon;
+        double v;
+    } num[] = {{"layers", 12},        {"hidden", 768},      {"heads", 12},
+               {"ffn", 3072},         {"dropout", 0},       {"attn_dropout", 0},
+               {"image_size", 224},   {"patch_size", 16},   {"channels", 3}};
+    for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
+        if (strcmp(canon, num[i].canon) == 0)
+            return cJSON_CreateNumber(num[i].v);
+    if (strcmp(canon, "activation") == 0)
+        return cJSON_CreateString("gelu");
+    if (strcmp(canon, "qkv_bias") == 0)
+        return cJSON_CreateTrue();
+    return NULL;
+    return NULL;
+}
+
+/* A ViTConfig size: an integer, or transformers' [height, width] pair
+ * when both are equal (non-square images and patches are not modelled). */
+static int vit_size(cJSON *model, const cJSON *hf, const char *key, const char *canon,
+                    const char *path, xs_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, key);
+    if (!v || cJSON_IsNull(v) || cJSON_IsNumber(v))
+        return XS_OK; /* the map copies it; the schema checks it */
+    const cJSON *a = cJSON_GetArrayItem(v, 0), *b = cJSON_GetArrayItem(v, 1);
+    if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 && cJSON_IsNumber(a) &&
+        cJSON_IsNumber(b) && a->valuedouble == b->valuedouble) {
+        if (xs_hf_put_default(model, canon, cJSON_CreateNumber(a->valuedouble)))
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        return XS_OK;
+    }
+    return xs_error_set(err, XS_EUNSUPPORTED,
+                        "%s: field '%s' must be an integer or an [n, n] pair (non-square "
+                        "images and patches are not modelled)",
+                        path, key);
+}
+
+/* ViTForImageClassification as transformers' modeling_vit.py builds it
+ * (huggingface/transformers@005db8208dee358fe8fe63ae3cc49dd054aad48d):
+ * what the scenario needs besides the plain copies, and the keys that
+ * would change the op list in ways not modelled, refused by name.
+ * layer_norm_eps and initializer_range change values, not work;
+ * encoder_stride sizes only ViTForMaskedImageModeling's decoder, and
+ * pooler_output_size / pooler_act only ViTPooler, which the classification
+ * model does not build (add_pooling_layer=False): all accepted unread. The
+ * classifier's width is num_labels, which PretrainedConfig derives from
+ * id2label when the file lists labels. */
+static int import_keys(cJSON *model, const cJSON *hf, const char *path, xs_error *err)
+{
+    const cJSON *v;
+    int rc = vit_size(model, hf, "image_size", "image_size", path, err);
+    if (!rc)
+        rc = vit_size(model, hf, "patch_size", "patch_size", path, err);
+    if (rc)
+        return rc;
+    if ((v = cJSON_GetObjectItemCaseSensitive(hf, "quantization_config")) && !cJSON_IsNull(v))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'quantization_config' is not modelled (it changes the op "
+                            "list); remove it to model the plain vit layer",
+                            path);
+    v = cJSON_GetObjectItemCaseSensitive(hf, "problem_type");
+    if (v && !cJSON_IsNull(v) &&
+        !(cJSON_IsString(v) && strcmp(v->valuestring, "single_label_classification") == 0))
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: field 'problem_type' must be \"single_label_classification\" "
+                            "or null (cross-entropy; regression and multi-label losses are "
+                            "not modelled)",
+                            path);
+    double labels = 0;
+    const cJSON *id2label = cJSON_GetObjectItemCaseSensitive(hf, "id2label");
+    const cJSON *num = cJSON_GetObjectItemCaseSensitive(hf, "num_labels");
+    if (id2label && !cJSON_IsNull(id2label)) {
+        if (!cJSON_IsObject(id2label))
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field 'id2label' must be an object of labels", path);
+        labels = cJSON_GetArraySize(id2label);
+    }
+    if (num && !cJSON_IsNull(num)) {
+        if (!cJSON_IsNumber(num))
+            return xs_error_set(err, XS_EFIELD, "%s: field 'num_labels' must be an integer",
+                                path);
+        if (labels > 0 && num->valuedouble != labels)
+            return xs_error_set(err, XS_EFIELD,
+                                "%s: field 'num_labels' (%g) must equal the %g labels of "
+                                "'id2label'",
+                                path, num->valuedouble, labels);
+        labels = num->valuedouble;
+    }
+    if (labels == 1)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: one label is a regression (MSELoss), not modelled; the "
+                            "classifier needs 2 or more labels",
+                            path);
+    if (xs_hf_put_default(model, "family", cJSON_CreateString("vit")) ||
+        xs_hf_put_default(model, "head", cJSON_CreateString("cls")) ||
+        (labels > 0 && xs_hf_put_default(model, "labels", cJSON_CreateNumber(labels))))
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    return XS_OK;
+}
+
+static int import(cJSON *model, const cJSON *hf, const char *type, const char *path,
+                  xs_error *err)
+{
+    (void)type;
+    int rc = import_keys(model, hf, path, err);
+    if (rc)
+        return rc;
+    if (!cJSON_GetObjectItemCaseSensitive(model, "arch"))
+        cJSON_AddStringToObject(model, "arch", "encoder");
+    if (!cJSON_GetObjectItemCaseSensitive(model, "type_vocab"))
+        cJSON_AddNumberToObject(model, "type_vocab", 0);
+    return xs_hf_copy_keys(model, hf, HF_VIT, sizeof HF_VIT / sizeof HF_VIT[0], key_default,
+                           path, err);
+}
+
+/* The vit family's sequence is its patches and the class token: train.seq
+ * and model.max_positions (ViTEmbeddings' position table, num_patches + 1
+ * rows) follow from model.image_size and model.patch_size when absent
+ * (the check refuses other values), and model.vocab, which no table of
+ * a ViT has, is 1 when absent. */
+static int complete(cJSON *root, xs_error *err)
+{
+    const cJSON *image = xs_scn_doc_value(root, "model.image_size");
+    const cJSON *patch = xs_scn_doc_value(root, "model.patch_size");
+    if (!image || !patch || patch->valuedouble < 1)
+        return XS_OK;
+    double side = floor(image->valuedouble / patch->valuedouble), seq = side * side + 1;
+    static const char *const keys[] = {"train.seq", "model.max_positions", "model.vocab"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (xs_json_path(root, keys[i]))
+            continue;
+        cJSON *v = cJSON_CreateNumber(i < 2 ? seq : 1);
+        if (!v || xs_scn_doc_put(root, keys[i], v)) {
+            cJSON_Delete(v);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
+    }
+    return XS_OK;
+}
+
+/* What the vit builder needs: ViTForImageClassification is an encoder
+ * with a classifier on the class token, its sequence the patches and that
+ * token, its position table exactly that long (interpolate_pos_encoding,
+ * for other image sizes, is not modelled) and no token table. */
+static int check_vit(const xs_scenario *s, const char *path, xs_error *err)
+{
+    const xs_model *m = &s->model;
+    const char *other = xs_fam_llama_key(m);
+    if (other)
+        return xs_error_set(err, XS_EFIELD, "%s: %s needs model.family llama", path, other);
+    if (m->arch != XS_ENCODER || m->head != XS_HEAD_CLS)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.family vit needs model.arch encoder and model.head cls "
+                            "(ViTForImageClassification)",
+                            path);
+    if (m->image_size < 1 || m->patch_size < 1 || m->image_size % m->patch_size != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.family vit needs model.image_size a positive multiple "
+                            "of model.patch_size (got %lld and %lld)",
+                            path, (long long)m->image_size, (long long)m->patch_size);
+    int64_t seq = xs_model_vit_seq(m);
+    if (s->train.seq != seq)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: train.seq must be %lld for model.family vit ((%lld / %lld)^2 "
+                            "patches + the class token), got %lld; leave it out",
+                            path, (long long)seq, (long long)m->image_size,
+                            (long long)m->patch_size, (long long)s->train.seq);
+    if (m->max_positions != seq)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.max_positions must be %lld for model.family vit (its "
+                            "position table has a row a patch and one for the class token), "
+                            "got %lld; leave it out",
+                            path, (long long)seq, (long long)m->max_positions);
+    if (m->vocab != 1 || m->type_vocab != 0)
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: model.vocab and model.type_vocab are not read by model.family "
+                            "vit (it has no token tables); leave them out",
+                            path);
+    if (s->train.kernels == XS_K_FUSED)
+        return xs_error_set(err, XS_EUNSUPPORTED,
+                            "%s: train.kernels fused is modelled for the classic family only "
+                            "(LightSeq's kernels); use eager for model.family vit",
+                            path);
+    return XS_OK;
+}
+
+/* The other families' keys left at their defaults, then the ViT's own. */
+static int check(const xs_scenario *s, const char *where, xs_error *err)
+{
+    int rc = xs_fam_no_head_dropout(s, where, err);
+    if (!rc)
+        rc = xs_fam_no_t5_keys(s, where, err);
+    return rc ? rc : check_vit(s, where, err);
+}
+
+/* ViTForImageClassification (modeling_vit.py: ViTSelfAttention's query,
+ * key, value under ViTAttention.attention, ViTSelfOutput.dense,
+ * ViTIntermediate.dense, ViTOutput.dense; the classifier) */
+static const xs_lora_module_path VIT_MODULES[] = {
+    {"attn.q", "vit.encoder.layer.%d.attention.attention.query"},
+    {"attn.k", "vit.encoder.layer.%d.attention.attention.key"},
+    {"attn.v", "vit.encoder.layer.%d.attention.attention.value"},
+    {"attn.out", "vit.encoder.layer.%d.attention.output.dense"},
+    {"ffn.up", "vit.encoder.layer.%d.intermediate.dense"},
+    {"ffn.down", "vit.encoder.layer.%d.output.dense"},
+    {"head.classifier", "classifier"},
+};
+static const xs_lora_names VIT_NAMES = {"ViT", "query,value",
+    "query, key, value, dense, output.dense, intermediate.dense, all-linear",
+    VIT_MODULES, sizeof VIT_MODULES / sizeof VIT_MODULES[0]};
+
+static const xs_lora_names *lora(const xs_scenario *s)
+{
+    (void)s;
+    return &VIT_NAMES;
+}
+
+static void describe(xs_strbuf *sb, const xs_scenario *s, double params)
+{
+    const xs_model *m = &s->model;
+    xs_sb_printf(sb,
+                 "model     vit encoder, %lld layers, hidden %lld, %lld heads, ffn %lld, "
+                 "image %lld x %lld x %lld, patch %lld: seq %lld = %lld patches + class "
+                 "token, cls head over %lld labels: %.1f M parameters\n",
+                 (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+                 (long long)m->ffn, (long long)m->channels, (long long)m->image_size,
+                 (long long)m->image_size, (long long)m->patch_size,
+                 (long long)xs_model_vit_seq(m), (long long)xs_model_vit_seq(m) - 1,
+                 (long long)m->labels, params / 1e6);
+}
+
+static void model_json(cJSON *mo, const xs_scenario *s)
+{
+    const xs_model *m = &s->model;
+    cJSON_AddStringToObject(mo, "family", "vit");
+    cJSON_AddNumberToObject(mo, "image_size", (double)m->image_size);
+    cJSON_AddNumberToObject(mo, "patch_size", (double)m->patch_size);
+    cJSON_AddNumberToObject(mo, "channels", (double)m->channels);
+    cJSON_AddBoolToObject(mo, "qkv_bias", m->qkv_bias);
+    cJSON_AddNumberToObject(mo, "labels", (double)m->labels);
+}
+
+static const char *const TYPES[] = {"vit", NULL};
+
+const xs_family xs_family_vit = {
+    .name = "vit",
+    .model_types = TYPES,
+    .import = import,
+    .complete = complete,
+    .check = check,
+    .forward = forward,
+    .lora = lora,
+    .describe = describe,
+    .model_json = model_json,
+};

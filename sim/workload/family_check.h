@@ -1,0 +1,26 @@
+/* family_check.h — the checks the families' gate slots share (family.h):
+ * a model key that only one family reads must be left at its default by
+ * the others, and a class count needs a classification head. Each family
+ * asks them in the order its own checks come (the first broken relation
+ * is the one reported). */
+#ifndef XS_FAMILY_CHECK_H
+#define XS_FAMILY_CHECK_H
+
+#include "error.h"
+#include "scenario.h"
+
+/* distilbert's model.head_dropout */
+int xs_fam_no_head_dropout(const xs_scenario *s, const char *where, xs_error *err);
+/* t5's encoder-decoder keys (arch, decoder layers, buckets, gated FFN, target length) */
+int xs_fam_no_t5_keys(const xs_scenario *s, const char *where, xs_error *err);
+/* vit's image keys */
+int xs_fam_no_vit_keys(const xs_scenario *s, const char *where, xs_error *err);
+/* model.labels other than 2 with a head that scores no classes */
+int xs_fam_labels_need_cls(const xs_scenario *s, const char *where, xs_error *err);
+/* llama's keys (key/value heads, untied head, biases, window, SiLU) */
+int xs_fam_no_llama_keys(const xs_scenario *s, const char *where, xs_error *err);
+/* The first llama-only key of m set, in the order vit's check names them,
+ * or NULL. */
+const char *xs_fam_llama_key(const xs_model *m);
+
+#endif
