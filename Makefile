@@ -87,6 +87,12 @@ CAL_OBJ   = $(CAL_SRC:%.c=$(1)/%.o) $(LOPS_VARIANTS:%=$(1)/kernels/cpu/layer_ops
 # header's change rebuilds its includers only; -MP: a header removed since
 # is no error. HEADERS remains for the rules without dependency files.
 DEPFLAGS := -MMD -MP
+# An object that has recorded no headers yet (never built, or built by a
+# Makefile before DEPFLAGS) waits for every header, so a tree built before
+# a header changed cannot link a stale object (a second expansion: $@ is the
+# object).
+.SECONDEXPANSION:
+HEADERS_UNTIL_DEPS = $$(if $$(wildcard $$(basename $$@).d),,$$(HEADERS))
 HEADERS  := $(wildcard $(SIM_ROOMS:%=sim/%/*.h) cli/*.h kernels/common/*.h kernels/cpu/*.h calibrate/*.h) \
             kernels/cuda/xs_cuda.h include/xpusim.h
 
@@ -119,7 +125,7 @@ FORCE:
 all: xpusim lib cuda
 
 # --- release -----------------------------------------------------------------
-$(REL)/%.o: %.c
+$(REL)/%.o: %.c $(HEADERS_UNTIL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(call inc_of,$<) -c $< -o $@
 $(REL)/calibrate/cpu_calibrate.o $(ASN)/calibrate/cpu_calibrate.o: build/xs_version.h
@@ -128,7 +134,7 @@ $(REL)/calibrate/trace_calibrate.o $(ASN)/calibrate/trace_calibrate.o: build/xs_
 $(REL)/calibrate/cuda_calibrate.o $(ASN)/calibrate/cuda_calibrate.o: build/xs_version.h
 $(REL)/libxpusim.a: $(SIM_SRC:%.c=$(REL)/%.o)
 	rm -f $@ && ar rcs $@ $^
-$(REL)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c
+$(REL)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c $(HEADERS_UNTIL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(LOPS_FLAGS_$*) $(KRN_INC) -c $< -o $@
 $(REL)/libxscal.a: $(call CAL_OBJ,$(REL))
@@ -149,7 +155,7 @@ SO_MAJOR   := $(firstword $(subst ., ,$(SO_VERSION)))
 SO_REAL    := libxpusim.so.$(SO_VERSION)
 SO_NAME    := libxpusim.so.$(SO_MAJOR)
 PIC_SIM_OBJ := $(SIM_SRC:%.c=$(REL)/pic/%.o)
-$(PIC_SIM_OBJ): $(REL)/pic/%.o: %.c
+$(PIC_SIM_OBJ): $(REL)/pic/%.o: %.c $(HEADERS_UNTIL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC $(call inc_of,$<) -c $< -o $@
 $(REL)/$(SO_REAL): $(PIC_SIM_OBJ) sim/api/xpusim.map
@@ -162,7 +168,7 @@ lib: $(REL)/libxpusim.a $(REL)/$(SO_NAME) $(REL)/libxpusim.so
 # --- install ------------------------------------------------------------------
 # make install PREFIX=/opt/xpusim [DESTDIR=/stage]. The installed binary and
 # library find their data in PREFIX/share/xpusim from where they are loaded
-# (sim/paths.c), so no PREFIX is compiled in and one build installs anywhere.
+# (sim/io/paths.c), so no PREFIX is compiled in and one build installs anywhere.
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR := $(DESTDIR)$(PREFIX)/bin
@@ -230,7 +236,7 @@ uninstall:
 # hidden: the copy inside cannot interpose on, or be interposed by, the
 # loading program's; -z defs: every symbol resolved at link time.
 FAKE_SIM_OBJ := $(SIM_SRC:%.c=$(REL)/fake/%.o)
-$(FAKE_SIM_OBJ): $(REL)/fake/%.o: %.c
+$(FAKE_SIM_OBJ): $(REL)/fake/%.o: %.c $(HEADERS_UNTIL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(DEPFLAGS) -O2 -g -fPIC -fvisibility=hidden $(call inc_of,$<) -c $< -o $@
 $(FAKE_GPU): tests/fake_gpu.c kernels/cuda/xs_cuda.h $(HEADERS) $(FAKE_SIM_OBJ)
@@ -321,7 +327,7 @@ ifeq ($(HAVE_DNNL),1)
 # with; it would take most of the 64 MiB a run carries. The bundle's xpusim
 # has onednn.c compiled as on a host without it, every other object shared.
 BUNDLE_XPUSIM := $(REL)/nodnnl/xpusim
-$(REL)/nodnnl/onednn.o: kernels/cpu/onednn.c
+$(REL)/nodnnl/onednn.o: kernels/cpu/onednn.c $(HEADERS_UNTIL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(DNNL_CFLAGS),$(CFLAGS)) $(DEPFLAGS) $(KRN_INC) -c $< -o $@
 $(REL)/nodnnl/libxscal.a: $(filter-out $(REL)/kernels/cpu/onednn.o,$(call CAL_OBJ,$(REL))) $(REL)/nodnnl/onednn.o
@@ -338,12 +344,12 @@ gpu-campaign:
 	calibrate/gpu/campaign.sh "$(OUT)"
 
 # --- ASan + UBSan ------------------------------------------------------------
-$(ASN)/%.o: %.c
+$(ASN)/%.o: %.c $(HEADERS_UNTIL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(DEPFLAGS) $(call inc_of,$<) -c $< -o $@
 $(ASN)/libxpusim.a: $(SIM_SRC:%.c=$(ASN)/%.o)
 	rm -f $@ && ar rcs $@ $^
-$(ASN)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c
+$(ASN)/kernels/cpu/layer_ops_vec_%.o: kernels/cpu/layer_ops_vec.c $(HEADERS_UNTIL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(DEPFLAGS) $(LOPS_FLAGS_$*) $(KRN_INC) -c $< -o $@
 $(ASN)/libxscal.a: $(call CAL_OBJ,$(ASN))
@@ -655,5 +661,7 @@ deps-aarch64:
 clean:
 	rm -rf build xpusim
 
-# the headers each object read when it was last built (DEPFLAGS)
--include $(shell find build -name '*.d' 2>/dev/null)
+# the headers each object read when it was last built (DEPFLAGS); the
+# compiler writes them, no rule makes them (else make would look for one)
+%.d: ;
+-include $(shell find build $(BUILD) -name '*.d' 2>/dev/null | sort -u)

@@ -547,7 +547,7 @@ static cJSON *calibration_json(const xs_cal_run_opts *o, const xs_job *j, const 
     cJSON_AddNumberToObject(ca, "steps", (double)t->nsteps);
     cJSON_AddStringToObject(
         ca, "method",
-        "per kernel class (sim/kernel_class.c), one weighted least-squares multiplier (GSL, "
+        "per kernel class (sim/core/kernel_class.c), one weighted least-squares multiplier (GSL, "
         "relative residuals, calibrate/fit.c) of the class's kernel time in each traced step "
         "against the model's kernel bodies of the class (time less launch cost) for the "
         "scenario on the base device; factor = the base file's factor x the multiplier. "

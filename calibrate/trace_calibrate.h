@@ -1,6 +1,6 @@
 /* trace_calibrate.h — `xpusim calibrate --backend trace`: one
  * torch.profiler trace of a training step on a GPU turns a device file into
- * a calibrated one. Each kernel class's measured time (sim/trace.h, classes
+ * a calibrated one. Each kernel class's measured time (sim/studies/trace.h, classes
  * of kernel_class.h) is fitted, step by step, as a multiple of the model's
  * predicted kernel bodies of that class for the same scenario on the same
  * board (GSL, fit.h); the multiples go into model.class_time_factor, the

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "fileio.h"
+#include "gate.h"
 #include "paths.h"
 #include "scenario.h"
 
@@ -164,7 +165,8 @@ int cli_scenarios(int argc, char **argv)
     for (size_t i = 0; i < count && rc == 0; i++) {
         xs_scenario s;
         xs_inf_scenario inf;
-        if (xs_scn_open(ids[i], NULL, 0, &s, &err) == XS_OK)
+        /* a file listed is one that loads and passes the gate (its relations) */
+        if (xs_scn_open(ids[i], NULL, 0, &s, &err) == XS_OK && xs_wl_gate(&s, &err) == XS_OK)
             printf("%-24s %s\n", s.id, s.description);
         else if (err.code == XS_EUNSUPPORTED && xs_inf_open(ids[i], NULL, 0, &inf, &err) == XS_OK)
             printf("%-24s %s (inference: xpusim threads)\n", inf.id, inf.description);

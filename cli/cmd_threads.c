@@ -43,7 +43,7 @@ static void usage(FILE *out)
             "large GEMM over the whole sequence) and the recurrent steps (a skinny product\n"
             "and the gate update, seq times); an encoder's are its kinds of op (qkv,\n"
             "scores, softmax, ..., each over every layer).\n\n"
-            "The model (sim/threads.h) gives an op's time on t threads from the CPU\n"
+            "The model (sim/devices/cpu/threads.h) gives an op's time on t threads from the CPU\n"
             "model's per-core compute and bandwidth, DRAM bandwidth that saturates, the\n"
             "parallel work the op holds (rows, work items, GEMM blocks) and the cost of\n"
             "each parallel region (fork and join), fitted by the calibration's thread\n"

@@ -27,7 +27,9 @@ static const struct {
     {"validate", cli_validate,
      "predicted vs measured: measured runs (CSV), profiler traces, or\n"
      "              a real BERT step on this CPU (--backend cpu)"},
-    {"calibrate", cli_calibrate, "measure this host's CPU and fit its cost model (a device file)"},
+    {"calibrate", cli_calibrate,
+     "fit a device file from measurements: this host's CPU, a GPU\n"
+     "              (cuda), or a profiler trace of a run (trace)"},
     {"threads", cli_threads, "the best thread count per layer of an LSTM or encoder on a CPU,\n"
                              "              fixed and dynamic plans; --run times them for real"},
     {"workload", cli_workload, "the op list of one step (shapes, FLOPs, bytes), no device"},
@@ -39,7 +41,8 @@ static const struct {
 static void usage(FILE *out)
 {
     fprintf(out, "xpusim " XPUSIM_VERSION " — predicts the time, energy and cost of Transformer\n"
-                 "fine-tuning, kernel by kernel, on GPUs.\n\n"
+                 "fine-tuning, kernel by kernel, on NVIDIA GPUs, Google TPUs and this\n"
+                 "host's CPU.\n\n"
                  "Usage: xpusim COMMAND [OPTIONS]   (xpusim COMMAND --help for details)\n\n"
                  "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)

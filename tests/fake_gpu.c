@@ -9,7 +9,7 @@
  * sees it). The parameters are what tests/test_cuda_backend.c expects
  * calibrate to recover; they are not any real GPU's figures.
  *
- * GEMMs follow xpusim's own GEMM model (sim/gemm.c through the gpu class,
+ * GEMMs follow xpusim's own GEMM model (sim/devices/gemm.c through the gpu class,
  * the path calibrate/cuda_calibrate.c's fit compares against) on the base
  * device the fake's name maps to, with the fake's launch cost, bandwidth
  * and loaded clock and a known gemm_efficiency: the fit must recover that

@@ -136,6 +136,15 @@ EOF2
     case_ bad-validate-backend validate --backend cpu -d a100-sxm4-80gb
     case_ bad-gemm gemm --m 0 --n 1 --k 1
     case_ missing-device-file predict -d tests/data/no-such-file.json
+    # the relations between keys, the workload's gate's since issue 39
+    case_ bad-heads predict --set model.heads=7
+    case_ bad-seq predict -s bert-base-squad --set train.seq=100000
+    case_ bad-lora predict -s bert-base-squad --set train.lora.rank=8 --set train.lora.targets=q_proj
+    case_ bad-fp8 predict -s llama2-7b-fp8 -d a100-sxm4-80gb
+    case_ bad-sweep-point sweep -s bert-base-squad -d t4 --vary train.seq=128,100000 \
+        --vary model.heads=12,7
+    case_ bad-fsdp predict -s bert-base-squad --set cluster.sharding=fsdp
+    case_ bad-llama predict -s llama2-7b-lora --set model.activation=gelu
     echo "$n cases"
 }
 

@@ -96,6 +96,12 @@ static void workload_should_refuse_a_zero_count_from_code(void)
     s.train.batch = (int64_t)1 << 30;
     CU_ASSERT_EQUAL(xs_wl_build(&s, &wl, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "scenarios/bert-base-squad.json: ")); /* its file */
+    s.train.grad_accum = 1;
+    s.model.heads = 0; /* the gate's relations divide by it: refused first */
+    CU_ASSERT_EQUAL(xs_wl_build(&s, &wl, &err), XS_ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model.heads must be at least 1, got 0"));
+    s.model.heads = 12;
+    s.train.grad_accum = (int64_t)1 << 40;
     s.source[0] = '\0'; /* made in code: named by its id */
     CU_ASSERT_EQUAL(xs_wl_build(&s, &wl, &err), XS_ERANGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "scenario bert-base-squad: "));

@@ -1,4 +1,4 @@
-/* test_threads.c — the thread-count model (sim/threads.c) and the plan
+/* test_threads.c — the thread-count model (sim/devices/cpu/threads.c) and the plan
  * search over it, on the calibrated 2-core device and on a what-if device
  * with its per-core figures on 64 cores (the plan only matters with many):
  * no op's fixed cost falls as threads are added, all cores reproduce the

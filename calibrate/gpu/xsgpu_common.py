@@ -151,7 +151,7 @@ GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 LAUNCH_CATEGORIES = ("cuda_runtime", "cuda_driver")
 STEP_PREFIX = "ProfilerStep#"
 # ATen's GEMM ops: with record_shapes their "Input Dims" give the shape of
-# the GEMM kernels launched inside them (xpusim sim/trace.c).
+# the GEMM kernels launched inside them (xpusim sim/studies/trace.c).
 GEMM_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm")
 
 

@@ -1,6 +1,6 @@
 /* error.h — the library's one error funnel: a status code plus a message a
  * user can act on ("devices/t4.json: field 'memory.bandwidth_gbs' must be a
- * number > 0, got -3"). Library code never exits; only the CLI (sim/cli/) decides. */
+ * number > 0, got -3"). Library code never exits; only the CLI (cli/) decides. */
 #ifndef XS_ERROR_H
 #define XS_ERROR_H
 

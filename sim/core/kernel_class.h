@@ -2,7 +2,7 @@
  * PyTorch profiler trace belongs to, from its name alone. One static table
  * (kernel_class.c) maps name patterns to classes; a trace is compared with
  * a prediction class by class, so the classes are the ones the model costs
- * (sim/op.h kinds), merged where a kernel name cannot tell them apart. */
+ * (sim/core/op.h kinds), merged where a kernel name cannot tell them apart. */
 #ifndef XS_KERNEL_CLASS_H
 #define XS_KERNEL_CLASS_H
 

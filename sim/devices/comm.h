@@ -45,7 +45,7 @@ typedef struct {
     int link;       /* xs_link inside a node */
     double intra_gbs; /* one GPU's link bandwidth each way inside a node, GB/s (1e9) */
     double net_gbs;   /* one node's network bandwidth each way, GB/s; 0 with one node */
-    int nvls;         /* NCCL may reduce in the NVSwitch (NVLS): see xs_topo_of */
+    int nvls;         /* NCCL may reduce in the NVSwitch (NVLS): gpu_topo.c */
     int sm_count;     /* the GPU's SMs, which NCCL's kernels share with compute */
     double mem_bw_gbs; /* the GPU's DRAM bandwidth, which they share too */
     /* A TPU slice (ici 1, filled by the tpu class): the chips along each
@@ -83,10 +83,11 @@ double xs_comm_busbw(int coll, int n, double bytes, double seconds);
  * the device's bandwidth, at the collective's bus bandwidth busbw_gbs. */
 double xs_comm_contention(const xs_topo *t, double busbw_gbs);
 
-/* The job's topology for s on dev: devices, per node, the link (the
- * scenario's cluster.interconnect or the device file's), the network; a
- * class with its own fabric (xs_backend.topology: TPUs) builds its own.
- * An error line names the key when the combination cannot be modelled. */
+/* The job's topology for s on dev: one device alone, else what dev's class
+ * builds (xs_backend.topology: GPUs in nodes over NVLink or PCIe and a
+ * network, gpu_topo.c; a TPU slice's torus, tpu_dp.c); a class without one
+ * is refused. An error line names the key when the combination cannot be
+ * modelled. */
 int xs_topo_of(const xs_device *dev, const xs_scenario *s, xs_topo *t, xs_error *err);
 
 /* Where t runs a step's collectives combined (t->combined), each

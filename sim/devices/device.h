@@ -88,7 +88,11 @@ typedef struct {
 } xs_device;
 
 /* dev's own record as a T, const where dev is: the one cast to it, for
- * the class's folder (its header names it: xs_gpu_of, ...). */
+ * the class's folder (its header names it: xs_gpu_of, ...). The storage is
+ * only ever read and written through T's members, each in its own type
+ * (the schema stores each field in the type its row says; copies are whole
+ * structs or memcpy), so no byte of it is read as two types; the compilers
+ * the project builds with (gcc, clang) do not reorder such accesses. */
 #define XS_OWN_RECORD(T, dev)                                                                 \
     _Generic((dev), const xs_device *: (const T *)(const void *)(dev)->own.bytes,             \
              default: (T *)(void *)(dev)->own.bytes)

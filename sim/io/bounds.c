@@ -44,12 +44,10 @@ static int check_params(const xs_scenario *s, const char *where, xs_error *err)
                         where, approx, (double)XS_MAX_COUNT);
 }
 
-int xs_scn_bounds_check(const xs_scenario *s, const char *where, xs_error *err)
+int xs_scn_counts_check(const xs_scenario *s, const char *where, xs_error *err)
 {
     const xs_model *m = &s->model;
     const xs_train *t = &s->train;
-    /* the loader's schema ensures these; a scenario built in code may not,
-     * and a zero would divide below */
     const struct {
         const char *name;
         int64_t v;
@@ -63,12 +61,22 @@ int xs_scn_bounds_check(const xs_scenario *s, const char *where, xs_error *err)
         if (positive[i].v < 1)
             return xs_error_set(err, XS_ERANGE, "%s: %s must be at least 1, got %lld", where,
                                 positive[i].name, (long long)positive[i].v);
+    return XS_OK;
+}
+
+int xs_scn_bounds_check(const xs_scenario *s, const char *where, xs_error *err)
+{
+    const xs_model *m = &s->model;
+    const xs_train *t = &s->train;
+    int rc = xs_scn_counts_check(s, where, err);
+    if (rc)
+        return rc;
     const int64_t qkv[] = {t->batch, t->seq, m->hidden, 3};
     const int64_t ffn[] = {t->batch, t->seq, m->ffn};
     const int64_t logits[] = {t->batch, t->seq, m->vocab};
     const int64_t scores[] = {t->batch, m->heads, t->seq, t->seq};
     const int64_t tokens[] = {t->batch, t->seq, t->grad_accum, s->devices};
-    int rc = check_count(where, "train.batch x train.seq x model.hidden x 3",
+    rc = check_count(where, "train.batch x train.seq x model.hidden x 3",
                          "elements in the q, k and v tensors", qkv, 4, err);
     if (!rc)
         rc = check_count(where, "train.batch x train.seq x model.ffn",

@@ -30,4 +30,9 @@
  * elements in one tensor exceeds 2^50 = 1.1e+15 ...". */
 int xs_scn_bounds_check(const xs_scenario *s, const char *where, xs_error *err);
 
+/* Its first part alone: every count a shape or a step divides by (batch,
+ * seq, layers, heads, ...) at least 1. The loader's schema ensures them;
+ * a scenario changed in code may not, and the relations divide by them. */
+int xs_scn_counts_check(const xs_scenario *s, const char *where, xs_error *err);
+
 #endif

@@ -203,7 +203,7 @@ typedef struct {
      * tensor (--set device.cuda_context_mib); 0: the default of the era
      * (memory.c) */
     double cuda_context_mib;
-    xs_host host; /* the `host` section as given: 0 = the default (host.c);
+    xs_host host; /* the `host` section as given: 0 = the default (stack.c);
                      flat_us unused here (train.host_op_us) */
     /* the file it was loaded from, as its errors name it; "" for one made
      * in code (or a path too long for it: then its errors name its id) */
@@ -269,7 +269,7 @@ void xs_scn_name_sets(const char *const *overrides, int n, xs_error *err);
 
 /* Check one override "key=value" on its own, as xs_scn_load would (a known
  * key, a value its field accepts), with the same error; relations between
- * fields are checked only when a whole scenario loads. */
+ * fields are the workload's gate's (gate.h), when the workload is built. */
 int xs_scn_check_set(const char *kv, xs_error *err);
 
 /* Put into root (a scenario document, --set overrides and hf_config

@@ -342,7 +342,7 @@ static const xs_field SCENARIO_FIELDS[] = {
      "unstated (lazy loading, pytorch/pytorch#109888)", NULL},
     {"host.framework", XS_F_ENUM, 0, 0, 0, 0, XS_FRAMEWORK_CHOICES,
      offsetof(xs_scenario, host.framework), 0,
-     "optional: the PyTorch era the host figures default to (sim/host.c): pytorch-1.8 "
+     "optional: the PyTorch era the host figures default to (sim/io/stack.c): pytorch-1.8 "
      "(1.5-1.8: every nn.Module call walks its hook dicts, 2.17 us a call, "
      "pytorch/pytorch#50431), pytorch-1.13 (1.9-1.13) or pytorch-2 (2.x eager): the no-hooks "
      "fast path (pytorch/pytorch#52576), its time unpublished, so module calls are not "

@@ -10,7 +10,7 @@
 #include "op.h"
 
 /* PyTorch eras whose host costs differ where a published measurement
- * shows it (host.c); XS_FW_UNSTATED keeps the era-free per-op figures. */
+ * shows it (stack.c); XS_FW_UNSTATED keeps the era-free per-op figures. */
 typedef enum {
     XS_FW_UNSTATED,
     XS_FW_PT18,  /* PyTorch 1.5 - 1.8: nn.Module.__call__ checks every hook dict */
@@ -36,7 +36,7 @@ typedef struct {
     double flat_us;     /* > 0: every launch costs this (train.host_op_us) */
 } xs_host;
 
-/* The sourced defaults of era fw (host.c), with flat_us 0; an unknown fw
+/* The sourced defaults of era fw (stack.c), with flat_us 0; an unknown fw
  * gives the unstated era's. */
 void xs_host_framework_defaults(int fw, xs_host *h);
 

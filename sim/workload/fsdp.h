@@ -50,7 +50,7 @@ void xs_fsdp_formats_of(const xs_scenario *s, xs_fsdp_formats *f);
  * gradient is cast back in the backward. */
 int xs_fsdp_half_params(const xs_scenario *s);
 
-/* What the scenario loader checks: FSDP is modelled for torch's autocast,
+/* What the workload's gate checks: FSDP is modelled for torch's autocast,
  * fp32, tf32 and pure bf16, a full fine-tune (cluster.ddp, the DDP
  * wrapper, does not apply). An error names the key otherwise. XS_OK when
  * s is not FSDP. */

@@ -101,6 +101,8 @@ int xs_wl_gate(const xs_scenario *s, xs_error *err)
         snprintf(where, sizeof where, "%s", s->source);
     else
         snprintf(where, sizeof where, "scenario %s", s->id);
-    int rc = check_relations(s, where, err);
+    int rc = xs_scn_counts_check(s, where, err); /* the relations divide by them */
+    if (!rc)
+        rc = check_relations(s, where, err);
     return rc ? rc : check_head(s, where, err);
 }

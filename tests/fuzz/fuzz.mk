@@ -25,7 +25,7 @@ FZ_LIBS      := -lcjson -lgsl -lgslcblas -lm
 # Each file sees what it sees in the main build (inc_of: a library room
 # its own room and those below), the harnesses their folder too.
 FZ_OBJ       := $(patsubst %.c,$(FZ)/obj/%.o,$(wildcard tests/fuzz/*.c))
-$(FZ)/obj/%.o: %.c
+$(FZ)/obj/%.o: %.c $(HEADERS_UNTIL_DEPS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FZ_CFLAGS) $(DEPFLAGS) $(call inc_of,$<) $(if $(filter tests/fuzz/%,$<),-Itests/fuzz) \
 	  -c $< -o $@

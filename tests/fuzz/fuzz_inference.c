@@ -1,5 +1,5 @@
 /* fuzz_inference.c — libFuzzer harness for the inference scenarios of
- * `xpusim threads` (sim/infer.c) with --set overrides: optional leading
+ * `xpusim threads` (sim/workload/infer.c) with --set overrides: optional leading
  * lines "set KEY=VALUE", then the scenario JSON. One that loads is built
  * into its op groups and planned on the shipped CPU device, as the
  * command does. */

@@ -80,7 +80,7 @@ MODELS = ["bert-base-uncased", "bert-large-uncased", "gpt2-medium", "llama-2-7b"
 
 
 def inference_seeds():
-    """xpusim threads' inference scenarios (sim/infer.c), with and without sets."""
+    """xpusim threads' inference scenarios (sim/workload/infer.c), with and without sets."""
     words = set(JSON_TOKENS) | {"set ", "=", "\n", "inference.", "model.", "lstm", "encoder",
                                 "precision", "bf16"}
     for name in INFERENCE:
