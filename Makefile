@@ -411,7 +411,7 @@ endif
 # --- tests -------------------------------------------------------------------
 # The suites run the library in-process and the CLI through XPUSIM_BIN.
 test: test-rel test-asan test-py test-plots test-install test-cuda test-campaign test-torch-lstm \
-      test-nokern test-readme
+      test-nokern test-readme check-layers
 
 test-rel: $(XS) $(REL)/xpusim_tests
 	XPUSIM_BIN=./$(XS) $(REL)/xpusim_tests
@@ -542,7 +542,7 @@ include tests/fuzz/fuzz.mk
 # circle (tools/check_layers.py).
 LAYER_REGISTRIES := sim/devices/backend.c=devices/gpu,devices/cpu,devices/tpu \
                     sim/io/family.c=workload/families
-check-layers: xpusim
+check-layers: xpusim $(REL)/xpusim_tests
 	python3 tools/check_layers.py --cc "$(CC)" --objects $(REL) \
 	  $(foreach r,$(SIM_ROOMS),--room '$(r)=$(ROOM_$(r))') $(LAYER_REGISTRIES:%=--registry %)
 

@@ -1,5 +1,8 @@
-/* scenario.c — loads scenarios, imports Hugging Face config.json files and
- * applies --set overrides, all through one schema table. */
+/* scenario.c — loads scenarios and applies --set overrides, through one
+ * schema table (scenario_fields.c): the document read, the overrides put
+ * in, the Hugging Face config imported (hf_config.c), the derived defaults
+ * completed, every field checked. The relations between fields are the
+ * workload's gate's (gate.h). */
 #include "scenario.h"
 
 #include <limits.h>
