@@ -1,6 +1,15 @@
 /* family_check.c — see family_check.h. */
 #include "family_check.h"
 
+int xs_fam_seq_in_positions(const xs_scenario *s, const char *where, xs_error *err)
+{
+    if (s->train.seq > s->model.max_positions)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: train.seq (%lld) must not exceed model.max_positions (%lld)",
+                            where, (long long)s->train.seq, (long long)s->model.max_positions);
+    return XS_OK;
+}
+
 int xs_fam_no_head_dropout(const xs_scenario *s, const char *where, xs_error *err)
 {
     if (s->model.head_dropout > 0)

@@ -9,6 +9,10 @@
 #include "error.h"
 #include "scenario.h"
 
+/* train.seq within model.max_positions: the learned position table's rows
+ * (the families with one; T5's positions are relative buckets, ViT's
+ * sequence is its patches) */
+int xs_fam_seq_in_positions(const xs_scenario *s, const char *where, xs_error *err);
 /* distilbert's model.head_dropout */
 int xs_fam_no_head_dropout(const xs_scenario *s, const char *where, xs_error *err);
 /* t5's encoder-decoder keys (arch, decoder layers, buckets, gated FFN, target length) */

@@ -38,13 +38,6 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
         return xs_error_set(err, XS_EFIELD,
                             "%s: model.hidden (%lld) must be divisible by model.heads (%lld)",
                             path, (long long)m->hidden, (long long)m->heads);
-    /* T5's positions are relative buckets: no table bounds the length;
-     * check_vit checks ViT's */
-    if (m->family != XS_FAMILY_T5 && m->family != XS_FAMILY_VIT &&
-        s->train.seq > m->max_positions)
-        return xs_error_set(err, XS_ERANGE,
-                            "%s: train.seq (%lld) must not exceed model.max_positions (%lld)",
-                            path, (long long)s->train.seq, (long long)m->max_positions);
     const xs_train *t = &s->train;
     int rc = xs_family_of(m->family)->check(s, path, err);
     if (rc)
@@ -80,16 +73,12 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
 }
 
 /* What the builders make of a head: a span head reads an encoder's
- * tokens, DistilBERT's heads are its two task models'. */
+ * tokens. */
 static int check_head(const xs_scenario *s, const char *where, xs_error *err)
 {
     const xs_model *m = &s->model;
     if (m->arch == XS_DECODER && m->head == XS_HEAD_SPAN)
         return xs_error_set(err, XS_EUNSUPPORTED, "%s: model.head 'span' needs model.arch 'encoder'",
-                            where);
-    if (m->family == XS_FAMILY_DISTILBERT && m->head == XS_HEAD_LM)
-        return xs_error_set(err, XS_EUNSUPPORTED,
-                            "%s: model.family distilbert models model.head cls and span only",
                             where);
     return XS_OK;
 }

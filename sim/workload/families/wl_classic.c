@@ -245,10 +245,13 @@ static int import(cJSON *model, const cJSON *hf, const char *type, const char *p
                            path, err);
 }
 
-/* The other families' keys left at their defaults. */
+/* The sequence within the position table, the other families' keys left
+ * at their defaults. */
 static int check(const xs_scenario *s, const char *where, xs_error *err)
 {
-    int rc = xs_fam_no_head_dropout(s, where, err);
+    int rc = xs_fam_seq_in_positions(s, where, err);
+    if (!rc)
+        rc = xs_fam_no_head_dropout(s, where, err);
     if (!rc)
         rc = xs_fam_no_t5_keys(s, where, err);
     if (!rc)
