@@ -172,7 +172,7 @@ static void trainable_params_should_match_peft(void)
 /* Whether s's LoRA adapts the linear, with its family's module names. */
 static int targeted(const xs_scenario *s, const char *linear, int layer)
 {
-    return xs_lora_targeted(s, xs_family_of(s->model.family)->lora(s), linear, layer);
+    return xs_lora_targeted(s, xs_family_lora(xs_family_of(s->model.family), s), linear, layer);
 }
 
 /* PEFT matches a target as the module's name or a '.'-suffix of it. */
@@ -206,7 +206,7 @@ static void targets_should_match_as_peft_does(void)
     CU_ASSERT(targeted(&s, "attn.out", 0) && targeted(&s, "ffn.down", 0));
     CU_ASSERT(!targeted(&s, "attn.qkv", 0) && !targeted(&s, "head.lm", -1));
     char path[128];
-    CU_ASSERT_EQUAL(xs_lora_module(xs_family_llama.lora(&s), "ffn.gate", 2, path, sizeof path), 0);
+    CU_ASSERT_EQUAL(xs_lora_module(xs_family_lora(&xs_family_llama, &s), "ffn.gate", 2, path, sizeof path), 0);
     CU_ASSERT_STRING_EQUAL(path, "model.layers.2.mlp.gate_proj");
 }
 

@@ -14,6 +14,11 @@ const xs_family *xs_family_of(int id)
     return FAMILIES[id >= 0 && id < NFAMILIES ? id : 0];
 }
 
+const struct xs_lora_names *xs_family_lora(const xs_family *f, const xs_scenario *s)
+{
+    return f->lora_names ? f->lora_names : f->lora(s);
+}
+
 const xs_family *xs_family_named(const char *name)
 {
     for (int i = 0; i < NFAMILIES; i++)

@@ -42,7 +42,9 @@ typedef struct xs_family {
     int (*check)(const xs_scenario *s, const char *where, xs_error *err);
     /* Its whole forward pass, head and loss included. */
     void (*forward)(struct xs_wb *c);
-    /* The names PEFT gives the linears of s's model. */
+    /* The names PEFT gives its linears; or, where the model's arch picks
+     * them (BERT's or GPT-2's), lora(s) instead (lora_names NULL). */
+    const struct xs_lora_names *lora_names;
     const struct xs_lora_names *(*lora)(const xs_scenario *s);
     /* The table report's model lines; params: the model's parameters. */
     void (*describe)(xs_strbuf *sb, const xs_scenario *s, double params);
@@ -60,6 +62,9 @@ extern const xs_family xs_family_t5;
 /* The record of model.family id (XS_FAMILY_*); the classic one for an id
  * out of range (the schema allows none). */
 const xs_family *xs_family_of(int id);
+
+/* PEFT's names of the linears of s's model, a model of family f. */
+const struct xs_lora_names *xs_family_lora(const xs_family *f, const xs_scenario *s);
 
 /* The record named name ("llama"), or NULL. */
 const xs_family *xs_family_named(const char *name);

@@ -64,7 +64,7 @@ static int check_relations(const xs_scenario *s, const char *path, xs_error *err
                             "%s: train.optimizer_impl '%s': bertadam is a Python loop of "
                             "tensor ops (for_loop or auto), it has no fused or foreach form",
                             path, word);
-    rc = xs_lora_check(s, xs_family_of(m->family)->lora(s), path, err);
+    rc = xs_lora_check(s, xs_family_lora(xs_family_of(m->family), s), path, err);
     if (!rc)
         rc = xs_fp8_check(s, path, err);
     if (!rc)

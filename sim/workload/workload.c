@@ -133,7 +133,7 @@ static void setup(xs_wb *c, const xs_scenario *s, xs_workload *wl)
     /* fused kernels keep activations in the matmul format: no fp32 islands */
     c->I = c->amp && !c->fused ? 4 : c->H;
     c->lora = t->lora_rank > 0;
-    c->lora_names = xs_family_of(m->family)->lora(s);
+    c->lora_names = xs_family_lora(xs_family_of(m->family), s);
     c->frozen = c->lora;
     c->ckpt = t->checkpointing == XS_CKPT_LAYER;
     c->unit = -1;

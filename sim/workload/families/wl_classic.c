@@ -7,12 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "bounds.h"
-#include "family.h"
-#include "family_check.h"
-#include "hf_keys.h"
 #include "checked.h"
+#include "family.h"
+#include "family_shared.h"
 #include "grow.h"
+#include "hf_keys.h"
 #include "kernel_fn.h"
 #include "kernel_op.h"
 #include "lora.h"
@@ -302,15 +303,7 @@ static const xs_lora_names *lora(const xs_scenario *s)
 
 static void describe(xs_strbuf *sb, const xs_scenario *s, double params)
 {
-    const xs_model *m = &s->model;
-    xs_sb_printf(sb,
-                 "model     %s, %lld layers, hidden %lld, %lld heads, ffn %lld, vocab %lld, "
-                 "%s head: %.1f M parameters\n",
-                 m->arch == XS_DECODER ? "decoder" : "encoder", (long long)m->layers,
-                 (long long)m->hidden, (long long)m->heads, (long long)m->ffn,
-                 (long long)m->vocab, m->head == XS_HEAD_SPAN ? "span"
-                                      : m->head == XS_HEAD_LM ? "lm" : "cls",
-                 params / 1e6);
+    xs_fam_describe(sb, s, s->model.arch == XS_DECODER ? "decoder" : "encoder", params);
 }
 
 static const char *const TYPES[] = {"bert", "roberta", "gpt2", NULL};

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "family.h"
-#include "family_check.h"
+#include "family_shared.h"
 #include "hf_keys.h"
 #include "lora.h"
 
@@ -291,22 +291,9 @@ static const xs_lora_names DISTILBERT_NAMES = {"DistilBERT", NULL,
     "q_lin, k_lin, v_lin, out_lin, lin1, lin2, all-linear",
     DISTILBERT_MODULES, sizeof DISTILBERT_MODULES / sizeof DISTILBERT_MODULES[0]};
 
-static const xs_lora_names *lora(const xs_scenario *s)
-{
-    (void)s;
-    return &DISTILBERT_NAMES;
-}
-
 static void describe(xs_strbuf *sb, const xs_scenario *s, double params)
 {
-    const xs_model *m = &s->model;
-    xs_sb_printf(sb,
-                 "model     %s, %lld layers, hidden %lld, %lld heads, ffn %lld, vocab %lld, "
-                 "%s head: %.1f M parameters\n",
-                 "distilbert encoder", (long long)m->layers, (long long)m->hidden,
-                 (long long)m->heads, (long long)m->ffn, (long long)m->vocab,
-                 m->head == XS_HEAD_SPAN ? "span" : m->head == XS_HEAD_LM ? "lm" : "cls",
-                 params / 1e6);
+    xs_fam_describe(sb, s, "distilbert encoder", params);
 }
 
 static void model_json(cJSON *mo, const xs_scenario *s)
@@ -323,7 +310,7 @@ const xs_family xs_family_distilbert = {
     .import = import,
     .check = check,
     .forward = forward,
-    .lora = lora,
+    .lora_names = &DISTILBERT_NAMES,
     .describe = describe,
     .model_json = model_json,
 };

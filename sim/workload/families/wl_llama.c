@@ -8,12 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "bounds.h"
-#include "family.h"
-#include "family_check.h"
-#include "hf_keys.h"
 #include "checked.h"
+#include "family.h"
+#include "family_shared.h"
 #include "grow.h"
+#include "hf_keys.h"
 #include "kernel_fn.h"
 #include "kernel_op.h"
 #include "lora.h"
@@ -457,12 +458,6 @@ static const xs_lora_names LLAMA_NAMES = {"Llama-family", "q_proj,v_proj",
     "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear",
     LLAMA_MODULES, sizeof LLAMA_MODULES / sizeof LLAMA_MODULES[0]};
 
-static const xs_lora_names *lora(const xs_scenario *s)
-{
-    (void)s;
-    return &LLAMA_NAMES;
-}
-
 static void describe(xs_strbuf *sb, const xs_scenario *s, double params)
 {
     const xs_model *m = &s->model;
@@ -495,7 +490,7 @@ const xs_family xs_family_llama = {
     .import = import,
     .check = check,
     .forward = forward,
-    .lora = lora,
+    .lora_names = &LLAMA_NAMES,
     .describe = describe,
     .model_json = model_json,
 };

@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "family.h"
-#include "family_check.h"
+#include "family_shared.h"
 #include "hf_keys.h"
 #include "lora.h"
 #include "schema.h"
@@ -742,12 +742,6 @@ static const xs_lora_names T5_NAMES = {"T5", "q,v",
     "q, k, v, o, wi (gated: wi_0, wi_1), wo, EncDecAttention.v, all-linear",
     T5_MODULES, sizeof T5_MODULES / sizeof T5_MODULES[0]};
 
-static const xs_lora_names *lora(const xs_scenario *s)
-{
-    (void)s;
-    return &T5_NAMES;
-}
-
 static void describe(xs_strbuf *sb, const xs_scenario *s, double params)
 {
     const xs_model *m = &s->model;
@@ -792,7 +786,7 @@ const xs_family xs_family_t5 = {
     .complete = complete,
     .check = check,
     .forward = forward,
-    .lora = lora,
+    .lora_names = &T5_NAMES,
     .describe = describe,
     .model_json = model_json,
     .train_json = train_json,

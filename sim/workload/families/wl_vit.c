@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "family.h"
-#include "family_check.h"
+#include "family_shared.h"
 #include "hf_keys.h"
 #include "lora.h"
 #include "schema.h"
@@ -488,12 +488,6 @@ static const xs_lora_names VIT_NAMES = {"ViT", "query,value",
     "query, key, value, dense, output.dense, intermediate.dense, all-linear",
     VIT_MODULES, sizeof VIT_MODULES / sizeof VIT_MODULES[0]};
 
-static const xs_lora_names *lora(const xs_scenario *s)
-{
-    (void)s;
-    return &VIT_NAMES;
-}
-
 static void describe(xs_strbuf *sb, const xs_scenario *s, double params)
 {
     const xs_model *m = &s->model;
@@ -528,7 +522,7 @@ const xs_family xs_family_vit = {
     .complete = complete,
     .check = check,
     .forward = forward,
-    .lora = lora,
+    .lora_names = &VIT_NAMES,
     .describe = describe,
     .model_json = model_json,
 };

@@ -1,13 +1,15 @@
-/* family_check.h — the checks the families' gate slots share (family.h):
- * a model key that only one family reads must be left at its default by
- * the others, and a class count needs a classification head. Each family
- * asks them in the order its own checks come (the first broken relation
- * is the one reported). */
-#ifndef XS_FAMILY_CHECK_H
-#define XS_FAMILY_CHECK_H
+/* family_shared.h — what the families' records share (family.h): the
+ * checks of their gate slots (a model key that only one family reads must
+ * be left at its default by the others, a class count needs a
+ * classification head; each family asks them in the order its own checks
+ * come, the first broken relation being the one reported), and the plain
+ * model line of the table report. */
+#ifndef XS_FAMILY_SHARED_H
+#define XS_FAMILY_SHARED_H
 
 #include "error.h"
 #include "scenario.h"
+#include "strbuf.h"
 
 /* train.seq within model.max_positions: the learned position table's rows
  * (the families with one; T5's positions are relative buckets, ViT's
@@ -26,5 +28,9 @@ int xs_fam_no_llama_keys(const xs_scenario *s, const char *where, xs_error *err)
 /* The first llama-only key of m set, in the order vit's check names them,
  * or NULL. */
 const char *xs_fam_llama_key(const xs_model *m);
+
+/* The table report's model line of an encoder or decoder with a plain
+ * layer: what (e.g. "encoder"), its shape, its head and params. */
+void xs_fam_describe(xs_strbuf *sb, const xs_scenario *s, const char *what, double params);
 
 #endif

@@ -1,5 +1,5 @@
-/* family_check.c — see family_check.h. */
-#include "family_check.h"
+/* family_shared.c — see family_shared.h. */
+#include "family_shared.h"
 
 int xs_fam_seq_in_positions(const xs_scenario *s, const char *where, xs_error *err)
 {
@@ -85,4 +85,16 @@ const char *xs_fam_llama_key(const xs_model *m)
            : m->kv_heads != 0 && m->kv_heads != m->heads ? "model.kv_heads"
            : m->activation == XS_ACT_SILU ? "model.activation silu"
                                           : NULL;
+}
+
+void xs_fam_describe(xs_strbuf *sb, const xs_scenario *s, const char *what, double params)
+{
+    const xs_model *m = &s->model;
+    xs_sb_printf(sb,
+                 "model     %s, %lld layers, hidden %lld, %lld heads, ffn %lld, vocab %lld, "
+                 "%s head: %.1f M parameters\n",
+                 what, (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+                 (long long)m->ffn, (long long)m->vocab,
+                 m->head == XS_HEAD_SPAN ? "span" : m->head == XS_HEAD_LM ? "lm" : "cls",
+                 params / 1e6);
 }
