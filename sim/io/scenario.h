@@ -297,6 +297,9 @@ const xs_field *xs_scn_field(const char *path);
  * non-object in the way, or out of memory; value is then the caller's). */
 const cJSON *xs_scn_doc_value(const cJSON *root, const char *path);
 int xs_scn_doc_put(cJSON *root, const char *path, cJSON *value);
+/* The number value at path unless the document gives the key (a default
+ * that follows from other keys); XS_OK, or XS_ENOMEM. */
+int xs_scn_doc_default(cJSON *root, const char *path, double value, xs_error *err);
 
 /* The vit family's sequence: one token a patch, (image_size /
  * patch_size)^2, and the class token; 0 when the sizes are not set. */

@@ -419,3 +419,15 @@ const cJSON *xs_scn_doc_value(const cJSON *root, const char *path)
     xs_error ignored;
     return f && v && xs_schema_check(f, v, "", &ignored) == XS_OK ? v : NULL;
 }
+
+int xs_scn_doc_default(cJSON *root, const char *path, double value, xs_error *err)
+{
+    if (xs_json_path(root, path))
+        return XS_OK;
+    cJSON *v = cJSON_CreateNumber(value);
+    if (!v || xs_scn_doc_put(root, path, v)) {
+        cJSON_Delete(v);
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    }
+    return XS_OK;
+}

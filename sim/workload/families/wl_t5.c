@@ -39,7 +39,6 @@
 #include "family_shared.h"
 #include "hf_keys.h"
 #include "lora.h"
-#include "schema.h"
 
 /* T5Block, T5LayerSelfAttention, T5Attention, T5LayerFF, T5Dense*ActDense;
  * a decoder block adds T5LayerCrossAttention and its T5Attention. */
@@ -627,18 +626,8 @@ static int import(cJSON *model, const cJSON *hf, const char *type, const char *p
  * does not cap it), train.target_seq max_target_length 128. */
 static int complete(cJSON *root, xs_error *err)
 {
-    static const char *const keys[] = {"train.seq", "train.target_seq"};
-    static const double values[] = {1024, 128};
-    for (size_t i = 0; i < 2; i++) {
-        if (xs_json_path(root, keys[i]))
-            continue;
-        cJSON *v = cJSON_CreateNumber(values[i]);
-        if (!v || xs_scn_doc_put(root, keys[i], v)) {
-            cJSON_Delete(v);
-            return xs_error_set(err, XS_ENOMEM, "out of memory");
-        }
-    }
-    return XS_OK;
+    int rc = xs_scn_doc_default(root, "train.seq", 1024, err);
+    return rc ? rc : xs_scn_doc_default(root, "train.target_seq", 128, err);
 }
 
 /* T5ForConditionalGeneration as modelled (above): what it refuses, each

@@ -15,7 +15,6 @@
 #include "family_shared.h"
 #include "hf_keys.h"
 #include "lora.h"
-#include "schema.h"
 
 /* ViTLayer, ViTAttention, ViTSelfAttention, ViTSelfOutput,
  * ViTIntermediate, ViTOutput. */
@@ -404,17 +403,10 @@ static int complete(cJSON *root, xs_error *err)
     if (!image || !patch || patch->valuedouble < 1)
         return XS_OK;
     double side = floor(image->valuedouble / patch->valuedouble), seq = side * side + 1;
-    static const char *const keys[] = {"train.seq", "model.max_positions", "model.vocab"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (xs_json_path(root, keys[i]))
-            continue;
-        cJSON *v = cJSON_CreateNumber(i < 2 ? seq : 1);
-        if (!v || xs_scn_doc_put(root, keys[i], v)) {
-            cJSON_Delete(v);
-            return xs_error_set(err, XS_ENOMEM, "out of memory");
-        }
-    }
-    return XS_OK;
+    int rc = xs_scn_doc_default(root, "train.seq", seq, err);
+    if (!rc)
+        rc = xs_scn_doc_default(root, "model.max_positions", seq, err);
+    return rc ? rc : xs_scn_doc_default(root, "model.vocab", 1, err);
 }
 
 /* What the vit builder needs: ViTForImageClassification is an encoder
