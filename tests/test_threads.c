@@ -315,6 +315,41 @@ static void threads_command_should_print_what_its_help_promises(void)
     tu_run_free(&r);
 }
 
+/* Every --set reads its value the one way (xs_set_value): a count with
+ * anything after it, blanks, hex or an exponent is refused by threads as by
+ * predict, one line naming --set, the key and what it expects; the same
+ * value written plainly is taken. */
+static void every_set_should_refuse_the_same_slips(void)
+{
+    static const char *const slips[] = {"32abc", "8 64", "16junk", "0x20", "6.4e1"};
+    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
+        char args[256], want[128];
+        snprintf(args, sizeof args, "threads -d " CPU_ID " -s lstm-inference --set "
+                                    "'inference.batch=%s'", slips[i]);
+        snprintf(want, sizeof want, "--set inference.batch=%s: 'inference.batch' expects an "
+                                    "integer in [1, 65536] written in decimal digits", slips[i]);
+        tu_result r = tu_run(args);
+        CU_ASSERT_NOT_EQUAL(r.status, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, want));
+        CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+        if (!strstr(r.err, want))
+            fprintf(stderr, "\n%s: %s\n", args, r.err);
+        tu_run_free(&r);
+        snprintf(args, sizeof args, "predict -s bert-base-squad --set 'train.batch=%s'", slips[i]);
+        r = tu_run(args);
+        CU_ASSERT_NOT_EQUAL(r.status, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "written in decimal digits"));
+        tu_run_free(&r);
+    }
+    tu_result r = tu_run("threads -d " CPU_ID " -s lstm-inference --set model.layers=64abc");
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--set model.layers=64abc: 'model.layers'"));
+    tu_run_free(&r);
+    r = tu_run("threads -d " CPU_ID " -s lstm-inference --set inference.batch=3");
+    CU_ASSERT_EQUAL(r.status, 0);
+    tu_run_free(&r);
+}
+
 /* bf16: the step at its own fitted rates with weights of half the bytes,
  * refused on a file swept before the bf16 kernel; the input projection a
  * cast and a bf16 GEMM; a GEMM's regions from the device's kernel set */
@@ -430,6 +465,8 @@ int tu_add_threads_suite(void)
                         device_without_thread_sweeps_should_be_refused) ||
            !CU_add_test(s, "inference_scenarios_should_refuse_bad_input",
                         inference_scenarios_should_refuse_bad_input) ||
+           !CU_add_test(s, "every_set_should_refuse_the_same_slips",
+                        every_set_should_refuse_the_same_slips) ||
            !CU_add_test(s, "threads_host_should_need_this_kernel_set",
                         threads_host_should_need_this_kernel_set) ||
            !CU_add_test(s, "threads_command_should_print_what_its_help_promises",

@@ -45,18 +45,6 @@ static int unknown_key(const char *kv, const char *key, xs_error *err)
                         kv, key);
 }
 
-/* [-]digits and nothing else: no blanks, exponent, point or hex. */
-static int is_decimal_integer(const char *text)
-{
-    const char *p = text + (*text == '-');
-    if (!*p)
-        return 0;
-    for (; *p; p++)
-        if (*p < '0' || *p > '9')
-            return 0;
-    return 1;
-}
-
 /* One override "key=value" read and checked as its field takes it: the
  * field, and the value (owned by the caller). */
 static int parse_override(const char *kv, const xs_field **field, cJSON **parsed,
@@ -75,28 +63,10 @@ static int parse_override(const char *kv, const xs_field **field, cJSON **parsed
     const xs_field *f = xs_scn_field(key);
     if (!f || strcmp(key, "id") == 0 || f->type == XS_F_OBJ) /* notes are for files */
         return unknown_key(kv, key, err);
-    /* A value is JSON when all of it parses as JSON (32, true, 0.1);
-     * otherwise it is a bare string (amp_fp16), so users need no quotes,
-     * and a number with anything after it ("64abc", "64,128") stays text
-     * that the schema refuses. */
     const char *text = eq + 1;
-    const char *end = NULL;
-    cJSON *value = cJSON_ParseWithOpts(text, &end, 1);
-    if (!value || cJSON_IsObject(value) || cJSON_IsArray(value)) {
-        cJSON_Delete(value);
-        value = cJSON_CreateString(text);
-    }
-    if (value && f->type == XS_F_INT && !is_decimal_integer(text)) {
-        /* 6.4e1 or 64.0 for a count is a slip, not a way to write 64 */
-        cJSON_Delete(value);
-        char want[160];
-        xs_schema_expect(f, want, sizeof want);
-        return xs_error_set(err, XS_EFIELD, "--set %s: '%s' expects %s written in decimal digits, "
-                                          "got '%s'",
-                            kv, key, want, text);
-    }
+    cJSON *value = xs_set_value(f, kv, text, err);
     if (!value)
-        return xs_error_set(err, XS_ENOMEM, "--set %s: out of memory", kv);
+        return err ? err->code : XS_EARG;
     /* a file named on the command line is relative to where the user is,
      * not to the scenario file (which is what a path inside the file is
      * relative to) */

@@ -542,3 +542,36 @@ int xs_json_load(const char *path, cJSON **out, xs_error *err)
     free(text);
     return rc;
 }
+
+/* [-]digits and nothing else: no blanks, exponent, point or hex. */
+static int is_decimal_integer(const char *text)
+{
+    const char *p = text + (*text == '-');
+    if (!*p)
+        return 0;
+    for (; *p; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
+}
+
+cJSON *xs_set_value(const xs_field *f, const char *kv, const char *text, xs_error *err)
+{
+    const char *end = NULL;
+    cJSON *value = cJSON_ParseWithOpts(text, &end, 1);
+    if (!value || cJSON_IsObject(value) || cJSON_IsArray(value)) {
+        cJSON_Delete(value);
+        value = cJSON_CreateString(text);
+    }
+    if (value && f->type == XS_F_INT && !is_decimal_integer(text)) {
+        cJSON_Delete(value);
+        char want[160];
+        xs_schema_expect(f, want, sizeof want);
+        xs_error_set(err, XS_EFIELD, "--set %s: '%s' expects %s written in decimal digits, got '%s'",
+                     kv, f->path, want, text);
+        return NULL;
+    }
+    if (!value)
+        xs_error_set(err, XS_ENOMEM, "--set %s: out of memory", kv);
+    return value;
+}

@@ -76,6 +76,16 @@ int xs_schema_check(const xs_field *f, const cJSON *v, const char *where, xs_err
 /* Describe what a field expects ("a number > 0", "one of fp32|tf32"). */
 void xs_schema_expect(const xs_field *f, char *buf, size_t size);
 
+/* The value of an override kv ("train.batch=32", "--set kv" in messages) for
+ * field f, from text (what follows the '='), as every --set reads one: JSON
+ * when all of the text parses as JSON (32, true, 0.1), else the text as a
+ * string (amp_fp16: no quotes needed), so that "32abc" or "8 64" stays text
+ * the field refuses; a count must be written in decimal digits (6.4e1 and
+ * 0x20 are slips, not 64 and 32). The value is the caller's (cJSON_Delete),
+ * still to be checked against f (xs_schema_check, where "--set kv"); NULL
+ * with err on a non-decimal count or out of memory. */
+cJSON *xs_set_value(const xs_field *f, const char *kv, const char *text, xs_error *err);
+
 /* Parse text as JSON; on failure report line and column. Caller frees. */
 int xs_json_parse(const char *text, const char *where, cJSON **out, xs_error *err);
 

@@ -77,10 +77,16 @@ static int apply_set(cJSON *root, const char *kv, xs_error *err)
                                           "(keys: %s)",
                             kv, key, keys);
     }
-    cJSON *v = cJSON_Parse(eq + 1);
-    if (!v || cJSON_IsObject(v) || cJSON_IsArray(v)) {
+    const xs_field *f = field_of(key);
+    cJSON *v = xs_set_value(f, kv, eq + 1, err);
+    if (!v)
+        return err ? err->code : XS_EARG;
+    char where[160];
+    snprintf(where, sizeof where, "--set %s", kv);
+    int rc = xs_schema_check(f, v, where, err);
+    if (rc) {
         cJSON_Delete(v);
-        v = cJSON_CreateString(eq + 1);
+        return rc;
     }
     cJSON *at = root;
     char *dot = strchr(key, '.');
@@ -94,8 +100,10 @@ static int apply_set(cJSON *root, const char *kv, xs_error *err)
         at = sub;
     }
     const char *leaf = dot ? dot + 1 : key;
-    if (!v || !at)
+    if (!at) {
+        cJSON_Delete(v);
         return xs_error_set(err, XS_ENOMEM, "out of memory applying --set %s", kv);
+    }
     cJSON_DeleteItemFromObjectCaseSensitive(at, leaf);
     cJSON_AddItemToObject(at, leaf, v);
     return XS_OK;
