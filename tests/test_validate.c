@@ -202,6 +202,40 @@ static void long_fields_should_be_refused_not_cut(void)
     free(rows);
 }
 
+/* A quoted field holding a newline or an escape sequence cannot forge a
+ * report line or reach the terminal: the field is refused (no id or key
+ * holds a control character) and a reason quoting the row is one line. */
+static void csv_text_should_never_be_printed_raw(void)
+{
+    const char *path = tu_write("forge.csv", "device,scenario,set,metric,value,source\n"
+                                             "t4,bert-base-squad,\"train.batch=8\n"
+                                             "FORGED LINE\",samples_per_s,10,x\n"
+                                             "t4,bert-base-squad,train.batch=8,samples_per_s,"
+                                             "\"1\033[31mred\",x\n"
+                                             "\"t4\033]0;title\007\",bert-base-squad,,samples_per_s,1,x\n");
+    static const char *const formats[] = {"", " --format csv", " --format json"};
+    for (size_t f = 0; f < 3; f++) {
+        char args[512];
+        snprintf(args, sizeof args, "validate --measured '%s'%s", path, formats[f]);
+        tu_result r = tu_run(args);
+        CU_ASSERT_EQUAL(r.status, 1);
+        CU_ASSERT_PTR_NULL(strchr(r.out, '\033'));
+        CU_ASSERT_PTR_NULL(strchr(r.err, '\033'));
+        CU_ASSERT_PTR_NULL(strchr(r.out, '\007'));
+        CU_ASSERT_PTR_NULL(strstr(r.out, "\nFORGED"));
+        tu_run_free(&r);
+    }
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_measured_load(path, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[0].reason, "field 'set' holds a control character"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1].reason, "got \"1\\x1b[31mred\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[2].reason, "field 'device' holds a control character"));
+    free(rows);
+}
+
 static void validate_cli_should_report_and_exit_on_failed_rows(void)
 {
     /* a file none of whose rows can be predicted has no error figures, not zeros */
@@ -568,6 +602,7 @@ int tu_add_validate_suite(void)
            !CU_add_test(s, "measured_copy_should_equal_the_shared_sets",
                         measured_copy_should_equal_the_shared_sets) ||
            !CU_add_test(s, "long_fields_should_be_refused_not_cut", long_fields_should_be_refused_not_cut) ||
+           !CU_add_test(s, "csv_text_should_never_be_printed_raw", csv_text_should_never_be_printed_raw) ||
            !CU_add_test(s, "validate_cli_should_report_and_exit_on_failed_rows",
                         validate_cli_should_report_and_exit_on_failed_rows) ||
            !CU_add_test(s, "validate_csv_should_quote_fields_holding_commas_and_quotes",

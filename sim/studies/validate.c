@@ -92,7 +92,10 @@ static int blank(const char *s)
     return *s == '\0';
 }
 
-/* Copy a field; one too long for its slot is the row's error, not cut short. */
+/* Copy a field; one too long for its slot is the row's error, not cut
+ * short, and so is one holding a control character (a newline in a quoted
+ * field, an escape sequence): no id or key has one, and the reports print
+ * fields as they are. */
 static int copy_field(char *dst, size_t size, const char *src, const char *name, xs_vrow *r)
 {
     size_t len = strlen(src);
@@ -101,6 +104,13 @@ static int copy_field(char *dst, size_t size, const char *src, const char *name,
                  size - 1);
         return -1;
     }
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)src[i] < 0x20 || src[i] == 0x7f) {
+            snprintf(r->reason, sizeof r->reason,
+                     "field '%s' holds a control character (byte 0x%02x at its character %zu)",
+                     name, (unsigned char)src[i], i + 1);
+            return -1;
+        }
     memcpy(dst, src, len + 1);
     return 0;
 }
@@ -175,6 +185,8 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
         else
             r->ok = 1; /* parsed; prediction may still fail */
     }
+    for (size_t i = 0; i < used; i++) /* a reason quoting the file stays one line */
+        xs_error_one_line(out[i].reason, sizeof out[i].reason);
     free(text);
     if (!out)
         return xs_error_set(err, XS_ENOMEM, "%s: out of memory", path);
@@ -454,7 +466,15 @@ void xs_vrow_classify(xs_vrow *r)
     snprintf(r->kclass, sizeof r->kclass, "%s%s", op, suffix);
 }
 
+static void validate_row(xs_vrow *r);
+
 void xs_validate_row(xs_vrow *r)
+{
+    validate_row(r);
+    xs_error_one_line(r->reason, sizeof r->reason); /* it may quote the row */
+}
+
+static void validate_row(xs_vrow *r)
 {
     if (!r->ok)
         return;
