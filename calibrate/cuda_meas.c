@@ -9,6 +9,7 @@
 
 #include "fileio.h"
 #include "grow.h"
+#include "numparse.h"
 #include "strbuf.h"
 
 static const char *const BENCH[XS_CB_COUNT] = {
@@ -144,12 +145,10 @@ static int word(const rd *r, int col, const char *f, const char *const *words, i
 
 static int num(const rd *r, int col, const char *f, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(f, &end);
+    double v = 0;
     char exp[96];
     snprintf(exp, sizeof exp, "a number in %g..%g", lo, hi);
-    if (!f[0] || *end || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
+    if (xs_parse_double(f, &v) || v < lo || v > hi)
         return bad(r, col, exp, f);
     *out = v;
     return XS_OK;
@@ -245,13 +244,9 @@ int xs_cmeas_read(const char *path, xs_cmeas_list *l, xs_error *err)
     memset(l, 0, sizeof *l);
     char *text;
     size_t len;
-    int rc = xs_read_file(path, &text, &len, err);
+    int rc = xs_read_text(path, "a measurement CSV", &text, &len, err);
     if (rc)
         return rc;
-    if (memchr(text, '\0', len)) {
-        free(text);
-        return xs_error_set(err, XS_EFIELD, "%s: a NUL byte: not a measurement CSV", path);
-    }
     rd r = {path, 0, err};
     char *p = text;
     while (!rc && *p) {

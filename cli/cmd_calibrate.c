@@ -10,6 +10,7 @@
 
 #include "backends.h"
 #include "kernel_class.h"
+#include "numparse.h"
 #include "targets.h"
 #include "trace_calibrate.h"
 
@@ -92,14 +93,14 @@ static int parse_class_factor(const char *kv, double *f)
 {
     char msg[512];
     const char *eq = strchr(kv, '=');
-    char *end = NULL;
-    double x = eq ? strtod(eq + 1, &end) : 0;
+    double x = 0;
+    int bad = !eq || xs_parse_double(eq + 1, &x);
     int c = 0;
     for (; eq && c < XS_KC_OTHER; c++)
         if (strlen(xs_kclass_name(c)) == (size_t)(eq - kv) &&
             strncmp(kv, xs_kclass_name(c), (size_t)(eq - kv)) == 0)
             break;
-    if (!eq || c == XS_KC_OTHER || end == eq + 1 || *end || !(x >= 0.1 && x <= 10)) {
+    if (bad || c == XS_KC_OTHER || !(x >= 0.1 && x <= 10)) {
         snprintf(msg, sizeof msg,
                  "calibrate: --class-factor must be CLASS=X with CLASS one of gemm, attention, "
                  "softmax, norm, elementwise, copy, reduce, embed, loss, optimizer, comm and X "
@@ -114,9 +115,8 @@ static int parse_class_factor(const char *kv, double *f)
 /* A positive number of seconds or samples a second; 0 or an exit code. */
 static int parse_positive(const char *name, const char *text, double *out)
 {
-    char *end;
-    double x = strtod(text, &end);
-    if (end == text || *end || !(x > 0) || !isfinite(x)) {
+    double x = 0;
+    if (xs_parse_double(text, &x) || !(x > 0)) {
         char msg[256];
         snprintf(msg, sizeof msg, "calibrate: --%s must be a number > 0, got '%s'", name, text);
         return cli_fail(EXIT_USAGE, msg);

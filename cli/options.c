@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "backends.h"
 #include "fileio.h"
+#include "numparse.h"
 #include "paths.h"
 #include "scenario.h"
 
@@ -141,9 +142,8 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
         case 'H': {
             /* dollars for the whole run, hours of wall-clock time */
             const char *name = c == 'B' ? "budget-usd" : "deadline-h";
-            char *end;
-            double v = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || !(v > 0 && v <= 1e9)) {
+            double v = 0;
+            if (xs_parse_double(optarg, &v) || !(v > 0 && v <= 1e9)) {
                 snprintf(msg, sizeof msg, "--%s must be a number in (0, 1e9], got '%s'", name,
                          optarg);
                 return cli_fail(EXIT_USAGE, msg);
@@ -157,9 +157,8 @@ static int parse_options(int argc, char **argv, cli_options *o, const char *allo
             o->prices[o->nprices++] = optarg;
             break;
         case 'T': {
-            char *end;
-            o->tolerance = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || !(o->tolerance > 0 && o->tolerance <= 50)) {
+            o->tolerance = 0;
+            if (xs_parse_double(optarg, &o->tolerance) || !(o->tolerance > 0 && o->tolerance <= 50)) {
                 snprintf(msg, sizeof msg, "--tolerance must be a percentage in (0, 50], got '%s'",
                          optarg);
                 return cli_fail(EXIT_USAGE, msg);
@@ -328,9 +327,8 @@ static int apply_price(const char *text, xs_device *devs, size_t n)
 {
     char msg[512];
     const char *eq = strchr(text, '=');
-    char *end = NULL;
-    double usd = eq ? strtod(eq + 1, &end) : 0;
-    if (!eq || eq == text || eq[1] == '\0' || *end != '\0' || !(usd > 0 && usd <= 1e6)) {
+    double usd = 0;
+    if (!eq || eq == text || xs_parse_double(eq + 1, &usd) || !(usd > 0 && usd <= 1e6)) {
         snprintf(msg, sizeof msg,
                  "--price '%s': expected DEVICE=USD_PER_HOUR with a price in (0, 1e6], e.g. "
                  "--price a10=1.10",

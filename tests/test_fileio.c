@@ -12,6 +12,7 @@
 #include "device.h"
 #include "fileio.h"
 #include "scenario.h"
+#include "schema.h"
 #include "test_util.h"
 #include "validate.h"
 
@@ -250,6 +251,96 @@ static void outputs_should_respect_what_is_at_the_path(void)
 /* The audit's finding 8: inputs are read whole, so a huge one is refused
  * with the cap named instead of exhausting memory (a sparse file: no disk
  * is used). */
+/* bytes (len of them, NULs and all) into <tmpdir>/name; the path. */
+static const char *write_bytes(const char *name, const char *bytes, size_t len)
+{
+    static char path[4][512];
+    static int slot;
+    char *p = path[slot++ % 4];
+    snprintf(p, 512, "%s/%s", tu_tmpdir(), name);
+    FILE *f = fopen(p, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(bytes, 1, len, f), len);
+    fclose(f);
+    return p;
+}
+
+/* A NUL byte ended every document silently: what followed it was never
+ * read (a device file's later fields, a CSV's later rows). Refused with
+ * the file and the offset; a header alone is no measured-run file. */
+static void nul_bytes_and_empty_files_should_be_refused(void)
+{
+    xs_error err;
+    cJSON *doc = NULL;
+    static const char json[] = "{\"id\": \"x\"}\0{\"more\": 1}";
+    const char *jp = write_bytes("nul.json", json, sizeof json - 1);
+    CU_ASSERT_EQUAL(xs_json_load(jp, &doc, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a NUL byte at offset 11: a JSON file holds none"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nul.json"));
+    static const char csv[] = MEASURED_HEADER "\nt4,bert-base-squad,,samples_per_s,10,x\n\0"
+                                              "t4,bert-base-squad,,samples_per_s,99,x\n";
+    const char *cp = write_bytes("nul.csv", csv, sizeof csv - 1);
+    xs_vrow *rows = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL(xs_measured_load(cp, &rows, &n, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a NUL byte at offset"));
+    const char *hp = tu_write("header.csv", MEASURED_HEADER "\n");
+    CU_ASSERT_EQUAL(xs_measured_load(hp, &rows, &n, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no row after the header"));
+    char args[600];
+    snprintf(args, sizeof args, "validate --measured '%s'", hp);
+    tu_result r = tu_run(args);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no row after the header"));
+    tu_run_free(&r);
+    snprintf(args, sizeof args, "predict -d '%s'", jp);
+    r = tu_run(args);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "a NUL byte at offset 11"));
+    CU_ASSERT_EQUAL(tu_lines(r.err), 1);
+    tu_run_free(&r);
+}
+
+/* strtod also reads hex floats (0x1p8 = 256), inf and nan: none is a
+ * number a user writes in a measured-run file or an option. */
+static void hex_floats_and_absurd_values_should_be_refused(void)
+{
+    const char *p = tu_write("hex.csv", MEASURED_HEADER "\n"
+                                        "t4,bert-base-squad,,samples_per_s,0x1p8,x\n"
+                                        "t4,bert-base-squad,,samples_per_s,inf,x\n"
+                                        "t4,bert-base-squad,,samples_per_s,\" 12\",x\n");
+    xs_vrow *rows = NULL;
+    size_t n = 0;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_measured_load(p, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT_FALSE(rows[i].ok);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rows[i].reason, "field 'value' must be a number > 0"));
+    }
+    free(rows);
+    static const struct {
+        const char *args, *part;
+    } cases[] = {
+        {"predict --price a100-sxm4-80gb=0x1p-3", "expected DEVICE=USD_PER_HOUR"},
+        {"compare -d t4,l4 --budget-usd 0x1p1", "--budget-usd must be a number"},
+        {"compare -d t4,l4 --deadline-h 0x1p1", "--deadline-h must be a number"},
+        {"compare -d t4,l4 --weights time=0x1p0", "--weights time=0x1p0: 'time=0x1p0' must be"},
+        {"compare -d t4,l4 --weights time=inf", "must be time=W with W a number"},
+        {"predict -s gpt2-medium-finetune --set cluster.devices=65536 "
+         "--set cluster.network_gbs=1e-300",
+         "cluster.network_gbs 1e-300 is below 0.01 GB/s"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_result r = tu_run(cases[i].args);
+        CU_ASSERT_NOT_EQUAL(r.status, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, cases[i].part));
+        if (!strstr(r.err, cases[i].part))
+            fprintf(stderr, "\n%s: %s\n", cases[i].args, r.err);
+        tu_run_free(&r);
+    }
+}
+
 static void a_huge_input_should_be_refused_with_the_cap(void)
 {
     char path[600];
@@ -280,6 +371,10 @@ int tu_add_fileio_suite(void)
            !CU_add_test(s, "directories_on_the_command_line_should_say_so_in_one_line",
                         directories_on_the_command_line_should_say_so_in_one_line) ||
            !CU_add_test(s, "a_dash_should_read_standard_input", a_dash_should_read_standard_input) ||
+           !CU_add_test(s, "nul_bytes_and_empty_files_should_be_refused",
+                        nul_bytes_and_empty_files_should_be_refused) ||
+           !CU_add_test(s, "hex_floats_and_absurd_values_should_be_refused",
+                        hex_floats_and_absurd_values_should_be_refused) ||
            !CU_add_test(s, "a_huge_input_should_be_refused_with_the_cap",
                         a_huge_input_should_be_refused_with_the_cap) ||
            !CU_add_test(s, "outputs_should_respect_what_is_at_the_path",

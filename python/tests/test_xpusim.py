@@ -71,6 +71,19 @@ class Predict(unittest.TestCase):
             xpusim.summary("l4", "no-such-scenario")
 
 
+    def test_a_nul_inside_a_string_is_refused(self):
+        # ctypes would hand the C library the text before the NUL: the
+        # A100 for "a100-sxm4-80gb\0evil", batch 8 for "8\0abc"
+        with self.assertRaises(ValueError):
+            xpusim.predict("a100-sxm4-80gb\0evil", "bert-base-squad")
+        with self.assertRaises(ValueError):
+            xpusim.predict("t4", "bert-base-squad", train__batch="8\0abc")
+        with self.assertRaises(ValueError):
+            xpusim.sweep("bert-base-squad", "t4", vary={"train.batch": "8\0,16"})
+        with self.assertRaises(ValueError):
+            xpusim.validate(["data/measured\0/x.csv"])
+
+
 class Grids(unittest.TestCase):
     def test_compare_ranks_as_the_command_does(self):
         rows = xpusim.compare("bert-base-squad", ["l4", "t4", "a10"],

@@ -189,16 +189,27 @@ def _text(v):
     return str(v)
 
 
+def _c(value, what, path=False):
+    """value as the C string the library reads; a NUL inside would end it
+    there, the rest unseen (a device id, a --set, a path cut short), so it
+    is refused."""
+    data = os.fsencode(value) if path else value.encode()
+    if b"\0" in data:
+        raise ValueError("xpusim: %s %r holds a NUL character, where the C library would "
+                         "cut it short" % (what, value))
+    return data
+
+
 def _sets(set, kw):
     merged = dict(set or {})
     for k, v in kw.items():
         merged[k.replace("__", ".")] = v
-    items = [("%s=%s" % (k, _text(v))).encode() for k, v in merged.items()]
+    items = [_c("%s=%s" % (k, _text(v)), "the setting") for k, v in merged.items()]
     return (ctypes.c_char_p * max(len(items), 1))(*items), len(items)
 
 
-def _strings(values):
-    values = [v.encode() for v in values]
+def _strings(values, what):
+    values = [_c(v, what) for v in values]
     return (ctypes.c_char_p * max(len(values), 1))(*values), len(values)
 
 
@@ -210,7 +221,7 @@ class _Handles:
 
     def device(self, dev):
         h, st = _vp(), _Status()
-        if _lib.xs_device_open(os.fsencode(dev), ctypes.byref(h), ctypes.byref(st)):
+        if _lib.xs_device_open(_c(dev, "the device", True), ctypes.byref(h), ctypes.byref(st)):
             _raise(st)
         self.devs.append(h)
         return h
@@ -218,7 +229,8 @@ class _Handles:
     def scenario(self, scn, set, kw):
         arr, n = _sets(set, kw)
         h, st = _vp(), _Status()
-        if _lib.xs_scenario_open(os.fsencode(scn), arr, n, ctypes.byref(h), ctypes.byref(st)):
+        if _lib.xs_scenario_open(_c(scn, "the scenario", True), arr, n, ctypes.byref(h),
+                                 ctypes.byref(st)):
             _raise(st)
         self.scns.append(h)
         return h
@@ -247,7 +259,7 @@ def version():
 
 def _list(folder):
     ids, n, st = _strs(), ctypes.c_size_t(), _Status()
-    if _lib.xs_list(folder.encode(), ctypes.byref(ids), ctypes.byref(n), ctypes.byref(st)):
+    if _lib.xs_list(_c(folder, "the folder"), ctypes.byref(ids), ctypes.byref(n), ctypes.byref(st)):
         _raise(st)
     try:
         return [ids[i].decode() for i in range(n.value)]
@@ -335,13 +347,13 @@ def _grid(fn, scenario, devices, vary, set, kw, weights=None, budget_usd=None,
     with _Handles() as h:
         hs = [h.device(d) for d in (devices or [])]
         darr = (_vp * max(len(hs), 1))(*hs)
-        varr, nvary = _strings(_vary_specs(vary))
+        varr, nvary = _strings(_vary_specs(vary), "the vary axis")
         sarr, nsets = _sets(set, kw)
         opts = _GridOpts(ctypes.cast(darr, _P(_vp)), len(hs), varr, nvary,
-                         weights.encode() if weights else None, float(budget_usd or 0),
+                         _c(weights, "weights") if weights else None, float(budget_usd or 0),
                          float(deadline_h or 0))
         rows, n, st = _P(_RunRow)(), ctypes.c_size_t(), _Status()
-        if fn(os.fsencode(scenario), sarr, nsets, ctypes.byref(opts), ctypes.byref(rows),
+        if fn(_c(scenario, "the scenario", True), sarr, nsets, ctypes.byref(opts), ctypes.byref(rows),
               ctypes.byref(n), ctypes.byref(st)):
             _raise(st)
         try:
@@ -391,7 +403,7 @@ def validate(measured_csv):
     "summary". measured_csv: a path or a list of them."""
     paths = [measured_csv] if isinstance(measured_csv, (str, bytes, os.PathLike)) \
         else list(measured_csv)
-    arr = (ctypes.c_char_p * max(len(paths), 1))(*[os.fsencode(p) for p in paths])
+    arr = (ctypes.c_char_p * max(len(paths), 1))(*[_c(p, "the measured CSV", True) for p in paths])
     st = _Status()
     ptr = _lib.xs_validate_json(arr, len(paths), None, ctypes.byref(st))
     if not ptr:

@@ -149,6 +149,27 @@ int xs_read_input(const char *path, const char *what, char **out, size_t *len,
     return XS_OK;
 }
 
+int xs_read_text(const char *path, const char *what, char **out, size_t *len, xs_error *err)
+{
+    size_t n = 0;
+    int rc = xs_read_input(path, what, out, &n, err);
+    if (rc)
+        return rc;
+    const char *nul = memchr(*out, '\0', n);
+    if (nul) {
+        size_t at = (size_t)(nul - *out);
+        free(*out);
+        *out = NULL;
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: a NUL byte at offset %zu: %s holds none (a binary or "
+                            "corrupted file?)",
+                            xs_is_stdin(path) ? "- (standard input)" : path, at, what);
+    }
+    if (len)
+        *len = n;
+    return XS_OK;
+}
+
 int xs_read_file(const char *path, char **out, size_t *len, xs_error *err)
 {
     return xs_read_input(path, "a file", out, len, err);

@@ -29,6 +29,11 @@ int xs_check_input(const char *path, const char *what, xs_error *err);
 int xs_read_input(const char *path, const char *what, char **out, size_t *len,
                   xs_error *err);
 
+/* xs_read_input for a text format (JSON, CSV): a NUL byte, where a text
+ * parser would stop and drop the rest unseen, is an error naming the file
+ * and its offset (after a byte-order mark, when one was dropped). */
+int xs_read_text(const char *path, const char *what, char **out, size_t *len, xs_error *err);
+
 /* xs_read_input(path, "a file", out, len, err). */
 int xs_read_file(const char *path, char **out, size_t *len, xs_error *err);
 

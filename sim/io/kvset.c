@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numparse.h"
 #include "schema.h"
 
 int xs_kv_get(const char *set, const char *key, char *dst, size_t size)
@@ -72,9 +73,8 @@ int xs_kv_num(const char *set, const char *key, double lo, double hi, double dfl
             *out = dflt;
         return got;
     }
-    char *end;
-    double x = strtod(v, &end);
-    if (!v[0] || *end || !isfinite(x) || !(x > lo) || x > hi) {
+    double x = 0;
+    if (xs_parse_double(v, &x) || !(x > lo) || x > hi) {
         snprintf(reason, size, "set: '%s' must be a number in (%g, %g], got \"%s\"", key, lo, hi,
                  v);
         return -1;

@@ -299,8 +299,8 @@ static const xs_field SCENARIO_FIELDS[] = {
              "baseboard links all GPUs of a node; pcie otherwise, a bridge being optional)"),
     {"cluster.network_gbs", XS_F_NUM, 0, 0, 1e5, 0, NULL, offsetof(xs_scenario, network_gbs), 0,
      "one node's network bandwidth each way in GB/s (1e9 B/s), all its NICs together "
-     "(8 x 200 Gb/s HDR InfiniBand = 200); required when the job spans several nodes "
-     "(default 0: none, one node)",
+     "(8 x 200 Gb/s HDR InfiniBand = 200), at least 0.01; required when the job spans several "
+     "nodes (default 0: none, one node)",
      "0"},
     ENUM_DEF("cluster.sharding", XS_SHARDING_CHOICES, sharding, "none",
              "none (the default: DDP, every device keeps all gradients and optimizer state), "

@@ -535,7 +535,7 @@ int xs_json_parse(const char *text, const char *where, cJSON **out, xs_error *er
 int xs_json_load(const char *path, cJSON **out, xs_error *err)
 {
     char *text = NULL;
-    int rc = xs_read_input(path, "a JSON file", &text, NULL, err);
+    int rc = xs_read_text(path, "a JSON file", &text, NULL, err);
     if (rc)
         return rc;
     rc = xs_json_parse(text, path, out, err);

@@ -1,5 +1,6 @@
 /* rank.c — see rank.h. */
 #include "rank.h"
+#include "numparse.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,9 +33,8 @@ int xs_weights_parse(const char *text, xs_weights *w, xs_error *err)
         size_t vlen = eq ? len - klen - 1 : 0;
         if (eq && vlen < sizeof num)
             memcpy(num, eq + 1, vlen), num[vlen] = '\0';
-        char *end = num;
-        double x = num[0] ? strtod(num, &end) : NAN;
-        if (!eq || vlen >= sizeof num || *end != '\0' || !(x >= 0 && x <= 1e6))
+        double x = NAN;
+        if (!eq || vlen >= sizeof num || xs_parse_double(num, &x) || !(x >= 0 && x <= 1e6))
             return xs_error_set(err, XS_EARG,
                                 "--weights %s: '%.*s' must be %s=W with W a number in [0, 1e6]",
                                 text, (int)len, p, names[k]);

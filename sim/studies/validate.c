@@ -11,11 +11,13 @@
 
 #include "device.h"
 #include "fileio.h"
+#include "gate.h"
 #include "gemm.h"
 #include "job.h"
 #include "comm.h"
 #include "kernel_op.h"
 #include "kvset.h"
+#include "numparse.h"
 #include "workload.h"
 
 #define MEASURED_HEADER "device,scenario,set,metric,value,source"
@@ -118,7 +120,7 @@ static int copy_field(char *dst, size_t size, const char *src, const char *name,
 int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
 {
     char *text = NULL;
-    int rc = xs_read_input(path, "a CSV file", &text, NULL, err);
+    int rc = xs_read_text(path, "a CSV file", &text, NULL, err);
     if (rc)
         return rc;
     char fields[MAX_FIELDS + 1][FIELD_CAP]; /* per call: loads may run in parallel */
@@ -174,9 +176,8 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
             copy_field(r->set, sizeof r->set, fields[2], "set", r) ||
             copy_field(r->metric, sizeof r->metric, fields[3], "metric", r))
             continue;
-        char *end;
-        r->measured = strtod(fields[4], &end);
-        if (fields[4][0] == '\0' || *end != '\0' || !(r->measured > 0) || !isfinite(r->measured))
+        r->measured = 0;
+        if (xs_parse_double(fields[4], &r->measured) || !(r->measured > 0))
             snprintf(r->reason, sizeof r->reason, "field 'value' must be a number > 0, got \"%.60s\"",
                      fields[4]);
         else if (xs_choice_index(XS_VMETRICS, r->metric) < 0)
@@ -190,6 +191,13 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
     free(text);
     if (!out)
         return xs_error_set(err, XS_ENOMEM, "%s: out of memory", path);
+    if (used == 0) {
+        free(out);
+        return xs_error_set(err, XS_EFIELD,
+                            "%s: no row after the header: a measured-run file holds one row "
+                            "a measurement (%s)",
+                            path, MEASURED_HEADER);
+    }
     *rows = out;
     *n = used;
     return XS_OK;
@@ -307,6 +315,11 @@ static int predict_collective(const xs_device *dev, xs_vrow *r, const char *op, 
         xs_kv_num(r->set, "bytes", 1, 1e15, -1, &bytes, r->reason, rs) ||
         xs_kv_num(r->set, "network_gbs", 0, 1e5, 0, &net, r->reason, rs))
         return -1;
+    if (net > 0 && net < XS_NETWORK_GBS_MIN) { /* the gate's floor (gate.h) */
+        snprintf(r->reason, rs, "set: 'network_gbs' must be at least %g (10 MB/s), got %g",
+                 XS_NETWORK_GBS_MIN, net);
+        return -1;
+    }
     xs_kv_get(r->set, "interconnect", ic, sizeof ic);
     xs_scenario s;
     memset(&s, 0, sizeof s);

@@ -22,6 +22,15 @@ static int check_cluster(const xs_scenario *s, const char *path, xs_error *err)
                             "%s: cluster.devices (%lld) must be a multiple of cluster.per_node "
                             "(%lld): nodes are whole",
                             path, (long long)n, (long long)g);
+    /* 10 MB/s a node is slower than any cluster network (1 Gbit Ethernet is
+     * 0.125 GB/s): below it a figure is a unit slip, and it would make a
+     * step of 1e299 s out of 1e-300 */
+    if (s->network_gbs > 0 && s->network_gbs < XS_NETWORK_GBS_MIN)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: cluster.network_gbs %g is below %g GB/s (10 MB/s), slower than "
+                            "any cluster network: give one node's bandwidth each way in GB/s "
+                            "(8 x 200 Gb/s HDR InfiniBand = 200), or 0 for one node",
+                            path, s->network_gbs, XS_NETWORK_GBS_MIN);
     if (s->sharding != XS_SHARD_NONE && n == 1)
         return xs_error_set(err, XS_EFIELD,
                             "%s: cluster.sharding %s splits state over devices: needs "

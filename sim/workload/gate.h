@@ -12,6 +12,9 @@
 #include "error.h"
 #include "scenario.h"
 
+/* The slowest network between nodes a job may name (GB/s, each way). */
+#define XS_NETWORK_GBS_MIN 0.01
+
 /* XS_OK, or the first relation s breaks: one line naming the file s was
  * loaded from (its source; "scenario <id>" for one made in code), the keys
  * and what they must be. The caller that applied --set overrides names
