@@ -113,13 +113,17 @@ int cli_gemm(int argc, char **argv)
     if (sweep) {
         int64_t *d = dim == 'm' ? &g.m : dim == 'n' ? &g.n : &g.k;
         xs_report_sweep_begin(&sb, fmt, dim);
-        for (long long v = from; v <= to; v += step) {
+        /* by count: from + i * step stays within [from, to] (v += step
+         * overflowed with a step near 2^63) */
+        long long points = (to - from) / step + 1;
+        for (long long i = 0; i < points; i++) {
+            long long v = from + i * step;
             *d = v;
             if (xs_gemm_model(&e, &g, &r, &err)) {
                 xs_sb_free(&sb);
                 return cli_fail_err(&err);
             }
-            xs_report_sweep_row(&sb, fmt, &r, v, v + step > to);
+            xs_report_sweep_row(&sb, fmt, &r, v, i == points - 1);
         }
     } else {
         if (xs_gemm_model(&e, &g, &r, &err))

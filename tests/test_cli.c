@@ -804,10 +804,43 @@ static void compare_filters_should_drop_runs_over_and_fail_when_none_is_left(voi
     }
 }
 
+/* gemm --sweep walks its points by count: a step near 2^63 was a signed
+ * overflow (v += step; UBSan in the sanitizer build); and a document
+ * nested past the JSON reader's limit is valid JSON, said so. */
+static void sweeps_and_deep_documents_should_be_handled(void)
+{
+    tu_result r = tu_run("gemm -d t4 --m 64 --k 64 --sweep n=1:16777216:9223372036854775807");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 2); /* the header and n = 1 */
+    tu_run_free(&r);
+    r = tu_run("gemm -d t4 --m 64 --k 64 --sweep n=1:10:3");
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_EQUAL(tu_lines(r.out), 5); /* 1, 4, 7, 10 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\n10,"));
+    tu_run_free(&r);
+    char *deep = malloc(2 * 1001 + 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(deep);
+    memset(deep, '[', 1001);
+    memset(deep + 1001, ']', 1001);
+    deep[2002] = '\n';
+    deep[2003] = '\0';
+    const char *path = tu_write("deep.json", deep);
+    free(deep);
+    char args[600];
+    snprintf(args, sizeof args, "predict -d '%s'", path);
+    r = tu_run(args);
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "nested more than 1000 deep"));
+    CU_ASSERT_PTR_NULL(strstr(r.err, "malformed JSON"));
+    tu_run_free(&r);
+}
+
 int tu_add_cli_suite(void)
 {
     CU_pSuite s = CU_add_suite("cli", NULL, NULL);
     return !s ||
+           !CU_add_test(s, "sweeps_and_deep_documents_should_be_handled",
+                        sweeps_and_deep_documents_should_be_handled) ||
            !CU_add_test(s, "predict_default_should_print_a_table_with_totals",
                         predict_default_should_print_a_table_with_totals) ||
            !CU_add_test(s, "predict_json_should_hold_the_documented_keys",

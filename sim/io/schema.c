@@ -511,10 +511,38 @@ int xs_schema_write(const xs_field *fields, size_t n, const void *src, const cJS
     return XS_OK;
 }
 
+/* The deepest nesting of arrays and objects in text, strings skipped: a
+ * document the parser refused for its depth is valid JSON all the same. */
+static int nesting(const char *text)
+{
+    int depth = 0, deepest = 0, in_string = 0;
+    for (const char *p = text; *p; p++) {
+        if (in_string) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                in_string = 0;
+        } else if (*p == '"') {
+            in_string = 1;
+        } else if (*p == '[' || *p == '{') {
+            if (++depth > deepest)
+                deepest = depth;
+        } else if (*p == ']' || *p == '}') {
+            depth--;
+        }
+    }
+    return deepest;
+}
+
 int xs_json_parse(const char *text, const char *where, cJSON **out, xs_error *err)
 {
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root && nesting(text) > CJSON_NESTING_LIMIT)
+        return xs_error_set(err, XS_EJSON,
+                            "%s: arrays and objects nested more than %d deep, the most the "
+                            "JSON reader takes (no xpusim document nests past a few levels)",
+                            where, CJSON_NESTING_LIMIT);
     if (!root) {
         int line = 1, col = 1;
         for (const char *p = text; end && p < end && *p; p++) {
