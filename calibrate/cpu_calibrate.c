@@ -716,7 +716,8 @@ static cJSON *notes_json(const cal *c, const results *R, const char *meas_path)
     const bw_result *bw = &R->bw;
     char date[16], host[128] = "unknown";
     time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    struct tm utc;
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime_r(&now, &utc));
     gethostname(host, sizeof host - 1);
 
     cJSON *d = cJSON_CreateObject();

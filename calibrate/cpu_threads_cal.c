@@ -357,7 +357,8 @@ static void provenance(cJSON *doc, const char *csv, int quick, double load)
         return;
     char date[16];
     time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    struct tm utc;
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime_r(&now, &utc));
     cJSON_DeleteItemFromObjectCaseSensitive(cal, "threads_sweep");
     cJSON *o = cJSON_AddObjectToObject(cal, "threads_sweep");
     cJSON_AddStringToObject(o, "date", date);

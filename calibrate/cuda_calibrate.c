@@ -1082,7 +1082,8 @@ int xs_cuda_calibrate(const xs_cal_run_opts *o, xs_error *err)
         c.base = &base;
         time_t now = time(NULL);
         char date[32];
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        struct tm utc;
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &utc));
         meta(&c.ms, "gpu_name", "%s", in->name);
         meta(&c.ms, "pci_bus_id", "%s", in->pci_bus_id);
         meta(&c.ms, "compute_capability", "%d.%d", in->cc_major, in->cc_minor);

@@ -532,7 +532,8 @@ static cJSON *calibration_json(const xs_cal_run_opts *o, const xs_job *j, const 
 {
     char date[16], setline[2048];
     time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    struct tm utc;
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime_r(&now, &utc));
     join_sets(o->sets, o->nsets, setline, sizeof setline);
     cJSON *ca = cJSON_CreateObject();
     cJSON_AddStringToObject(ca, "backend", "trace");

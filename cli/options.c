@@ -342,7 +342,8 @@ static int apply_price(const char *text, xs_device *devs, size_t n)
             snprintf(devs[i].price_provider, sizeof devs[i].price_provider,
                      "your quote (--price)");
             time_t now = time(NULL);
-            strftime(devs[i].price_as_of, sizeof devs[i].price_as_of, "%Y-%m-%d", gmtime(&now));
+            struct tm utc;
+            strftime(devs[i].price_as_of, sizeof devs[i].price_as_of, "%Y-%m-%d", gmtime_r(&now, &utc));
             return 0;
         }
     snprintf(msg, sizeof msg, "--price '%s': '%.*s' is not among the devices of this run", text,

@@ -3,6 +3,7 @@
  * kernel; fp32: AVX-512, AVX2, NEON, portable), for shapes at, inside and
  * past the tile edges and the K chunks, with transposes and accumulation. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "cpu_features.h"
 #include "cpu_gemm.h"
 #include "kernel_sets.h"
+#include "scratch.h"
 #include "test_util.h"
 
 static unsigned seed = 99;
@@ -122,6 +124,59 @@ static void f32_gemm_should_match_the_reference_on_every_kernel_set(void)
                 check_f32(SHAPES[s][0], SHAPES[s][1], SHAPES[s][2], t & 1, t >> 1, s % 2);
 }
 
+/* One GEMM of its own shape, run again and again on one thread while
+ * another thread runs its own: each must keep matching its reference. */
+typedef struct {
+    size_t m, n, k;
+    float *A, *B, *C, *R, *absdot;
+    int ok;
+} gemm_job;
+
+static void *run_gemm_job(void *arg)
+{
+    gemm_job *j = arg;
+    for (int rep = 0; rep < 20 && j->ok; rep++) {
+        xs_krn_gemm_f32(0, 0, j->m, j->n, j->k, j->A, j->B, j->C, 0, 1);
+        j->ok = close_enough(j->C, j->R, j->absdot, j->m * j->n, j->k);
+    }
+    xs_krn_scratch_free(); /* this thread's buffers, before it ends */
+    return NULL;
+}
+
+/* The packing buffers were one global set: two threads calling a GEMM at
+ * once packed into (and freed) each other's. Now each thread has its own
+ * (scratch.h), and the CPU features are detected once (cpu_features.c). */
+static void concurrent_gemms_should_not_share_buffers(void)
+{
+    static const size_t shapes[2][3] = {{96, 160, 200}, {160, 96, 330}};
+    gemm_job jobs[2];
+    for (int t = 0; t < 2; t++) {
+        gemm_job *j = &jobs[t];
+        j->m = shapes[t][0], j->n = shapes[t][1], j->k = shapes[t][2], j->ok = 1;
+        j->A = malloc(j->m * j->k * sizeof(float));
+        j->B = malloc(j->k * j->n * sizeof(float));
+        j->C = malloc(j->m * j->n * sizeof(float));
+        j->R = malloc(j->m * j->n * sizeof(float));
+        float *Aa = malloc(j->m * j->k * sizeof(float)), *Ba = malloc(j->k * j->n * sizeof(float));
+        j->absdot = calloc(j->m * j->n, sizeof(float));
+        for (size_t i = 0; i < j->m * j->k; i++)
+            Aa[i] = fabsf(j->A[i] = frand());
+        for (size_t i = 0; i < j->k * j->n; i++)
+            Ba[i] = fabsf(j->B[i] = frand());
+        xs_krn_gemm_f32_ref(0, 0, j->m, j->n, j->k, Aa, Ba, j->absdot, 0);
+        xs_krn_gemm_f32_ref(0, 0, j->m, j->n, j->k, j->A, j->B, j->R, 0);
+        free(Aa), free(Ba);
+    }
+    pthread_t th[2];
+    for (int t = 0; t < 2; t++)
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&th[t], NULL, run_gemm_job, &jobs[t]), 0);
+    for (int t = 0; t < 2; t++) {
+        pthread_join(th[t], NULL);
+        CU_ASSERT(jobs[t].ok);
+        free(jobs[t].A), free(jobs[t].B), free(jobs[t].C), free(jobs[t].R), free(jobs[t].absdot);
+    }
+}
+
 /* Each set names the kernels it runs: the paths the device file records. */
 static void kernel_sets_should_name_their_gemm_paths(void)
 {
@@ -180,6 +235,8 @@ int tu_add_kernels_gemm_suite(void)
                         bf16_gemm_should_match_the_reference_on_every_kernel_set) ||
            !CU_add_test(s, "f32_gemm_should_match_the_reference_on_every_kernel_set",
                         f32_gemm_should_match_the_reference_on_every_kernel_set) ||
+           !CU_add_test(s, "concurrent_gemms_should_not_share_buffers",
+                        concurrent_gemms_should_not_share_buffers) ||
            !CU_add_test(s, "kernel_sets_should_name_their_gemm_paths",
                         kernel_sets_should_name_their_gemm_paths) ||
            !CU_add_test(s, "bf16_conversion_should_round_to_nearest_even",

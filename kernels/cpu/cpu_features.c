@@ -1,6 +1,7 @@
 /* cpu_features.c — see cpu_features.h. */
 #include "cpu_features.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #endif
 
 static xs_cpu_features features;
-static int detected;
+static pthread_once_t detected = PTHREAD_ONCE_INIT; /* the first caller detects, once */
 
 static const char *const ISA_NAMES[XS_ISA_COUNT] = {
     [XS_ISA_PORTABLE] = "portable",       [XS_ISA_NEON] = "neon",
@@ -272,17 +273,14 @@ static void detect(void)
 
 const xs_cpu_features *xs_cpu_features_get(void)
 {
-    if (!detected) {
-        detect();
-        detected = 1;
-    }
+    pthread_once(&detected, detect);
     return &features;
 }
 
 void xs_cpu_features_redetect(void)
 {
+    pthread_once(&detected, detect);
     detect();
-    detected = 1;
 }
 
 const char *xs_cpu_bf16_path(void)

@@ -49,7 +49,7 @@ typedef struct {
     char isa_error[192];
 } xs_cpu_features;
 
-/* Detected once; thread-safe after the first call returns. */
+/* Detected once, by the first caller (pthread_once): thread-safe. */
 const xs_cpu_features *xs_cpu_features_get(void);
 
 /* Detect again (after a test changed XS_CPU_ISA or XS_CPU_DISABLE); not

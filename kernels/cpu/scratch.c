@@ -3,8 +3,9 @@
 
 #include <stdlib.h>
 
-static void *buffers[XS_SCRATCH_SLOTS];
-static size_t sizes[XS_SCRATCH_SLOTS];
+/* one set a thread: two threads calling a kernel never share a buffer */
+static _Thread_local void *buffers[XS_SCRATCH_SLOTS];
+static _Thread_local size_t sizes[XS_SCRATCH_SLOTS];
 
 void *xs_krn_scratch(int slot, size_t bytes)
 {
