@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CUnit/CUnit.h>
@@ -248,6 +249,88 @@ static void outputs_should_respect_what_is_at_the_path(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no-such-folder does not exist"));
 }
 
+/* What the writes do as the calling user sees it, in a child process run
+ * as nobody when the suites run as root (root may write anything): bit i
+ * of the exit status is check i failing. */
+static int write_checks_as(const char *dir)
+{
+    if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+        return 64;
+    int bad = 0;
+    char p[700], q[700], t[700];
+    xs_error err;
+    /* 1: a file the caller cannot write is not replaced (the folder would
+     * let a rename do it) */
+    snprintf(p, sizeof p, "%s/locked.csv", dir);
+    bad |= (xs_write_atomic(p, "new\n", 4, &err) != XS_EIO ||
+            !strstr(err.msg, "cannot write: Permission denied")) << 0;
+    /* 2: a writable file in a folder that takes no new file: in place */
+    snprintf(p, sizeof p, "%s/ro/open.csv", dir);
+    bad |= (xs_write_atomic(p, "in place\n", 9, &err) != XS_OK) << 1;
+    char *text = NULL;
+    bad |= (xs_read_file(p, &text, NULL, &err) != XS_OK || strcmp(text, "in place\n") != 0) << 2;
+    free(text);
+    /* 3: a dangling link stays a link, its target made */
+    snprintf(q, sizeof q, "%s/dangling.csv", dir);
+    snprintf(t, sizeof t, "%s/made.csv", dir);
+    struct stat st;
+    bad |= (xs_write_atomic(q, "x\n", 2, &err) != XS_OK || lstat(q, &st) != 0 ||
+            !S_ISLNK(st.st_mode) || stat(t, &st) != 0 || !S_ISREG(st.st_mode)) << 3;
+    /* 4: a new file gets 0666 less the umask, and the umask is left alone */
+    mode_t before = umask(027);
+    snprintf(p, sizeof p, "%s/fresh.csv", dir);
+    bad |= (xs_write_atomic(p, "x\n", 2, &err) != XS_OK || stat(p, &st) != 0 ||
+            (st.st_mode & 0777) != 0640 || umask(027) != 027) << 4;
+    umask(before);
+    return bad;
+}
+
+/* The audit's finding 4: -o replaced a file the caller could not write, a
+ * dangling symlink became a regular file, a writable file in a read-only
+ * folder was refused, -o "" named no file, and the umask was toggled for
+ * the whole process. */
+static void outputs_should_not_replace_what_the_caller_cannot_write(void)
+{
+    char dir[600] = "/tmp/xs-perm-XXXXXX", p[700];
+    /* not under the scratch folder, which only its owner may enter */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_EQUAL(chmod(dir, 0777), 0); /* writable by the child: no sticky bit */
+    snprintf(p, sizeof p, "%s/locked.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("old\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(chmod(p, 0444), 0);
+    snprintf(p, sizeof p, "%s/ro", dir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/ro/open.csv", dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(p, "w"));
+    fclose(f);
+    CU_ASSERT_EQUAL(chmod(p, 0666), 0);
+    snprintf(p, sizeof p, "%s/ro", dir);
+    CU_ASSERT_EQUAL(chmod(p, 0555), 0);
+    snprintf(p, sizeof p, "%s/dangling.csv", dir);
+    CU_ASSERT_EQUAL(symlink("made.csv", p), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0)
+        _exit(write_checks_as(dir));
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT(WIFEXITED(status));
+    if (WEXITSTATUS(status))
+        fprintf(stderr, "\nwrite checks failing: mask %d\n", WEXITSTATUS(status));
+    CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+    char rm[800];
+    snprintf(rm, sizeof rm, "chmod -R u+w '%s' && rm -rf '%s'", dir, dir);
+    CU_ASSERT_EQUAL(system(rm), 0);
+    tu_result r = tu_run("predict -o ''");
+    CU_ASSERT_NOT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "an empty file name"));
+    tu_run_free(&r);
+}
+
 /* The audit's finding 8: inputs are read whole, so a huge one is refused
  * with the cap named instead of exhausting memory (a sparse file: no disk
  * is used). */
@@ -377,6 +460,8 @@ int tu_add_fileio_suite(void)
                         hex_floats_and_absurd_values_should_be_refused) ||
            !CU_add_test(s, "a_huge_input_should_be_refused_with_the_cap",
                         a_huge_input_should_be_refused_with_the_cap) ||
+           !CU_add_test(s, "outputs_should_not_replace_what_the_caller_cannot_write",
+                        outputs_should_not_replace_what_the_caller_cannot_write) ||
            !CU_add_test(s, "outputs_should_respect_what_is_at_the_path",
                         outputs_should_respect_what_is_at_the_path);
 }

@@ -7,10 +7,12 @@
 #include <limits.h>
 #include <signal.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -260,8 +262,64 @@ static void remove_stale_temporaries(const char *dir, const char *base)
     closedir(d);
 }
 
+/* A fresh temporary beside the target, named as remove_stale_temporaries
+ * expects, created with O_EXCL and mode (the umask applies, as to any
+ * other program's output: no process-wide umask read or toggled); the
+ * descriptor, or -1 with errno. */
+static int create_temporary(const char *dir, const char *base, mode_t mode, char *tmp,
+                            size_t size)
+{
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned long seed = (unsigned long)getpid() * 2654435761u ^ (unsigned long)time(NULL) ^
+                         (unsigned long)(uintptr_t)tmp;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        char tail[7];
+        for (int i = 0; i < 6; i++) {
+            seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+            tail[i] = letters[(seed >> 33) % (sizeof letters - 1)];
+        }
+        tail[6] = '\0';
+        if (snprintf(tmp, size, "%s/.%s" TMP_TAG "%ld-%s", dir, base, (long)getpid(), tail) >=
+            (int)size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* The file a dangling symlink at path names (created where the link
+ * points, so the link stays a link), into target; 0, or -1 when path is
+ * no dangling link. */
+static int dangling_target(const char *path, char *target, size_t size)
+{
+    struct stat lst;
+    char link[PATH_MAX];
+    if (lstat(path, &lst) != 0 || !S_ISLNK(lst.st_mode))
+        return -1;
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0)
+        return -1;
+    link[n] = '\0';
+    if (link[0] == '/') {
+        snprintf(target, size, "%s", link);
+    } else {
+        char dir[PATH_MAX];
+        xs_dirname(path, dir, sizeof dir);
+        if ((size_t)snprintf(target, size, "%s/%s", dir, link) >= size)
+            return -1;
+    }
+    return 0;
+}
+
 int xs_write_atomic(const char *path, const char *data, size_t len, xs_error *err)
 {
+    if (!path[0])
+        return xs_error_set(err, XS_EARG, "an empty file name: give the file to write");
     char target[PATH_MAX];
     struct stat st;
     int exists = stat(path, &st) == 0; /* follows a symlink: its target is replaced */
@@ -270,37 +328,35 @@ int xs_write_atomic(const char *path, const char *data, size_t len, xs_error *er
                             path);
     if (exists && !S_ISREG(st.st_mode))
         return write_through(path, data, len, err);
-    /* a symlink stays a link: the file it points to is what gets replaced */
-    if (!(exists && realpath(path, target)))
+    /* what the caller may not write is not replaced either (the folder's
+     * write permission alone would let a rename do it) */
+    if (exists && access(path, W_OK) != 0)
+        return xs_error_set(err, XS_EIO, "%s: cannot write: %s", path, strerror(errno));
+    /* a symlink stays a link: the file it points to is what gets written,
+     * created there when the link dangles */
+    if (exists ? !realpath(path, target) : dangling_target(path, target, sizeof target) != 0)
         snprintf(target, sizeof target, "%s", path);
     char dir[PATH_MAX], tmp[PATH_MAX + 256];
     xs_dirname(target, dir, sizeof dir);
     const char *slash = strrchr(target, '/');
     const char *base = slash ? slash + 1 : target;
-    if (snprintf(tmp, sizeof tmp, "%s/.%s" TMP_TAG "%ld-XXXXXX", dir, base, (long)getpid()) >=
-        (int)sizeof tmp)
-        return xs_error_set(err, XS_EIO, "%s: path too long", path);
     remove_stale_temporaries(dir, base);
-    int fd = mkstemp(tmp), mk_errno = errno;
+    /* a replaced file keeps its mode; a new one gets 0666 less the umask */
+    mode_t mode = exists ? st.st_mode & 07777 : 0666;
+    int fd = create_temporary(dir, base, exists ? 0600 : mode, tmp, sizeof tmp);
+    int mk_errno = errno;
     struct stat dst;
     if (fd < 0 && mk_errno == ENOENT && stat(dir, &dst) != 0)
         return xs_error_set(err, XS_EIO, "%s: the folder %s does not exist (create it first)",
                             path, dir);
+    /* a writable file in a folder that takes no new file: written in place */
+    if (fd < 0 && exists && (mk_errno == EACCES || mk_errno == EPERM || mk_errno == EROFS))
+        return write_through(target, data, len, err);
     if (fd < 0)
         return xs_error_set(err, XS_EIO, "%s: cannot create temporary file: %s", path,
                             strerror(mk_errno));
-    /* mkstemp makes 0600 files: a replaced file keeps its mode, a new one
-     * gets what the umask allows, as any other program's output would */
-    mode_t mode;
-    if (exists)
-        mode = st.st_mode & 07777;
-    else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
     int e = write_all(fd, data, len);
-    if (!e && (fchmod(fd, mode) != 0 || fsync(fd) != 0))
+    if (!e && ((exists && fchmod(fd, mode) != 0) || fsync(fd) != 0))
         e = errno;
     if (close(fd) != 0 && !e)
         e = errno;
