@@ -63,7 +63,7 @@ static void finish_row(xs_vrow *r, double measured, double q1, double q3, double
     r->predicted = pred;
     r->low = fmin(lo, hi);
     r->high = fmax(lo, hi);
-    r->error_pct = 100 * (pred - measured) / measured;
+    r->error_pct = xs_verror_pct(r->metric, pred, measured);
     r->has_spread = 1;
     r->spread_pct = 100 * (q3 - q1) / measured;
     xs_vrow_classify(r);

@@ -88,7 +88,7 @@ static int kernel_row(chk *s, int bench, const xs_cuda_job *j, const char *kclas
     r->predicted = p;
     r->low = fmin(lo, hi);
     r->high = fmax(lo, hi);
-    r->error_pct = 100 * (p - m.median_s) / m.median_s;
+    r->error_pct = xs_verror_pct(r->metric, p, m.median_s);
     r->has_spread = 1;
     r->spread_pct = 100 * (m.q3_s - m.q1_s) / m.median_s;
     return XS_OK;
@@ -167,7 +167,7 @@ static int energy_row(chk *s, int quick)
         r->ok = 0;
         snprintf(r->reason, sizeof r->reason, "NVML measured no energy over %.2f s", sum.seconds);
     } else {
-        r->error_pct = 100 * (r->predicted - measured) / measured;
+        r->error_pct = xs_verror_pct(r->metric, r->predicted, measured);
     }
     return XS_OK;
 }

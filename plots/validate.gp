@@ -3,11 +3,10 @@
 #                      metric, with the y = x line and the +-10% lines, one
 #                      colour (and point shape) per device, the same in every
 #                      panel;
-#   OUT-bias.png/.svg  the signed error of every row, by metric and device,
-#                      turned so that + always means "predicted faster than
-#                      measured" (samples/s and tokens/s: error_pct as is;
-#                      times: -error_pct), power as is (+ = predicted
-#                      higher), with each group's mean.
+#   OUT-bias.png/.svg  the signed error of every row (error_pct as is), by
+#                      metric and device, with each group's mean: + is
+#                      optimistic (predicted faster, or less power or memory,
+#                      than measured), the sign xs_verror_pct gives.
 # Input: the CSV of `xpusim validate --format csv`, read by column name
 # (device, scenario, metric, measured, predicted, error_pct, status); rows
 # whose status is not 'ok' have no numbers and are left out. Devices and
@@ -29,6 +28,7 @@ unit(m) = strstrt(m, '_per_s') ? m[1:strstrt(m, '_per_s') - 1].'/s' : (m[strlen(
 # a rate is faster when higher, a time when lower; power is neither
 rate(m) = strstrt(m, '_per_') > 0
 power(m) = m[strlen(m) - 1:] eq '_w'
+memory(m) = strstrt(m, 'memory') > 0
 sel(m, d) = ok(0) && strcol("metric") eq m && (d eq '' || strcol("device") eq d)
 
 devs = ''
@@ -131,7 +131,7 @@ do for [fmt in 'pngcairo svg'] {
 reset
 set datafile separator comma
 set datafile columnheaders
-faster(m) = rate(m) || power(m) ? column("error_pct") : -column("error_pct")
+faster(m) = column("error_pct")
 frac(v) = v - floor(v)
 jitter(i) = 0.34 * (2 * frac(i * 0.6180339887) - 1)     # spread, the same every run
 
@@ -163,21 +163,21 @@ set xrange [0.4 : ng + 0.6]
 set offsets 0, 0, graph 0.05, graph 0.05
 set ytics nomirror
 set format y '%g%%'
-set ylabel 'prediction faster than measured (%)'
+set ylabel 'error (%), + = optimistic'
 set grid ytics
 unset key
-set title 'xpusim validate: signed error by metric and device (+ = predicted faster than measured)' noenhanced font ',13' offset 0, 2.5
+set title 'xpusim validate: signed error by metric and device (+ = predicted faster, or less power, than measured)' noenhanced font ',13' offset 0, 2.5
 set tmargin 8
 set rmargin 9     # room for a heading over a narrow last group
 set bmargin 5
-set label 1 'samples/s, tokens/s and power rows: predicted / measured - 1; time rows: 1 - predicted / measured (error_pct with its sign turned). Black bar: mean; dashed: +-10%.' \
+set label 1 'samples/s and tokens/s rows: predicted / measured - 1; time, power and memory rows: 1 - predicted / measured (error_pct). Black bar: mean; dashed: +-10%.' \
     at screen 0.5, screen 0.025 center font ',9' tc rgb '#555555' noenhanced
 # a dashed separator and a heading over each metric's group
 g0 = 1
 do for [j = 1:nm] {
     g1 = g0
     do for [g = g0:ng] { if (gm[g] == j) { g1 = g } }
-    set label 10 + j sprintf("%s\n%s\n%s", word(mets, j), kind[j], power(word(mets, j)) ? '+ = predicted higher' : rate(word(mets, j)) ? 'higher is faster' : 'lower is faster') \
+    set label 10 + j sprintf("%s\n%s\n%s", word(mets, j), kind[j], power(word(mets, j)) || memory(word(mets, j)) ? '+ = predicted lower' : rate(word(mets, j)) ? 'higher is faster' : 'lower is faster') \
         at first (g0 + g1) / 2.0, graph 1.06 center noenhanced font ',10'
     if (j > 1) { set arrow 100 + j from first g0 - 0.5, graph 0 to first g0 - 0.5, graph 1 nohead dt 3 lc rgb '#555555' }
     g0 = g1 + 1

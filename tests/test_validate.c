@@ -69,8 +69,8 @@ static void measured_rows_should_be_predicted_or_carry_a_reason(void)
         CU_ASSERT(rows[i].ok);
         CU_ASSERT(rows[i].predicted > 0);
         CU_ASSERT(rows[i].low <= rows[i].predicted && rows[i].predicted <= rows[i].high);
-        CU_ASSERT_DOUBLE_EQUAL(rows[i].error_pct,
-                               100 * (rows[i].predicted - rows[i].measured) / rows[i].measured,
+        CU_ASSERT_DOUBLE_EQUAL(fabs(rows[i].error_pct),
+                               100 * fabs(rows[i].predicted - rows[i].measured) / rows[i].measured,
                                1e-9);
     }
     static const char *reasons[] = {
@@ -234,6 +234,47 @@ static void csv_text_should_never_be_printed_raw(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(rows[1].reason, "got \"1\\x1b[31mred\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(rows[2].reason, "field 'device' holds a control character"));
     free(rows);
+}
+
+/* One sign for every metric: a prediction faster than the measurement is
+ * positive whether the row is a throughput or a time (the summaries
+ * averaged opposite meanings), and the reports say so. */
+static void the_error_sign_should_mean_one_thing(void)
+{
+    const char *path = tu_write("sign.csv", "device,scenario,set,metric,value,source\n"
+                                            "t4,bert-base-squad,,samples_per_s,0.001,x\n"
+                                            "t4,bert-base-squad,,step_time_s,100000,x\n"
+                                            "t4,bert-base-squad,,samples_per_s,100000,x\n"
+                                            "t4,bert-base-squad,,step_time_s,0.00001,x\n");
+    const char *files[] = {path};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 4);
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT_FATAL(rows[i].ok);
+    CU_ASSERT(rows[0].error_pct > 0 && rows[1].error_pct > 0); /* optimistic, both */
+    CU_ASSERT(rows[2].error_pct < 0 && rows[3].error_pct < 0); /* pessimistic, both */
+    CU_ASSERT_DOUBLE_EQUAL(rows[1].error_pct,
+                           100 * (rows[1].measured - rows[1].predicted) / rows[1].measured, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(xs_verror_pct("time_s", 1, 2), 50, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(xs_verror_pct("tokens_per_s", 3, 2), 50, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(xs_verror_pct("memory_gb", 3, 2), -50, 1e-12);
+    free(rows);
+    char args[600];
+    snprintf(args, sizeof args, "validate --measured '%s' --format json", path);
+    tu_result r = tu_run(args);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"error_sign\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"+ = optimistic: faster"));
+    tu_run_free(&r);
+    snprintf(args, sizeof args, "validate --measured '%s'", path);
+    r = tu_run(args);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "summary (error: + = optimistic"));
+    tu_run_free(&r);
+    r = tu_run("validate --help");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "+ = optimistic"));
+    tu_run_free(&r);
 }
 
 static void validate_cli_should_report_and_exit_on_failed_rows(void)
@@ -603,6 +644,7 @@ int tu_add_validate_suite(void)
                         measured_copy_should_equal_the_shared_sets) ||
            !CU_add_test(s, "long_fields_should_be_refused_not_cut", long_fields_should_be_refused_not_cut) ||
            !CU_add_test(s, "csv_text_should_never_be_printed_raw", csv_text_should_never_be_printed_raw) ||
+           !CU_add_test(s, "the_error_sign_should_mean_one_thing", the_error_sign_should_mean_one_thing) ||
            !CU_add_test(s, "validate_cli_should_report_and_exit_on_failed_rows",
                         validate_cli_should_report_and_exit_on_failed_rows) ||
            !CU_add_test(s, "validate_csv_should_quote_fields_holding_commas_and_quotes",

@@ -421,6 +421,7 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
         }
     } else if (fmt == XS_FMT_JSON) {
         cJSON *root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "error_sign", XS_VERROR_SIGN ", - = pessimistic");
         cJSON *arr = cJSON_AddArrayToObject(root, "rows");
         for (size_t i = 0; i < n; i++) {
             const xs_vrow *r = &rows[i];
@@ -496,8 +497,8 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
                     xs_sb_printf(sb, "  %s:%d: %s\n", rows[i].file, rows[i].line,
                                  rows[i].reason);
         }
-        xs_sb_printf(sb, "\nsummary (error = predicted vs measured; band = the device's "
-                         "clock and efficiency ranges)\n");
+        xs_sb_printf(sb, "\nsummary (error: " XS_VERROR_SIGN ", - = pessimistic; band = "
+                         "the device's clock and efficiency ranges)\n");
         summary_line(sb, "all rows", &all);
         /* a trace is one device, one file, one row per metric: nothing to group */
         static const char *titles[] = {"by device", "by metric", "by file", "by class"};

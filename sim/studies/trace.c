@@ -804,7 +804,7 @@ int xs_trace_rows(const xs_trace *t, const char *trace_path, const xs_device *de
                      "the %s kernels take no time in the median step", xs_kclass_name(c));
         } else {
             r->ok = 1;
-            r->error_pct = 100 * (r->predicted - r->measured) / r->measured;
+            r->error_pct = xs_verror_pct(r->metric, r->predicted, r->measured);
         }
     }
     xs_vrow *r = &out[m++];
@@ -826,7 +826,7 @@ int xs_trace_rows(const xs_trace *t, const char *trace_path, const xs_device *de
     r->spread_pct = r->has_spread ? t->step_spread_pct : 0;
     r->ok = r->measured > 0;
     if (r->ok)
-        r->error_pct = 100 * (r->predicted - r->measured) / r->measured;
+        r->error_pct = xs_verror_pct(r->metric, r->predicted, r->measured);
     else
         snprintf(r->reason, sizeof r->reason, "the trace's steps span no time");
     *rows = out;

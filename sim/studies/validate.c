@@ -479,6 +479,14 @@ void xs_vrow_classify(xs_vrow *r)
     snprintf(r->kclass, sizeof r->kclass, "%s%s", op, suffix);
 }
 
+double xs_verror_pct(const char *metric, double predicted, double measured)
+{
+    /* a rate: predicting more is optimistic; a time, power, energy or
+     * memory: predicting less is */
+    int rate = strcmp(metric, "samples_per_s") == 0 || strcmp(metric, "tokens_per_s") == 0;
+    return 100 * (rate ? predicted - measured : measured - predicted) / measured;
+}
+
 static void validate_row(xs_vrow *r);
 
 void xs_validate_row(xs_vrow *r)
@@ -531,7 +539,7 @@ static void validate_row(xs_vrow *r)
     r->predicted = v;
     r->low = fmin(lo, hi);
     r->high = fmax(lo, hi);
-    r->error_pct = 100 * (v - r->measured) / r->measured;
+    r->error_pct = xs_verror_pct(r->metric, v, r->measured);
     set_rest_factor(r, share);
     /* a value near the largest or smallest double (1e308, 4.9e-324) makes
      * the ratios inf: a reason, not "inf" in the report */

@@ -36,7 +36,7 @@ typedef struct {
     int ok;              /* 0: see reason */
     char reason[1024]; /* as long as an xs_error message */
     double predicted, low, high; /* low/high: the uncertainty band */
-    double error_pct;    /* 100 (predicted - measured) / measured */
+    double error_pct;    /* xs_verror_pct: + optimistic, - pessimistic */
     /* Scenario rows only (has_rest; kernel rows: matmul_share < 0). Where the error
      * sits, on the assumption that the matmul kernels were predicted right:
      * matmul_share is the share of the predicted step spent in GEMM, batched
@@ -56,6 +56,16 @@ typedef struct {
     int trace_steps;
     double trace_events, trace_launches;
 } xs_vrow;
+
+/* The signed error of a prediction, in percent of the measurement, with
+ * one sign for every metric: positive when the prediction is optimistic
+ * (the run faster, a step or kernel shorter, less power, energy or memory
+ * than measured), negative when it is pessimistic. Its size is
+ * |predicted - measured| / measured whatever the metric. */
+double xs_verror_pct(const char *metric, double predicted, double measured);
+
+/* What reports say of the sign (the table's header, the JSON, --help). */
+#define XS_VERROR_SIGN "+ = optimistic: faster, or less power or memory, than measured"
 
 typedef struct {
     size_t n;            /* rows predicted */
