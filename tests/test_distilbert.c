@@ -285,26 +285,26 @@ static void kept_and_released_should_balance(void)
 static void configs_should_refuse_what_is_not_modelled(void)
 {
     static const struct {
-        const char *extra; /* keys put before a minimal DistilBERT config's */
+        const char *extra; /* keys added after a minimal DistilBERT config's */
         const char *says;
     } cases[] = {
         {"\"sinusoidal_pos_embds\":true,", "'sinusoidal_pos_embds' true is not modelled"},
         {"\"sinusoidal_pos_embds\":1,", "'sinusoidal_pos_embds' must be true or false"},
         {"\"chunk_size_feed_forward\":64,", "'chunk_size_feed_forward' must be 0"},
         {"\"seq_classif_dropout\":\"x\",", "'seq_classif_dropout' must be a number"},
-        {"\"n_layers\":null,", "missing required field 'n_layers'"},
+        {"\"n_layers\":null,", "'n_layers' must be a value, got null"},
     };
     char text[2048], set[1024];
     xs_error err;
     xs_scenario s;
     xs_workload wl;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        /* the first key wins in cJSON's lookup: the extra key goes first */
+        /* a repeated key takes its last value: the extra key goes last */
         snprintf(text, sizeof text,
-                 "{%s\"model_type\":\"distilbert\",\"dim\":256,\"hidden_dim\":512,"
+                 "{\"model_type\":\"distilbert\",\"dim\":256,\"hidden_dim\":512,"
                  "\"n_layers\":2,\"n_heads\":4,\"vocab_size\":1000,"
-                 "\"max_position_embeddings\":512}",
-                 cases[i].extra);
+                 "\"max_position_embeddings\":512,%.*s}",
+                 (int)strlen(cases[i].extra) - 1, cases[i].extra);
         char name[32];
         snprintf(name, sizeof name, "distilbert-bad%zu.json", i);
         snprintf(set, sizeof set, "model.hf_config=%s", tu_write(name, text));

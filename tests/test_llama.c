@@ -326,12 +326,12 @@ static void llama_configs_should_refuse_what_is_not_modelled(void)
     xs_error err;
     CU_ASSERT_EQUAL_FATAL(xs_data_root(root, sizeof root, &err), XS_OK);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        /* the first key wins in cJSON's lookup: the extra key goes first */
+        /* a repeated key takes its last value: the extra key goes last */
         snprintf(text, sizeof text,
-                 "{%s\"model_type\":\"llama\",\"hidden_size\":256,\"intermediate_size\":512,"
+                 "{\"model_type\":\"llama\",\"hidden_size\":256,\"intermediate_size\":512,"
                  "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"vocab_size\":1000,"
-                 "\"max_position_embeddings\":2048}",
-                 cases[i].extra);
+                 "\"max_position_embeddings\":2048,%.*s}",
+                 (int)strlen(cases[i].extra) - 1, cases[i].extra);
         char name[32];
         snprintf(name, sizeof name, "llama-bad%zu.json", i);
         snprintf(set, sizeof set, "model.hf_config=%s", tu_write(name, text));

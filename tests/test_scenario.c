@@ -153,6 +153,66 @@ static void hf_import_should_report_the_config_file_and_key(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "absent.json: cannot open"));
 }
 
+/* a BERT config.json with extra (or repeated) members after the sizes */
+static void write_bert_config(const char *name, const char *extra)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"model_type\":\"bert\",\"num_hidden_layers\":2,\"hidden_size\":64,"
+             "\"num_attention_heads\":2,\"intermediate_size\":256,\"vocab_size\":100,"
+             "\"max_position_embeddings\":128%s}",
+             extra);
+    tu_write(name, text);
+}
+
+static void hf_configs_should_be_read_as_transformers_reads_them(void)
+{
+    xs_scenario s;
+    xs_error err;
+    /* Python's json keeps a repeated key's last value, at any depth */
+    write_bert_config("twice.json", ",\"hidden_size\":128,\"num_hidden_layers\":3");
+    const char *p = scenario_with_model("hft1.json", "{\"hf_config\":\"twice.json\","
+                                                     "\"head\":\"span\"}");
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(p, NULL, 0, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL(s.model.hidden, 128);
+    CU_ASSERT_EQUAL(s.model.layers, 3);
+    /* a bad value is named by the config's file and its own key */
+    write_bert_config("neg.json", ",\"hidden_size\":-1");
+    p = scenario_with_model("hft2.json", "{\"hf_config\":\"neg.json\",\"head\":\"span\"}");
+    CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "neg.json: field 'hidden_size' must be an integer in "
+                                           "[1, 131072], got -1"));
+    CU_ASSERT_PTR_NULL(strstr(err.msg, "model.hidden"));
+    CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+    write_bert_config("drop.json", ",\"hidden_dropout_prob\":1.5");
+    p = scenario_with_model("hft3.json", "{\"hf_config\":\"drop.json\",\"head\":\"span\"}");
+    CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "drop.json: field 'hidden_dropout_prob' must be"));
+    write_bert_config("act.json", ",\"hidden_act\":\"swish\"");
+    p = scenario_with_model("hft4.json", "{\"hf_config\":\"act.json\",\"head\":\"span\"}");
+    CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "act.json: field 'hidden_act' must be one of"));
+    /* null is no default where transformers would build nn.Dropout(None) */
+    write_bert_config("nulldrop.json", ",\"hidden_dropout_prob\":null");
+    p = scenario_with_model("hft5.json", "{\"hf_config\":\"nulldrop.json\","
+                                         "\"head\":\"span\"}");
+    CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_EFIELD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nulldrop.json: field 'hidden_dropout_prob' must be "
+                                           "a value, got null"));
+    /* ... but is where the config class turns None into one (n_inner) */
+    tu_write("gpt2null.json", "{\"model_type\":\"gpt2\",\"n_layer\":2,\"n_embd\":64,"
+                              "\"n_head\":4,\"vocab_size\":100,\"n_positions\":256,"
+                              "\"n_inner\":null}");
+    p = scenario_with_model("hft6.json", "{\"hf_config\":\"gpt2null.json\","
+                                         "\"head\":\"lm\"}");
+    CU_ASSERT_EQUAL_FATAL(xs_scn_load(p, NULL, 0, &s, &err), XS_OK);
+    CU_ASSERT_EQUAL(s.model.ffn, 256);
+    /* a key beside hf_config still wins over a bad one in the file */
+    p = scenario_with_model("hft7.json", "{\"hf_config\":\"neg.json\",\"hidden\":64,"
+                                         "\"head\":\"span\"}");
+    CU_ASSERT_EQUAL(xs_scn_load(p, NULL, 0, &s, &err), XS_OK);
+}
+
 static void scenario_loader_should_reject_bad_documents(void)
 {
     xs_scenario s;
@@ -393,6 +453,8 @@ int tu_add_scenario_suite(void)
                         suggestions_should_find_the_near_name_only) ||
            !CU_add_test(s, "shipped_scenarios_should_load_with_their_hf_configs",
                         shipped_scenarios_should_load_with_their_hf_configs) ||
+           !CU_add_test(s, "hf_configs_should_be_read_as_transformers_reads_them",
+                        hf_configs_should_be_read_as_transformers_reads_them) ||
            !CU_add_test(s, "overrides_should_change_values_and_be_validated",
                         overrides_should_change_values_and_be_validated) ||
            !CU_add_test(s, "relations_and_overflow_should_be_rejected",

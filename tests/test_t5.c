@@ -246,7 +246,7 @@ static void t5_kept_and_released_should_balance(void)
 static void t5_configs_should_refuse_what_is_not_modelled(void)
 {
     static const struct {
-        const char *extra; /* keys added before a t5-small-like config */
+        const char *extra; /* keys added after a t5-small-like config's */
         const char *says;
     } cases[] = {
         {"\"d_kv\":128,", "'d_kv' x num_heads (128 x 8) must equal d_model (512)"},
@@ -259,10 +259,11 @@ static void t5_configs_should_refuse_what_is_not_modelled(void)
     char text[2048], set[1024];
     xs_error err;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* a repeated key takes its last value: the extra key goes last */
         snprintf(text, sizeof text,
-                 "{%s\"model_type\":\"t5\",\"d_model\":512,\"d_ff\":2048,\"num_layers\":6,"
-                 "\"num_heads\":8,\"vocab_size\":32128}",
-                 cases[i].extra);
+                 "{\"model_type\":\"t5\",\"d_model\":512,\"d_ff\":2048,\"num_layers\":6,"
+                 "\"num_heads\":8,\"vocab_size\":32128,%.*s}",
+                 (int)strlen(cases[i].extra) - 1, cases[i].extra);
         char name[32];
         snprintf(name, sizeof name, "t5-bad%zu.json", i);
         snprintf(set, sizeof set, "model.hf_config=%s", tu_write(name, text));

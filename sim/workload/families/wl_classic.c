@@ -189,18 +189,27 @@ static void forward(xs_wb *c)
 /* ---- the family record (family.h) --------------------------------------- */
 
 static const xs_hf_key HF_BERT[] = {
-    {"layers", "num_hidden_layers", 1},   {"hidden", "hidden_size", 1},
-    {"heads", "num_attention_heads", 1},  {"ffn", "intermediate_size", 1},
-    {"vocab", "vocab_size", 1},           {"max_positions", "max_position_embeddings", 1},
-    {"type_vocab", "type_vocab_size", 0}, {"activation", "hidden_act", 0},
-    {"dropout", "hidden_dropout_prob", 0}, {"attn_dropout", "attention_probs_dropout_prob", 0},
+    {"layers", "num_hidden_layers", XS_HF_NULL_REFUSED},
+    {"hidden", "hidden_size", XS_HF_NULL_REFUSED},
+    {"heads", "num_attention_heads", XS_HF_NULL_REFUSED},
+    {"ffn", "intermediate_size", XS_HF_NULL_REFUSED},
+    {"vocab", "vocab_size", XS_HF_NULL_REFUSED},
+    {"max_positions", "max_position_embeddings", XS_HF_NULL_REFUSED},
+    {"type_vocab", "type_vocab_size", XS_HF_NULL_REFUSED},
+    {"activation", "hidden_act", XS_HF_NULL_REFUSED},
+    {"dropout", "hidden_dropout_prob", XS_HF_NULL_REFUSED},
+    {"attn_dropout", "attention_probs_dropout_prob", XS_HF_NULL_REFUSED},
 };
 static const xs_hf_key HF_GPT2[] = {
-    {"layers", "n_layer", 1},       {"hidden", "n_embd", 1},
-    {"heads", "n_head", 1},         {"ffn", "n_inner", 0},
-    {"vocab", "vocab_size", 1},     {"max_positions", "n_positions", 1},
-    {"activation", "activation_function", 0}, {"dropout", "resid_pdrop", 0},
-    {"attn_dropout", "attn_pdrop", 0},
+    {"layers", "n_layer", XS_HF_NULL_REFUSED},
+    {"hidden", "n_embd", XS_HF_NULL_REFUSED},
+    {"heads", "n_head", XS_HF_NULL_REFUSED},
+    {"ffn", "n_inner", XS_HF_NULL_DEFAULT},
+    {"vocab", "vocab_size", XS_HF_NULL_REFUSED},
+    {"max_positions", "n_positions", XS_HF_NULL_REFUSED},
+    {"activation", "activation_function", XS_HF_NULL_REFUSED},
+    {"dropout", "resid_pdrop", XS_HF_NULL_REFUSED},
+    {"attn_dropout", "attn_pdrop", XS_HF_NULL_REFUSED},
 };
 
 /* Defaults of transformers' BertConfig and GPT2Config for keys a

@@ -175,11 +175,15 @@ static void forward(xs_wb *c)
  * huggingface/transformers@e04dc16368f2d155dab81a0914c2277c5bf02a26): its
  * own key names, and its defaults for the optional ones. */
 static const xs_hf_key HF_DISTILBERT[] = {
-    {"layers", "n_layers", 1},   {"hidden", "dim", 1},
-    {"heads", "n_heads", 1},     {"ffn", "hidden_dim", 1},
-    {"vocab", "vocab_size", 1},  {"max_positions", "max_position_embeddings", 1},
-    {"activation", "activation", 0}, {"dropout", "dropout", 0},
-    {"attn_dropout", "attention_dropout", 0},
+    {"layers", "n_layers", XS_HF_NULL_REFUSED},
+    {"hidden", "dim", XS_HF_NULL_REFUSED},
+    {"heads", "n_heads", XS_HF_NULL_REFUSED},
+    {"ffn", "hidden_dim", XS_HF_NULL_REFUSED},
+    {"vocab", "vocab_size", XS_HF_NULL_REFUSED},
+    {"max_positions", "max_position_embeddings", XS_HF_NULL_REFUSED},
+    {"activation", "activation", XS_HF_NULL_REFUSED},
+    {"dropout", "dropout", XS_HF_NULL_REFUSED},
+    {"attn_dropout", "attention_dropout", XS_HF_NULL_REFUSED},
 };
 
 static cJSON *key_default(const char *canon, const cJSON *hf)

@@ -259,12 +259,17 @@ static void forward(xs_wb *c)
  * rms_norm_eps, rope_theta and rope_scaling change values, not work, and
  * are not read. */
 static const xs_hf_key HF_LLAMA[] = {
-    {"layers", "num_hidden_layers", 1},     {"hidden", "hidden_size", 1},
-    {"heads", "num_attention_heads", 1},    {"ffn", "intermediate_size", 1},
-    {"vocab", "vocab_size", 1},             {"max_positions", "max_position_embeddings", 1},
-    {"kv_heads", "num_key_value_heads", 0}, {"activation", "hidden_act", 0},
-    {"attn_dropout", "attention_dropout", 0}, {"tied", "tie_word_embeddings", 0},
-    {"mlp_bias", "mlp_bias", 0},
+    {"layers", "num_hidden_layers", XS_HF_NULL_REFUSED},
+    {"hidden", "hidden_size", XS_HF_NULL_REFUSED},
+    {"heads", "num_attention_heads", XS_HF_NULL_REFUSED},
+    {"ffn", "intermediate_size", XS_HF_NULL_REFUSED},
+    {"vocab", "vocab_size", XS_HF_NULL_REFUSED},
+    {"max_positions", "max_position_embeddings", XS_HF_NULL_REFUSED},
+    {"kv_heads", "num_key_value_heads", XS_HF_NULL_DEFAULT},
+    {"activation", "hidden_act", XS_HF_NULL_REFUSED},
+    {"attn_dropout", "attention_dropout", XS_HF_NULL_REFUSED},
+    {"tied", "tie_word_embeddings", XS_HF_NULL_REFUSED},
+    {"mlp_bias", "mlp_bias", XS_HF_NULL_REFUSED},
 };
 
 /* LlamaConfig.__init__'s defaults (Qwen2's and Mistral's agree). */

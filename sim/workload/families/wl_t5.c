@@ -497,17 +497,18 @@ static void forward(xs_wb *c)
  * relative_attention_max_distance, layer_norm_epsilon and
  * initializer_factor change values, not work, and are not read. */
 static const xs_hf_key HF_T5[] = {
-    {"layers", "num_layers", 1},
-    {"hidden", "d_model", 1},
-    {"heads", "num_heads", 1},
-    {"ffn", "d_ff", 1},
-    {"vocab", "vocab_size", 1},
-    {"max_positions", "n_positions", 0},
-    {"decoder_layers", "num_decoder_layers", 0},
-    {"relative_buckets", "relative_attention_num_buckets", 0},
-    {"dropout", "dropout_rate", 0},
-    {"attn_dropout", "dropout_rate", 0}, /* T5Attention drops its probabilities at dropout_rate */
-    {"tied", "tie_word_embeddings", 0},
+    {"layers", "num_layers", XS_HF_NULL_REFUSED},
+    {"hidden", "d_model", XS_HF_NULL_REFUSED},
+    {"heads", "num_heads", XS_HF_NULL_REFUSED},
+    {"ffn", "d_ff", XS_HF_NULL_REFUSED},
+    {"vocab", "vocab_size", XS_HF_NULL_REFUSED},
+    {"max_positions", "n_positions", XS_HF_NULL_REFUSED},
+    {"decoder_layers", "num_decoder_layers", XS_HF_NULL_DEFAULT},
+    {"relative_buckets", "relative_attention_num_buckets", XS_HF_NULL_REFUSED},
+    {"dropout", "dropout_rate", XS_HF_NULL_REFUSED},
+    /* T5Attention drops its probabilities at dropout_rate */
+    {"attn_dropout", "dropout_rate", XS_HF_NULL_REFUSED},
+    {"tied", "tie_word_embeddings", XS_HF_NULL_REFUSED},
 };
 
 /* T5Config.__init__'s defaults. */

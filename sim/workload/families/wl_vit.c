@@ -263,12 +263,17 @@ static void forward(xs_wb *c)
  * key has a default (key_default). num_labels and id2label are read by
  * import_keys. */
 static const xs_hf_key HF_VIT[] = {
-    {"layers", "num_hidden_layers", 0},   {"hidden", "hidden_size", 0},
-    {"heads", "num_attention_heads", 0},  {"ffn", "intermediate_size", 0},
-    {"activation", "hidden_act", 0},      {"dropout", "hidden_dropout_prob", 0},
-    {"attn_dropout", "attention_probs_dropout_prob", 0},
-    {"image_size", "image_size", 0},      {"patch_size", "patch_size", 0},
-    {"channels", "num_channels", 0},      {"qkv_bias", "qkv_bias", 0},
+    {"layers", "num_hidden_layers", XS_HF_NULL_REFUSED},
+    {"hidden", "hidden_size", XS_HF_NULL_REFUSED},
+    {"heads", "num_attention_heads", XS_HF_NULL_REFUSED},
+    {"ffn", "intermediate_size", XS_HF_NULL_REFUSED},
+    {"activation", "hidden_act", XS_HF_NULL_REFUSED},
+    {"dropout", "hidden_dropout_prob", XS_HF_NULL_REFUSED},
+    {"attn_dropout", "attention_probs_dropout_prob", XS_HF_NULL_REFUSED},
+    {"image_size", "image_size", XS_HF_NULL_REFUSED},
+    {"patch_size", "patch_size", XS_HF_NULL_REFUSED},
+    {"channels", "num_channels", XS_HF_NULL_REFUSED},
+    {"qkv_bias", "qkv_bias", XS_HF_NULL_REFUSED},
 };
 
 /* ViTConfig.__init__'s defaults. */
