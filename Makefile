@@ -394,7 +394,7 @@ test-valgrind: xpusim $(REL)/xpusim_tests
 $(REL)/xpusim_bench: $(REL)/calibrate/bench.o $(REL)/libxscal.a $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(REL)/xpusim_bench_predict: $(REL)/tools/bench_predict.o $(REL)/libxpusim.a
+$(REL)/xpusim_bench_predict: $(REL)/tools/bench_predict.o $(REL)/tools/bench_validate.o $(REL)/libxpusim.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Benchmarks print figures (and `bench: NAME VALUE` lines); they assert nothing.

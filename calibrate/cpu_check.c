@@ -253,7 +253,10 @@ static int bert_rows(rowset *s, const xs_device corners[2], int quick, int bf16,
             goto done;
         }
         snprintf(r->scenario, sizeof r->scenario, "%s", scen);
-        snprintf(r->set, sizeof r->set, "op=%s;calls=%d", ks[j].name, ks[j].calls);
+        if (xs_vrow_set(r, "op=%s;calls=%d", ks[j].name, ks[j].calls)) {
+            rc = xs_error_set(s->err, XS_ENOMEM, "validate: out of memory");
+            goto done;
+        }
         snprintf(r->metric, sizeof r->metric, "time_s");
         finish_row(r, med, q1, q3, ks[j].pred[0], ks[j].pred[1], ks[j].pred[2]);
         for (int c = 0; c < 3; c++)
@@ -267,8 +270,11 @@ static int bert_rows(rowset *s, const xs_device corners[2], int quick, int bf16,
         goto done;
     }
     snprintf(r->scenario, sizeof r->scenario, "%s", scen);
-    snprintf(r->set, sizeof r->set, "layers=%d;hidden=%d;batch=%dx%d;loss=%.2f->%.2f",
-             cfg.layers, cfg.hidden, cfg.batch, cfg.seq, first_loss, last_loss);
+    if (xs_vrow_set(r, "layers=%d;hidden=%d;batch=%dx%d;loss=%.2f->%.2f", cfg.layers,
+                    cfg.hidden, cfg.batch, cfg.seq, first_loss, last_loss)) {
+        rc = xs_error_set(s->err, XS_ENOMEM, "validate: out of memory");
+        goto done;
+    }
     snprintf(r->metric, sizeof r->metric, "step_time_s");
     finish_row(r, med, q1, q3, step_pred[0], step_pred[1], step_pred[2]);
     if (log)
@@ -319,7 +325,8 @@ static int single_row(rowset *s, const xs_device corners[2], xs_runner *run, con
     if (!r)
         return xs_error_set(s->err, XS_ENOMEM, "validate: out of memory");
     snprintf(r->scenario, sizeof r->scenario, "-");
-    snprintf(r->set, sizeof r->set, "%s", set);
+    if (xs_vrow_set(r, "%s", set))
+        return xs_error_set(s->err, XS_ENOMEM, "validate: out of memory");
     snprintf(r->metric, sizeof r->metric, "time_s");
     finish_row(r, res.median_s, res.q1_s, res.q3_s, p[0], p[1], p[2]);
     return XS_OK;
@@ -446,7 +453,7 @@ int xs_cpu_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **row
     if (!rc)
         rc = kernel_rows(&s, corners, o->quick);
     if (rc) {
-        free(s.v);
+        xs_vrows_free(s.v, s.n);
         return rc;
     }
     *rows = s.v;

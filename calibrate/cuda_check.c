@@ -73,15 +73,17 @@ static int kernel_row(chk *s, int bench, const xs_cuda_job *j, const char *kclas
     static const char *const DT[] = {"fp32", "tf32", "fp16", "bf16"};
     const char *dt = j->dtype >= 0 && j->dtype < 4 ? DT[j->dtype] : "fp32";
     if (bench == XS_CB_GEMM_CUBLAS)
-        snprintf(r->set, sizeof r->set, "op=gemm;m=%lld;n=%lld;k=%lld;dtype=%s;layout=row;%s", j->m,
-                 j->n, j->k, dt,
-                 xs_cuda_gemm_shape_used(s->dev, j->m, j->n, j->k) ? "in_sweep"
-                                                                   : "shape_not_in_sweep");
+        rc = xs_vrow_set(r, "op=gemm;m=%lld;n=%lld;k=%lld;dtype=%s;layout=row;%s", j->m, j->n,
+                         j->k, dt,
+                         xs_cuda_gemm_shape_used(s->dev, j->m, j->n, j->k) ? "in_sweep"
+                                                                           : "shape_not_in_sweep");
     else if (bench == XS_CB_LAYERNORM || bench == XS_CB_SOFTMAX)
-        snprintf(r->set, sizeof r->set, "op=%s;rows=%lld;cols=%lld;dtype=%s", kclass, j->m, j->n, dt);
+        rc = xs_vrow_set(r, "op=%s;rows=%lld;cols=%lld;dtype=%s", kclass, j->m, j->n, dt);
     else
-        snprintf(r->set, sizeof r->set, "op=%s;elems=%lld;tensors=%d;launches=%d", kclass,
-                 j->elems, res.tensors, res.launches);
+        rc = xs_vrow_set(r, "op=%s;elems=%lld;tensors=%d;launches=%d", kclass, j->elems,
+                         res.tensors, res.launches);
+    if (rc)
+        return xs_error_set(s->err, XS_ENOMEM, "validate: out of memory");
     snprintf(r->metric, sizeof r->metric, "time_s");
     snprintf(r->kclass, sizeof r->kclass, "%s", kclass);
     r->measured = m.median_s;
@@ -153,9 +155,10 @@ static int energy_row(chk *s, int quick)
     xs_vrow *r = new_row(s);
     if (!r)
         return xs_error_set(s->err, XS_ENOMEM, "validate: out of memory");
-    snprintf(r->set, sizeof r->set, "op=gemm;m=%lld;n=%lld;k=%lld;dtype=%s;layout=row;calls=%lld;energy_from=%s",
-             j.m, j.n, j.k, j.dtype == XS_CD_BF16 ? "bf16" : "fp16", res.sustain_calls,
-             sum.energy_from_counter ? "counter" : "samples");
+    if (xs_vrow_set(r, "op=gemm;m=%lld;n=%lld;k=%lld;dtype=%s;layout=row;calls=%lld;energy_from=%s",
+                    j.m, j.n, j.k, j.dtype == XS_CD_BF16 ? "bf16" : "fp16", res.sustain_calls,
+                    sum.energy_from_counter ? "counter" : "samples"))
+        return xs_error_set(s->err, XS_ENOMEM, "validate: out of memory");
     snprintf(r->metric, sizeof r->metric, "energy_j");
     snprintf(r->kclass, sizeof r->kclass, "gemm.energy");
     double calls = (double)res.sustain_calls;
@@ -164,8 +167,7 @@ static int energy_row(chk *s, int quick)
     r->low = fmin(per_call[1], per_call[2]) * calls;
     r->high = fmax(per_call[1], per_call[2]) * calls;
     if (!(measured > 0)) {
-        r->ok = 0;
-        snprintf(r->reason, sizeof r->reason, "NVML measured no energy over %.2f s", sum.seconds);
+        xs_vrow_fail(r, "NVML measured no energy over %.2f s", sum.seconds);
     } else {
         r->error_pct = xs_verror_pct(r->metric, r->predicted, measured);
     }
@@ -236,7 +238,7 @@ int xs_cuda_check(const xs_device *dev, const xs_cal_check_opts *o, xs_vrow **ro
         rc = energy_row(&s, q);
     xs_cuda_lib_close(&s.lib);
     if (rc) {
-        free(s.v);
+        xs_vrows_free(s.v, s.n);
         return rc;
     }
     if (o->log)

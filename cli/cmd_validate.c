@@ -168,7 +168,7 @@ static int finish_validate(xs_vrow *rows, size_t n, const xs_trace *t, const cJS
     size_t failed = 0;
     for (size_t i = 0; i < n; i++)
         failed += !rows[i].ok;
-    free(rows);
+    xs_vrows_free(rows, n);
     if (rc == 0 && failed) {
         fprintf(stderr, "xpusim: error: %zu of %zu measured rows could not be predicted (listed "
                         "in the report)\n", failed, n);

@@ -235,9 +235,9 @@ static void validate_should_give_a_reason_where_the_error_is_not_finite(void)
     CU_ASSERT_EQUAL_FATAL(n, 3);
     for (size_t i = 0; i < n; i++) {
         CU_ASSERT_FALSE(rows[i].ok);
-        CU_ASSERT_PTR_NOT_NULL(strstr(rows[i].reason, "the error is not a finite number"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(xs_vrow_reason(&rows[i]), "the error is not a finite number"));
     }
-    free(rows);
+    xs_vrows_free(rows, n);
 }
 
 /* No report of any command prints nan or inf. */

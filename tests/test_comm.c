@@ -275,7 +275,7 @@ static void published_allreduce_rows_should_be_predicted(void)
         CU_ASSERT(fabs(rows[i].error_pct) < 10);
     CU_ASSERT(fabs(rows[3].error_pct) < 25);
     CU_ASSERT(fabs(rows[4].error_pct) < 10);
-    free(rows);
+    xs_vrows_free(rows, n);
 }
 
 int tu_add_comm_suite(void)

@@ -77,8 +77,8 @@ static void a_byte_order_mark_should_be_dropped(void)
         CU_ASSERT_STRING_EQUAL(a[i].device, b[i].device);
         CU_ASSERT_EQUAL(a[i].ok, b[i].ok);
     }
-    free(a);
-    free(b);
+    xs_vrows_free(a, na);
+    xs_vrows_free(b, nb);
     free(with_bom);
     free(csv);
     /* and a scenario saved by an editor that writes one */
@@ -110,22 +110,22 @@ static void crlf_line_ends_should_not_reach_the_fields(void)
     CU_ASSERT_EQUAL_FATAL(xs_measured_load(path, &rows, &n, &err), XS_OK);
     CU_ASSERT_EQUAL_FATAL(n, 3);
     CU_ASSERT(rows[0].ok && rows[1].ok);
-    CU_ASSERT_STRING_EQUAL(rows[0].set, "train.batch=8");
+    CU_ASSERT_STRING_EQUAL(xs_vrow_set_of(&rows[0]), "train.batch=8");
     CU_ASSERT_DOUBLE_EQUAL(rows[0].measured, 150, 0);
     CU_ASSERT_DOUBLE_EQUAL(rows[1].measured, 0.002, 0);
     CU_ASSERT_EQUAL(rows[1].line, 4);
     /* five fields: the reason counts them, no '\r' among them */
     CU_ASSERT_FALSE(rows[2].ok);
-    CU_ASSERT_STRING_EQUAL(rows[2].reason, "expected 6 fields, got 5");
+    CU_ASSERT_STRING_EQUAL(xs_vrow_reason(&rows[2]), "expected 6 fields, got 5");
     for (size_t i = 0; i < n; i++)
-        CU_ASSERT_PTR_NULL(strchr(rows[i].set, '\r'));
-    free(rows);
+        CU_ASSERT_PTR_NULL(strchr(xs_vrow_set_of(&rows[i]), '\r'));
+    xs_vrows_free(rows, n);
     /* old Mac line ends (CR alone) too */
     path = tu_write("cr.csv", MEASURED_HEADER "\rl4,bert-base-squad,,step_time_s,0.5,x\r");
     CU_ASSERT_EQUAL_FATAL(xs_measured_load(path, &rows, &n, &err), XS_OK);
     CU_ASSERT_EQUAL(n, 1);
     CU_ASSERT(n == 1 && rows[0].ok && rows[0].measured == 0.5);
-    free(rows);
+    xs_vrows_free(rows, n);
 }
 
 static void directories_on_the_command_line_should_say_so_in_one_line(void)
@@ -399,9 +399,9 @@ static void hex_floats_and_absurd_values_should_be_refused(void)
     CU_ASSERT_EQUAL_FATAL(n, 3);
     for (size_t i = 0; i < n; i++) {
         CU_ASSERT_FALSE(rows[i].ok);
-        CU_ASSERT_PTR_NOT_NULL(strstr(rows[i].reason, "field 'value' must be a number > 0"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(xs_vrow_reason(&rows[i]), "field 'value' must be a number > 0"));
     }
-    free(rows);
+    xs_vrows_free(rows, n);
     static const struct {
         const char *args, *part;
     } cases[] = {

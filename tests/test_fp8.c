@@ -358,7 +358,7 @@ static void te_llama_row_should_be_predicted_and_fp8_faster(void)
     CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
     CU_ASSERT_EQUAL(n, 1);
     CU_ASSERT(n == 1 && rows[0].ok);
-    free(rows);
+    xs_vrows_free(rows, n);
     const char *boards[] = {"h100-sxm5-80gb", "h100-pcie-80gb", "h200-sxm-141gb", "l4"};
     for (size_t i = 0; i < 4; i++) {
         xs_device d = tu_device(boards[i]);

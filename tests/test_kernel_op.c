@@ -106,7 +106,7 @@ static void every_class_should_parse_and_predict(void)
     CU_ASSERT_EQUAL_FATAL(n, ng + nb);
     for (size_t i = 0; i < ng; i++) {
         if (!rows[i].ok)
-            fprintf(stderr, "\n%s: %s\n", GOOD[i], rows[i].reason);
+            fprintf(stderr, "\n%s: %s\n", GOOD[i], xs_vrow_reason(&rows[i]));
         CU_ASSERT(rows[i].ok);
         CU_ASSERT(isfinite(rows[i].predicted) && rows[i].predicted > 0);
         CU_ASSERT(rows[i].low <= rows[i].predicted && rows[i].predicted <= rows[i].high);
@@ -114,11 +114,11 @@ static void every_class_should_parse_and_predict(void)
     for (size_t i = 0; i < nb; i++) {
         const xs_vrow *r = &rows[ng + i];
         CU_ASSERT_FALSE(r->ok);
-        if (!strstr(r->reason, BAD[i].reason))
-            fprintf(stderr, "\n%s: '%s' lacks '%s'\n", BAD[i].set, r->reason, BAD[i].reason);
-        CU_ASSERT_PTR_NOT_NULL(strstr(r->reason, BAD[i].reason));
+        if (!strstr(xs_vrow_reason(r), BAD[i].reason))
+            fprintf(stderr, "\n%s: '%s' lacks '%s'\n", BAD[i].set, xs_vrow_reason(r), BAD[i].reason);
+        CU_ASSERT_PTR_NOT_NULL(strstr(xs_vrow_reason(r), BAD[i].reason));
     }
-    free(rows);
+    xs_vrows_free(rows, n);
 }
 
 static void build(const char *id, const char *const *sets, int nsets, xs_workload *wl)
@@ -254,7 +254,7 @@ static void both_should_be_forward_plus_backward(void)
     CU_ASSERT_STRING_EQUAL(rows[0].kclass, "layernorm");
     CU_ASSERT_STRING_EQUAL(rows[1].kclass, "layernorm.bwd");
     CU_ASSERT_STRING_EQUAL(rows[2].kclass, "layernorm.fwdbwd");
-    free(rows);
+    xs_vrows_free(rows, n);
 }
 
 static int same_class(const xs_vrow *r, const void *arg)
@@ -285,7 +285,7 @@ static void summaries_should_group_rows_by_class(void)
     CU_ASSERT_EQUAL(v.n, 2);
     CU_ASSERT_DOUBLE_EQUAL(v.mape_pct, 0.5 * (fabs(rows[0].error_pct) + fabs(rows[1].error_pct)),
                            1e-9);
-    free(rows);
+    xs_vrows_free(rows, n);
 
     const char *path = tu_write("classes.csv", csv);
     char cmd[600];

@@ -349,7 +349,7 @@ static void power_limit_rows_should_predict_epoch_time_and_power(void)
     CU_ASSERT(rows[0].low <= rows[0].predicted && rows[0].predicted <= rows[0].high);
     CU_ASSERT(rows[1].low <= rows[1].high && rows[1].low > 0);
     CU_ASSERT(rows[0].has_rest && !rows[1].has_rest); /* a power has no matmul share */
-    free(rows);
+    xs_vrows_free(rows, n);
     char cmd[600];
     static const char *const formats[] = {"table", "csv", "json"};
     for (size_t i = 0; i < 3; i++) {

@@ -403,7 +403,7 @@ static void published_timm_rows_should_be_predicted(void)
     for (size_t i = 0; i < n; i++) {
         CU_ASSERT_TRUE(rows[i].ok);
         if (!rows[i].ok)
-            fprintf(stderr, "\n%s:%d: %s\n", rows[i].file, rows[i].line, rows[i].reason);
+            fprintf(stderr, "\n%s:%d: %s\n", rows[i].file, rows[i].line, xs_vrow_reason(&rows[i]));
         CU_ASSERT(rows[i].predicted > 0);
     }
     CU_ASSERT_STRING_EQUAL(rows[0].metric, "samples_per_s");
@@ -411,7 +411,7 @@ static void published_timm_rows_should_be_predicted(void)
     CU_ASSERT_DOUBLE_EQUAL(192 / rows[1].measured, rows[0].measured, 0.002 * rows[0].measured);
     CU_ASSERT_DOUBLE_EQUAL(192 / rows[1].predicted, rows[0].predicted,
                            1e-9 * rows[0].predicted);
-    free(rows);
+    xs_vrows_free(rows, n);
 }
 
 int tu_add_vit_suite(void)

@@ -18,15 +18,23 @@
  *                     (17..512): every point a step of its own, of shapes
  *                     of its own, built and predicted (the memos hold only
  *                     what identical layers and recurring GEMM shapes
- *                     share). */
+ *                     share);
+ *   validate_bytes_per_csv_byte
+ *                     the heap a measured CSV's loaded rows hold over the
+ *                     file's size, for a 32 MB file of the shipped rows
+ *                     (whole runs, GEMMs, kernels: 200-600 bytes a row),
+ *                     with the load's peak resident memory (VmHWM) and the
+ *                     same for 16-byte rows, the worst case. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_validate.h"
 #include "device.h"
 #include "predict.h"
 #include "scenario.h"
+#include "validate.h"
 #include "workload.h"
 
 #define RUNS 301
@@ -112,6 +120,23 @@ static int sweep_rate(const char *xpusim, const char *second, double *per_s)
 int main(int argc, char **argv)
 {
     const char *xpusim = argc > 1 ? argv[1] : "./xpusim";
+    /* first, while the process is small: the peak is measured over it */
+    printf("\nvalidate's measured CSV (issue 40: memory proportional to the file)\n");
+    for (int short_rows = 0; short_rows <= 1; short_rows++) {
+        xs_bench_vmem m;
+        const char *name = short_rows ? "validate_bytes_per_csv_byte_short_rows"
+                                      : "validate_bytes_per_csv_byte";
+        if (xs_bench_validate_memory("/tmp", 32, short_rows, &m)) {
+            printf("bench: %s skipped: the load failed\n", name);
+            continue;
+        }
+        printf("  %.1f MB, %zu %s rows: rows hold %.2f bytes a CSV byte, peak %s%.2f (%zu bytes a "
+               "row record)\n"
+               "bench: %s %.2f\n",
+               (double)m.file_bytes / 1e6, m.rows, short_rows ? "16-byte" : "shipped", m.held,
+               m.peak < 0 ? "unknown " : "", m.peak < 0 ? 0 : m.peak, sizeof(xs_vrow), name,
+               m.held);
+    }
     printf("\npredictor (issue 22 targets on the 2-core build machine: <= 20 us a step, >= "
            "100000 predictions/s)\n");
     double us, rate;

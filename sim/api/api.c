@@ -570,6 +570,6 @@ char *xs_validate_json(const char *const *paths, int npaths, size_t *failed, xs_
     xs_report_validate(&sb, XS_FMT_JSON, rows, n);
     for (size_t i = 0; failed && i < n; i++)
         *failed += !rows[i].ok;
-    free(rows);
+    xs_vrows_free(rows, n);
     return take(&sb, st);
 }

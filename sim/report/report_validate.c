@@ -197,7 +197,7 @@ static void runs_table(xs_strbuf *sb, const xs_vrow *rows, size_t n)
             snprintf(mm, sizeof mm, "%.0f%%", 100 * r->matmul_share);
             snprintf(rest, sizeof rest, "x%.2f", r->rest_factor);
         }
-        set_text(r->set, set, sizeof set, &any_short);
+        set_text(xs_vrow_set_of(r), set, sizeof set, &any_short);
         xs_sb_printf(sb, "%-5d %-*s  %-*s  %-*s  %10.4g %10.4g %+7.1f%%  %-22s %6s %7s %6s  ",
                      r->line, wd, r->device, ws, r->scenario, wm, r->metric, r->measured,
                      r->predicted, r->error_pct, band, iqr, mm, rest);
@@ -277,10 +277,10 @@ static void trace_header(xs_strbuf *sb, const xs_trace *t, const xs_vrow *rows, 
                      t->unknown[i].events == 1 ? "" : "s", t->nsteps, t->nsteps == 1 ? "" : "s",
                      t->unknown[i].name);
     xs_sb_printf(sb, "\n");
-    if (r0 && r0->set[0]) {
+    if (r0 && xs_vrow_set_of(r0)[0]) {
         char set[1024];
         int shortened = 0;
-        set_text(r0->set, set, sizeof set, &shortened);
+        set_text(xs_vrow_set_of(r0), set, sizeof set, &shortened);
         xs_sb_printf(sb, "set       ");
         wrapped(sb, set, 70, 10);
         xs_sb_printf(sb, "\n");
@@ -391,7 +391,7 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
             const xs_vrow *r = &rows[i];
             xs_sb_csv(sb, r->file);
             xs_sb_printf(sb, ",%d,", r->line);
-            const char *text[] = {r->device, r->scenario, r->set, r->metric};
+            const char *text[] = {r->device, r->scenario, xs_vrow_set_of(r), r->metric};
             for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
                 xs_sb_csv(sb, text[k]);
                 xs_sb_printf(sb, ",");
@@ -402,7 +402,7 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
                              r->error_pct);
             } else {
                 xs_sb_printf(sb, ",,,,");
-                xs_sb_csv(sb, r->reason);
+                xs_sb_csv(sb, xs_vrow_reason(r));
                 xs_sb_printf(sb, ",");
             }
             if (r->has_spread)
@@ -430,7 +430,7 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
             cJSON_AddNumberToObject(o, "line", r->line);
             cJSON_AddStringToObject(o, "device", r->device);
             cJSON_AddStringToObject(o, "scenario", r->scenario);
-            cJSON_AddStringToObject(o, "set", r->set);
+            cJSON_AddStringToObject(o, "set", xs_vrow_set_of(r));
             cJSON_AddStringToObject(o, "metric", r->metric);
             cJSON_AddStringToObject(o, "class", r->kclass);
             cJSON_AddNumberToObject(o, "measured", r->measured);
@@ -446,7 +446,7 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
                     cJSON_AddNumberToObject(o, "rest_factor", r->rest_factor);
                 }
             } else {
-                cJSON_AddStringToObject(o, "error", r->reason);
+                cJSON_AddStringToObject(o, "error", xs_vrow_reason(r));
             }
             if (r->trace_steps > 0) {
                 cJSON_AddNumberToObject(o, "trace_steps", r->trace_steps);
@@ -495,7 +495,7 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
             for (size_t i = 0; i < n; i++)
                 if (!rows[i].ok)
                     xs_sb_printf(sb, "  %s:%d: %s\n", rows[i].file, rows[i].line,
-                                 rows[i].reason);
+                                 xs_vrow_reason(&rows[i]));
         }
         xs_sb_printf(sb, "\nsummary (error: " XS_VERROR_SIGN ", - = pessimistic; band = "
                          "the device's clock and efficiency ranges)\n");

@@ -779,7 +779,10 @@ int xs_trace_rows(const xs_trace *t, const char *trace_path, const xs_device *de
         r->line = c + 1;
         snprintf(r->device, sizeof r->device, "%s", dev->id);
         snprintf(r->scenario, sizeof r->scenario, "%s", scenario);
-        snprintf(r->set, sizeof r->set, "%s", set);
+        if (xs_vrow_set(r, "%s", set)) {
+            xs_vrows_free(out, m);
+            return xs_error_set(err, XS_ENOMEM, "out of memory");
+        }
         snprintf(r->metric, sizeof r->metric, "kernel_time_s:%s", xs_kclass_name(c));
         snprintf(r->kclass, sizeof r->kclass, "%s", xs_kclass_name(c));
         r->measured = t->measured_s[c];
@@ -791,17 +794,16 @@ int xs_trace_rows(const xs_trace *t, const char *trace_path, const xs_device *de
         r->has_spread = t->spread_pct[c] >= 0;
         r->spread_pct = r->has_spread ? t->spread_pct[c] : 0;
         if (t->seen[c] == 0) {
-            snprintf(r->reason, sizeof r->reason,
-                     "no %s kernels in the trace, %.0f predicted (%.3g s)", xs_kclass_name(c),
-                     launches[c], predicted[c]);
+            xs_vrow_fail(r, "no %s kernels in the trace, %.0f predicted (%.3g s)",
+                         xs_kclass_name(c), launches[c], predicted[c]);
         } else if (launches[c] == 0) {
-            snprintf(r->reason, sizeof r->reason,
-                     "%.0f %s kernels a step in the trace (%.3g s) that the model does not "
-                     "predict",
-                     t->events[c], xs_kclass_name(c), t->measured_s[c]);
+            xs_vrow_fail(r,
+                         "%.0f %s kernels a step in the trace (%.3g s) that the model does not "
+                         "predict",
+                         t->events[c], xs_kclass_name(c), t->measured_s[c]);
         } else if (!(r->measured > 0)) {
-            snprintf(r->reason, sizeof r->reason,
-                     "the %s kernels take no time in the median step", xs_kclass_name(c));
+            xs_vrow_fail(r, "the %s kernels take no time in the median step",
+                         xs_kclass_name(c));
         } else {
             r->ok = 1;
             r->error_pct = xs_verror_pct(r->metric, r->predicted, r->measured);
@@ -812,7 +814,10 @@ int xs_trace_rows(const xs_trace *t, const char *trace_path, const xs_device *de
     r->line = 0;
     snprintf(r->device, sizeof r->device, "%s", dev->id);
     snprintf(r->scenario, sizeof r->scenario, "%s", scenario);
-    snprintf(r->set, sizeof r->set, "%s", set);
+    if (xs_vrow_set(r, "%s", set)) {
+        xs_vrows_free(out, m);
+        return xs_error_set(err, XS_ENOMEM, "out of memory");
+    }
     snprintf(r->metric, sizeof r->metric, "step_time_s");
     snprintf(r->kclass, sizeof r->kclass, "%.*s", (int)sizeof r->kclass - 1, scenario);
     r->measured = t->step_s;
@@ -828,7 +833,7 @@ int xs_trace_rows(const xs_trace *t, const char *trace_path, const xs_device *de
     if (r->ok)
         r->error_pct = xs_verror_pct(r->metric, r->predicted, r->measured);
     else
-        snprintf(r->reason, sizeof r->reason, "the trace's steps span no time");
+        xs_vrow_fail(r, "the trace's steps span no time");
     *rows = out;
     *n = m;
     return XS_OK;

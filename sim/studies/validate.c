@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,27 +95,114 @@ static int blank(const char *s)
     return *s == '\0';
 }
 
-/* Copy a field; one too long for its slot is the row's error, not cut
+/* Check a field for its slot: one too long is the row's error, not cut
  * short, and so is one holding a control character (a newline in a quoted
  * field, an escape sequence): no id or key has one, and the reports print
  * fields as they are. */
-static int copy_field(char *dst, size_t size, const char *src, const char *name, xs_vrow *r)
+static int field_fits(const char *src, size_t size, const char *name, xs_vrow *r)
 {
     size_t len = strlen(src);
-    if (len >= size) {
-        snprintf(r->reason, sizeof r->reason, "field '%s' is longer than %zu characters", name,
-                 size - 1);
-        return -1;
-    }
+    if (len >= size)
+        return xs_vrow_fail(r, "field '%s' is longer than %zu characters", name, size - 1);
     for (size_t i = 0; i < len; i++)
-        if ((unsigned char)src[i] < 0x20 || src[i] == 0x7f) {
-            snprintf(r->reason, sizeof r->reason,
-                     "field '%s' holds a control character (byte 0x%02x at its character %zu)",
-                     name, (unsigned char)src[i], i + 1);
-            return -1;
-        }
-    memcpy(dst, src, len + 1);
+        if ((unsigned char)src[i] < 0x20 || src[i] == 0x7f)
+            return xs_vrow_fail(r,
+                                "field '%s' holds a control character (byte 0x%02x at its "
+                                "character %zu)",
+                                name, (unsigned char)src[i], i + 1);
     return 0;
+}
+
+static int copy_field(char *dst, size_t size, const char *src, const char *name, xs_vrow *r)
+{
+    if (field_fits(src, size, name, r))
+        return -1;
+    memcpy(dst, src, strlen(src) + 1);
+    return 0;
+}
+
+static const char out_of_memory[] = "out of memory";
+
+int xs_vrow_fail(xs_vrow *r, const char *fmt, ...)
+{
+    char why[XS_VREASON_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    xs_error_one_line(why, sizeof why); /* it may quote the row */
+    if (r->reason != out_of_memory)
+        free(r->reason);
+    r->reason = strdup(why);
+    if (!r->reason)
+        r->reason = (char *)out_of_memory;
+    r->ok = 0;
+    return -1;
+}
+
+int xs_vrow_set(xs_vrow *r, const char *fmt, ...)
+{
+    char text[XS_VSET_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    free(r->set);
+    r->set = strdup(text);
+    return r->set ? 0 : xs_vrow_fail(r, "out of memory");
+}
+
+const char *xs_vrow_reason(const xs_vrow *r)
+{
+    return r->reason ? r->reason : "";
+}
+
+const char *xs_vrow_set_of(const xs_vrow *r)
+{
+    return r->set ? r->set : "";
+}
+
+void xs_vrows_free(xs_vrow *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++) {
+        free(rows[i].set);
+        if (rows[i].reason != out_of_memory)
+            free(rows[i].reason);
+    }
+    free(rows);
+}
+
+/* One data record into r (line and file set); r->ok when it parsed. */
+static void parse_row(xs_vrow *r, int cnt, char fields[][FIELD_CAP], const int cut[],
+                      const char *const names[])
+{
+    if (cnt != MAX_FIELDS) {
+        if (cnt < 0)
+            xs_vrow_fail(r, "unterminated quote");
+        else
+            xs_vrow_fail(r, "expected 6 fields, got %d", cnt);
+        return;
+    }
+    for (int i = 0; i < MAX_FIELDS; i++)
+        if (cut[i]) {
+            xs_vrow_fail(r, "field '%s' is longer than %d characters", names[i], FIELD_CAP - 1);
+            return;
+        }
+    if (copy_field(r->device, sizeof r->device, fields[0], "device", r) ||
+        copy_field(r->scenario, sizeof r->scenario, fields[1], "scenario", r) ||
+        field_fits(fields[2], XS_VSET_MAX, "set", r) ||
+        copy_field(r->metric, sizeof r->metric, fields[3], "metric", r))
+        return;
+    if (fields[2][0] && xs_vrow_set(r, "%s", fields[2]))
+        return;
+    r->measured = 0;
+    if (xs_parse_double(fields[4], &r->measured) || !(r->measured > 0))
+        xs_vrow_fail(r, "field 'value' must be a number > 0, got \"%.60s\"", fields[4]);
+    else if (xs_choice_index(XS_VMETRICS, r->metric) < 0)
+        xs_vrow_fail(r, "field 'metric' must be one of " XS_VMETRICS ", got \"%.40s\"",
+                     r->metric);
+    else
+        r->ok = 1; /* parsed; prediction may still fail */
 }
 
 int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
@@ -127,8 +215,8 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
     int cut[MAX_FIELDS + 1] = {0};
     const char *p = text;
     int cnt = csv_record(&p, fields, cut, MAX_FIELDS + 1);
-    static const char *names[MAX_FIELDS] = {"device", "scenario", "set",
-                                            "metric", "value",    "source"};
+    static const char *const names[MAX_FIELDS] = {"device", "scenario", "set",
+                                                  "metric", "value",    "source"};
     int header_ok = cnt == MAX_FIELDS;
     for (int i = 0; header_ok && i < MAX_FIELDS; i++)
         header_ok = strcmp(fields[i], names[i]) == 0;
@@ -139,58 +227,37 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
     }
     size_t cap = 64, used = 0;
     xs_vrow *out = calloc(cap, sizeof *out);
-    for (int line = 2; out && *p; line++) {
+    int oom = !out;
+    for (int line = 2; !oom && *p; line++) {
         const char *start = p;
         cnt = csv_record(&p, fields, cut, MAX_FIELDS + 1);
         if (cnt == 1 && blank(fields[0]) && p > start)
             continue; /* an empty line */
+        if (cnt < 0)
+            p += strlen(p);
         if (used == cap) {
-            xs_vrow *grown = realloc(out, 2 * cap * sizeof *out);
-            if (!grown)
+            /* growth by half, not double: the slack stays a third of the rows */
+            size_t more = cap + cap / 2;
+            xs_vrow *grown = realloc(out, more * sizeof *out);
+            if (!grown) {
+                oom = 1;
                 break;
+            }
             out = grown;
-            memset(out + cap, 0, cap * sizeof *out);
-            cap *= 2;
+            memset(out + cap, 0, (more - cap) * sizeof *out);
+            cap = more;
         }
         xs_vrow *r = &out[used++];
         r->file = path;
         r->line = line;
-        if (cnt != MAX_FIELDS) {
-            snprintf(r->reason, sizeof r->reason,
-                     cnt < 0 ? "unterminated quote" : "expected 6 fields, got %d", cnt);
-            if (cnt < 0)
-                p += strlen(p);
-            continue;
-        }
-        int longest = -1;
-        for (int i = 0; i < MAX_FIELDS && longest < 0; i++)
-            if (cut[i])
-                longest = i;
-        if (longest >= 0) {
-            snprintf(r->reason, sizeof r->reason, "field '%s' is longer than %d characters",
-                     names[longest], FIELD_CAP - 1);
-            continue;
-        }
-        if (copy_field(r->device, sizeof r->device, fields[0], "device", r) ||
-            copy_field(r->scenario, sizeof r->scenario, fields[1], "scenario", r) ||
-            copy_field(r->set, sizeof r->set, fields[2], "set", r) ||
-            copy_field(r->metric, sizeof r->metric, fields[3], "metric", r))
-            continue;
-        r->measured = 0;
-        if (xs_parse_double(fields[4], &r->measured) || !(r->measured > 0))
-            snprintf(r->reason, sizeof r->reason, "field 'value' must be a number > 0, got \"%.60s\"",
-                     fields[4]);
-        else if (xs_choice_index(XS_VMETRICS, r->metric) < 0)
-            snprintf(r->reason, sizeof r->reason,
-                     "field 'metric' must be one of " XS_VMETRICS ", got \"%.40s\"", r->metric);
-        else
-            r->ok = 1; /* parsed; prediction may still fail */
+        parse_row(r, cnt, fields, cut, names);
+        oom = r->reason && strcmp(r->reason, out_of_memory) == 0;
     }
-    for (size_t i = 0; i < used; i++) /* a reason quoting the file stays one line */
-        xs_error_one_line(out[i].reason, sizeof out[i].reason);
     free(text);
-    if (!out)
+    if (oom) {
+        xs_vrows_free(out, used);
         return xs_error_set(err, XS_ENOMEM, "%s: out of memory", path);
+    }
     if (used == 0) {
         free(out);
         return xs_error_set(err, XS_EFIELD,
@@ -198,7 +265,8 @@ int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err)
                             "a measurement (%s)",
                             path, MEASURED_HEADER);
     }
-    *rows = out;
+    xs_vrow *fit = realloc(out, used * sizeof *out); /* the slack back */
+    *rows = fit ? fit : out;
     *n = used;
     return XS_OK;
 }
@@ -216,28 +284,29 @@ static int load_device(const char *id, xs_device *dev, char *reason, size_t size
 /* op=gemm: rows follow the BLAS (column-major) convention of cuBLAS
  * measurements unless layout=row: column-major C = op(A) op(B) is the
  * row-major C^T = op(B)^T op(A)^T, so m and n and the transposes swap. */
-static int predict_gemm(const xs_device *dev, xs_vrow *r, double *t, double *lo, double *hi)
+static int predict_gemm(const xs_device *dev, const xs_vrow *r, char *why, double *t, double *lo, double *hi)
 {
+    const char *set = xs_vrow_set_of(r);
     long long m, n, k, batch;
     char v[16], dt[16];
-    size_t rs = sizeof r->reason;
-    if (xs_kv_known(r->set, "op|m|n|k|batch|ta|tb|dtype|layout", r->reason, rs) ||
-        xs_kv_int(r->set, "m", 1, 1 << 24, -1, &m, r->reason, rs) ||
-        xs_kv_int(r->set, "n", 1, 1 << 24, -1, &n, r->reason, rs) ||
-        xs_kv_int(r->set, "k", 1, 1 << 24, -1, &k, r->reason, rs) ||
-        xs_kv_int(r->set, "batch", 1, 1 << 20, 1, &batch, r->reason, rs))
+    size_t rs = XS_VREASON_MAX;
+    if (xs_kv_known(set, "op|m|n|k|batch|ta|tb|dtype|layout", why, rs) ||
+        xs_kv_int(set, "m", 1, 1 << 24, -1, &m, why, rs) ||
+        xs_kv_int(set, "n", 1, 1 << 24, -1, &n, why, rs) ||
+        xs_kv_int(set, "k", 1, 1 << 24, -1, &k, why, rs) ||
+        xs_kv_int(set, "batch", 1, 1 << 20, 1, &batch, why, rs))
         return -1;
     int t_a = 0, t_b = 0, col = 1;
-    if (xs_kv_get(r->set, "ta", v, sizeof v))
+    if (xs_kv_get(set, "ta", v, sizeof v))
         t_a = strcmp(v, "T") == 0 ? 1 : strcmp(v, "N") == 0 ? 0 : -1;
-    if (xs_kv_get(r->set, "tb", v, sizeof v))
+    if (xs_kv_get(set, "tb", v, sizeof v))
         t_b = strcmp(v, "T") == 0 ? 1 : strcmp(v, "N") == 0 ? 0 : -1;
-    if (xs_kv_get(r->set, "layout", v, sizeof v))
+    if (xs_kv_get(set, "layout", v, sizeof v))
         col = strcmp(v, "col") == 0 ? 1 : strcmp(v, "row") == 0 ? 0 : -1;
-    int dtype = xs_kv_get(r->set, "dtype", dt, sizeof dt) ? xs_choice_index("fp32|tf32|fp16|bf16", dt)
+    int dtype = xs_kv_get(set, "dtype", dt, sizeof dt) ? xs_choice_index("fp32|tf32|fp16|bf16", dt)
                                                        : -1;
     if (t_a < 0 || t_b < 0 || col < 0 || dtype < 0) {
-        snprintf(r->reason, rs, "set: ta/tb must be N or T, layout col or row, dtype one of "
+        snprintf(why, rs, "set: ta/tb must be N or T, layout col or row, dtype one of "
                                 "fp32|tf32|fp16|bf16");
         return -1;
     }
@@ -251,7 +320,7 @@ static int predict_gemm(const xs_device *dev, xs_vrow *r, double *t, double *lo,
         xs_gemm_result res;
         xs_error err;
         if (xs_gemm_model(&e, &g, &res, &err)) {
-            snprintf(r->reason, rs, "%s", err.msg);
+            snprintf(why, rs, "%s", err.msg);
             return -1;
         }
         *(c < 0 ? hi : c == 0 ? t : lo) = res.time_s;
@@ -260,25 +329,26 @@ static int predict_gemm(const xs_device *dev, xs_vrow *r, double *t, double *lo,
 }
 
 /* op=optimizer: one optimizer step over `params` parameters. */
-static int predict_optimizer(const xs_device *dev, xs_vrow *r, double *t, double *lo,
+static int predict_optimizer(const xs_device *dev, const xs_vrow *r, char *why, double *t, double *lo,
                              double *hi)
 {
+    const char *set = xs_vrow_set_of(r);
     long long fused, params, tensors;
     char name[16];
-    size_t rs = sizeof r->reason;
-    if (xs_kv_known(r->set, "op|optimizer|fused|params|tensors|state_bytes", r->reason, rs) ||
-        xs_kv_int(r->set, "fused", 0, 1, -1, &fused, r->reason, rs) ||
-        xs_kv_int(r->set, "params", 1, (long long)1 << 45, -1, &params, r->reason, rs) ||
-        xs_kv_int(r->set, "tensors", 1, 1 << 24, 1, &tensors, r->reason, rs))
+    size_t rs = XS_VREASON_MAX;
+    if (xs_kv_known(set, "op|optimizer|fused|params|tensors|state_bytes", why, rs) ||
+        xs_kv_int(set, "fused", 0, 1, -1, &fused, why, rs) ||
+        xs_kv_int(set, "params", 1, (long long)1 << 45, -1, &params, why, rs) ||
+        xs_kv_int(set, "tensors", 1, 1 << 24, 1, &tensors, why, rs))
         return -1;
     long long state_bytes;
-    if (xs_kv_int(r->set, "state_bytes", 2, 4, 4, &state_bytes, r->reason, rs))
+    if (xs_kv_int(set, "state_bytes", 2, 4, 4, &state_bytes, why, rs))
         return -1;
-    int o = xs_kv_get(r->set, "optimizer", name, sizeof name)
+    int o = xs_kv_get(set, "optimizer", name, sizeof name)
                 ? xs_choice_index(XS_OPTIMIZER_CHOICES, name)
                 : -1;
     if (o < 0) {
-        snprintf(r->reason, rs, "set: 'optimizer' must be one of %s", XS_OPTIMIZER_CHOICES);
+        snprintf(why, rs, "set: 'optimizer' must be one of %s", XS_OPTIMIZER_CHOICES);
         return -1;
     }
     xs_op op;
@@ -289,7 +359,7 @@ static int predict_optimizer(const xs_device *dev, xs_vrow *r, double *t, double
         xs_estimate e;
         xs_error err;
         if (xs_dev_estimate(&d, &op, &e, &err)) {
-            snprintf(r->reason, rs, "%s", err.msg);
+            snprintf(why, rs, "%s", err.msg);
             return -1;
         }
         *(c < 0 ? hi : c == 0 ? t : lo) = e.time_s;
@@ -302,25 +372,26 @@ static int predict_optimizer(const xs_device *dev, xs_vrow *r, double *t, double
  * node (default min(devices, 8)), over the interconnect and network a
  * scenario's cluster keys would name; the algorithm NCCL's tuner would
  * pick (comm.h). A link has no uncertainty corners: the band is the point. */
-static int predict_collective(const xs_device *dev, xs_vrow *r, const char *op, double *t,
+static int predict_collective(const xs_device *dev, const xs_vrow *r, char *why, const char *op, double *t,
                               double *lo, double *hi)
 {
+    const char *set = xs_vrow_set_of(r);
     long long devices, per_node;
     double bytes, net;
     char ic[16] = "auto";
-    size_t rs = sizeof r->reason;
-    if (xs_kv_known(r->set, "op|devices|per_node|bytes|interconnect|network_gbs", r->reason, rs) ||
-        xs_kv_int(r->set, "devices", 2, 65536, -1, &devices, r->reason, rs) ||
-        xs_kv_int(r->set, "per_node", 0, 65536, 0, &per_node, r->reason, rs) ||
-        xs_kv_num(r->set, "bytes", 1, 1e15, -1, &bytes, r->reason, rs) ||
-        xs_kv_num(r->set, "network_gbs", 0, 1e5, 0, &net, r->reason, rs))
+    size_t rs = XS_VREASON_MAX;
+    if (xs_kv_known(set, "op|devices|per_node|bytes|interconnect|network_gbs", why, rs) ||
+        xs_kv_int(set, "devices", 2, 65536, -1, &devices, why, rs) ||
+        xs_kv_int(set, "per_node", 0, 65536, 0, &per_node, why, rs) ||
+        xs_kv_num(set, "bytes", 1, 1e15, -1, &bytes, why, rs) ||
+        xs_kv_num(set, "network_gbs", 0, 1e5, 0, &net, why, rs))
         return -1;
     if (net > 0 && net < XS_NETWORK_GBS_MIN) { /* the gate's floor (gate.h) */
-        snprintf(r->reason, rs, "set: 'network_gbs' must be at least %g (10 MB/s), got %g",
+        snprintf(why, rs, "set: 'network_gbs' must be at least %g (10 MB/s), got %g",
                  XS_NETWORK_GBS_MIN, net);
         return -1;
     }
-    xs_kv_get(r->set, "interconnect", ic, sizeof ic);
+    xs_kv_get(set, "interconnect", ic, sizeof ic);
     xs_scenario s;
     memset(&s, 0, sizeof s);
     snprintf(s.id, sizeof s.id, "-");
@@ -331,14 +402,14 @@ static int predict_collective(const xs_device *dev, xs_vrow *r, const char *op, 
     int coll = xs_choice_index("all_reduce|reduce_scatter|all_gather", op);
     int64_t g = per_node > 0 ? per_node : (devices < 8 ? devices : 8);
     if (s.interconnect < 0 || devices % g != 0) {
-        snprintf(r->reason, rs, "set: interconnect must be one of " XS_INTERCONNECT_CHOICES
+        snprintf(why, rs, "set: interconnect must be one of " XS_INTERCONNECT_CHOICES
                                 ", devices a multiple of per_node");
         return -1;
     }
     xs_topo topo;
     xs_error err;
     if (xs_topo_of(dev, &s, &topo, &err)) {
-        snprintf(r->reason, rs, "%s", err.msg);
+        snprintf(why, rs, "%s", err.msg);
         return -1;
     }
     *t = *lo = *hi = xs_comm_best(&topo, coll, bytes, NULL);
@@ -347,17 +418,18 @@ static int predict_collective(const xs_device *dev, xs_vrow *r, const char *op, 
 
 /* Every other class (op=softmax, layernorm, ...): the kernel(s) the
  * workload builds for that shape, their times summed. */
-static int predict_kernel(const xs_device *dev, xs_vrow *r, double *t, double *lo, double *hi)
+static int predict_kernel(const xs_device *dev, const xs_vrow *r, char *why, double *t, double *lo, double *hi)
 {
-    size_t rs = sizeof r->reason;
+    const char *set = xs_vrow_set_of(r);
+    size_t rs = XS_VREASON_MAX;
     xs_kernel_spec k;
     xs_op ops[XS_KERNEL_OPS_MAX];
     int n;
     xs_error err;
-    if (xs_kernel_spec_parse(r->set, &k, r->reason, rs))
+    if (xs_kernel_spec_parse(set, &k, why, rs))
         return -1;
     if (xs_kernel_ops(&k, ops, &n, &err)) {
-        snprintf(r->reason, rs, "%s", err.msg);
+        snprintf(why, rs, "%s", err.msg);
         return -1;
     }
     for (int c = -1; c <= 1; c++) {
@@ -367,7 +439,7 @@ static int predict_kernel(const xs_device *dev, xs_vrow *r, double *t, double *l
         for (int i = 0; i < n; i++) {
             xs_estimate e;
             if (xs_dev_estimate(&d, &ops[i], &e, &err)) {
-                snprintf(r->reason, rs, "%s", err.msg);
+                snprintf(why, rs, "%s", err.msg);
                 return -1;
             }
             sum += e.time_s;
@@ -378,14 +450,15 @@ static int predict_kernel(const xs_device *dev, xs_vrow *r, double *t, double *l
 }
 
 /* A whole fine-tuning scenario with the row's ';'-separated overrides. */
-static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, double *lo,
+static int predict_scenario(const xs_device *dev, const xs_vrow *r, char *why, double *val, double *lo,
                             double *hi, double *matmul_share)
 {
+    const char *set = xs_vrow_set_of(r);
     char sets_buf[512];
     const char *sets[64];
     int n = 0;
     xs_error err;
-    snprintf(sets_buf, sizeof sets_buf, "%s", r->set);
+    snprintf(sets_buf, sizeof sets_buf, "%s", set);
     for (char *save = NULL, *tok = strtok_r(sets_buf, ";", &save); tok && n < 64;
          tok = strtok_r(NULL, ";", &save))
         if (!blank(tok))
@@ -394,7 +467,7 @@ static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, doubl
     xs_job_init(&j);
     j.dev = *dev;
     if (xs_job_scenario_compact(&j, r->scenario, sets, n, &err) || xs_job_predict(&j, 1, &err)) {
-        snprintf(r->reason, sizeof r->reason, "%s", err.msg);
+        snprintf(why, XS_VREASON_MAX, "%s", err.msg);
         xs_job_free(&j);
         return -1;
     }
@@ -437,7 +510,7 @@ static int predict_scenario(const xs_device *dev, xs_vrow *r, double *val, doubl
         *val = *lo = *hi = b / XS_GIB;
         *matmul_share = -1;
     } else {
-        snprintf(r->reason, sizeof r->reason,
+        snprintf(why, XS_VREASON_MAX,
                  "metric 'time_s' is for single kernels; a scenario row needs samples_per_s, "
                  "tokens_per_s, step_time_s, epoch_time_s, avg_power_w, memory_gb or "
                  "memory_allocated_gb");
@@ -469,9 +542,9 @@ void xs_vrow_classify(xs_vrow *r)
         snprintf(r->kclass, sizeof r->kclass, "%.*s", (int)sizeof r->kclass - 1, r->scenario);
         return;
     }
-    if (!xs_kv_get(r->set, "op", op, sizeof op))
+    if (!xs_kv_get(xs_vrow_set_of(r), "op", op, sizeof op))
         snprintf(op, sizeof op, "-");
-    int has_dir = xs_kv_get(r->set, "dir", dir, sizeof dir);
+    int has_dir = xs_kv_get(xs_vrow_set_of(r), "dir", dir, sizeof dir);
     const char *suffix = !has_dir                     ? ""
                          : strcmp(dir, "bwd") == 0  ? ".bwd"
                          : strcmp(dir, "both") == 0 ? ".fwdbwd"
@@ -487,55 +560,47 @@ double xs_verror_pct(const char *metric, double predicted, double measured)
     return 100 * (rate ? predicted - measured : measured - predicted) / measured;
 }
 
-static void validate_row(xs_vrow *r);
-
-void xs_validate_row(xs_vrow *r)
+/* Predict r (parsed): 0 with its prediction, band and error, or -1 with
+ * why. */
+static int predict_row(xs_vrow *r, char *why)
 {
-    validate_row(r);
-    xs_error_one_line(r->reason, sizeof r->reason); /* it may quote the row */
-}
-
-static void validate_row(xs_vrow *r)
-{
-    if (!r->ok)
-        return;
-    r->ok = 0;
     xs_vrow_classify(r);
     xs_device dev;
-    if (load_device(r->device, &dev, r->reason, sizeof r->reason))
-        return;
+    if (load_device(r->device, &dev, why, XS_VREASON_MAX))
+        return -1;
+    const char *set = xs_vrow_set_of(r);
     double v = 0, lo = 0, hi = 0, share = -1;
     int rc;
     if (strcmp(r->scenario, "-") == 0) {
         char op[32];
         if (strcmp(r->metric, "time_s") != 0) {
-            snprintf(r->reason, sizeof r->reason, "a kernel row (scenario '-') needs metric time_s");
-            return;
+            snprintf(why, XS_VREASON_MAX, "a kernel row (scenario '-') needs metric time_s");
+            return -1;
         }
-        if (!xs_kv_get(r->set, "op", op, sizeof op)) {
-            snprintf(r->reason, sizeof r->reason,
+        if (!xs_kv_get(set, "op", op, sizeof op)) {
+            snprintf(why, XS_VREASON_MAX,
                      "a kernel row (scenario '-') needs op= in its set, one of gemm|optimizer|%s",
                      XS_KOP_CHOICES);
-            return;
+            return -1;
         }
         if (strcmp(op, "gemm") == 0)
-            rc = predict_gemm(&dev, r, &v, &lo, &hi);
+            rc = predict_gemm(&dev, r, why, &v, &lo, &hi);
         else if (strcmp(op, "optimizer") == 0)
-            rc = predict_optimizer(&dev, r, &v, &lo, &hi);
+            rc = predict_optimizer(&dev, r, why, &v, &lo, &hi);
         else if (xs_choice_index(XS_KOP_CHOICES, op) >= 0)
-            rc = predict_kernel(&dev, r, &v, &lo, &hi);
+            rc = predict_kernel(&dev, r, why, &v, &lo, &hi);
         else if (xs_choice_index("all_reduce|reduce_scatter|all_gather", op) >= 0)
-            rc = predict_collective(&dev, r, op, &v, &lo, &hi);
+            rc = predict_collective(&dev, r, why, op, &v, &lo, &hi);
         else {
-            snprintf(r->reason, sizeof r->reason,
-                     "set: op must be one of gemm|optimizer|%s, got '%.40s'", XS_KOP_CHOICES, op);
-            return;
+            snprintf(why, XS_VREASON_MAX, "set: op must be one of gemm|optimizer|%s, got '%.40s'",
+                     XS_KOP_CHOICES, op);
+            return -1;
         }
     } else {
-        rc = predict_scenario(&dev, r, &v, &lo, &hi, &share);
+        rc = predict_scenario(&dev, r, why, &v, &lo, &hi, &share);
     }
     if (rc)
-        return;
+        return -1;
     r->predicted = v;
     r->low = fmin(lo, hi);
     r->high = fmax(lo, hi);
@@ -545,13 +610,22 @@ static void validate_row(xs_vrow *r)
      * the ratios inf: a reason, not "inf" in the report */
     if (!isfinite(v) || !isfinite(lo) || !isfinite(hi) || !isfinite(r->error_pct) ||
         !isfinite(r->rest_factor)) {
-        snprintf(r->reason, sizeof r->reason,
+        snprintf(why, XS_VREASON_MAX,
                  "predicted %g against measured %g: the error is not a finite number (is "
                  "field 'value' in the metric's unit?)",
                  v, r->measured);
-        return;
+        return -1;
     }
-    r->ok = 1;
+    return 0;
+}
+
+void xs_validate_row(xs_vrow *r)
+{
+    if (!r->ok)
+        return;
+    char why[XS_VREASON_MAX] = "";
+    if (predict_row(r, why))
+        xs_vrow_fail(r, "%s", why); /* made one line: it may quote the row */
 }
 
 static int by_double(const void *a, const void *b)
@@ -616,18 +690,22 @@ int xs_validate_files(const char *const *paths, int npaths, xs_vrow **rows, size
         size_t m;
         int rc = xs_measured_load(paths[f], &part, &m, err);
         if (rc) {
-            free(all);
+            xs_vrows_free(all, total);
             return rc;
         }
-        xs_vrow *grown = realloc(all, (total + m + 1) * sizeof *all);
-        if (!grown) {
+        if (!all) { /* the first file's rows are the array: no copy */
+            all = part;
+        } else {
+            xs_vrow *grown = realloc(all, (total + m) * sizeof *all);
+            if (!grown) {
+                xs_vrows_free(part, m);
+                xs_vrows_free(all, total);
+                return xs_error_set(err, XS_ENOMEM, "out of memory");
+            }
+            all = grown;
+            memcpy(all + total, part, m * sizeof *part); /* the strings move with the rows */
             free(part);
-            free(all);
-            return xs_error_set(err, XS_ENOMEM, "out of memory");
         }
-        all = grown;
-        memcpy(all + total, part, m * sizeof *part);
-        free(part);
         for (size_t i = 0; i < m; i++)
             xs_validate_row(&all[total + i]);
         total += m;

@@ -21,12 +21,21 @@
     "samples_per_s|tokens_per_s|step_time_s|epoch_time_s|avg_power_w|memory_gb|"                 \
     "memory_allocated_gb|time_s"
 
+/* The longest reason and set a row keeps (a reason: an xs_error message;
+ * a longer set field is the row's error). */
+#define XS_VREASON_MAX 1024
+#define XS_VSET_MAX 512
+
+/* One measured row and its prediction. The set and the reason are the
+ * row's own strings, off the record so that a row costs about what its
+ * text does (a file of rows is loaded whole): free an array of rows with
+ * xs_vrows_free, write them with xs_vrow_set and xs_vrow_fail. */
 typedef struct {
     const char *file;    /* the measured-run file it came from (not owned) */
     int line;            /* in the CSV file */
     char device[64];
     char scenario[128];
-    char set[512];
+    char *set;           /* ';'-separated key=value; NULL or "" when none */
     char metric[32];
     /* What the row measures, for the summary by class: a kernel row's op
      * ("layernorm"; "layernorm.bwd" for dir=bwd, "layernorm.fwdbwd" for
@@ -34,7 +43,7 @@ typedef struct {
     char kclass[48];
     double measured;
     int ok;              /* 0: see reason */
-    char reason[1024]; /* as long as an xs_error message */
+    char *reason;        /* why ok is 0, one line; NULL until a failure (xs_vrow_reason) */
     double predicted, low, high; /* low/high: the uncertainty band */
     double error_pct;    /* xs_verror_pct: + optimistic, - pessimistic */
     /* Scenario rows only (has_rest; kernel rows: matmul_share < 0). Where the error
@@ -57,6 +66,19 @@ typedef struct {
     double trace_events, trace_launches;
 } xs_vrow;
 
+/* Row r fails: ok = 0 and the reason (printf-style, made one line and cut
+ * at XS_VREASON_MAX - 1 characters, as an xs_error message is), replacing
+ * any earlier one. Returns -1, for "return xs_vrow_fail(...)". */
+int xs_vrow_fail(xs_vrow *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* r's set (printf-style, at most XS_VSET_MAX - 1 characters); 0, or -1
+ * when memory ran out (the row has then failed, with that reason). */
+int xs_vrow_set(xs_vrow *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* r's reason, "" when it has none; r's set, "" when it has none. */
+const char *xs_vrow_reason(const xs_vrow *r);
+const char *xs_vrow_set_of(const xs_vrow *r);
+/* Free the strings of n rows and the array (NULL: nothing). */
+void xs_vrows_free(xs_vrow *rows, size_t n);
+
 /* The signed error of a prediction, in percent of the measurement, with
  * one sign for every metric: positive when the prediction is optimistic
  * (the run faster, a step or kernel shorter, less power, energy or memory
@@ -76,8 +98,10 @@ typedef struct {
 } xs_vsummary;
 
 /* Parse path; every data row becomes an xs_vrow (ok = 0 with a reason when
- * it cannot be parsed). The caller frees *rows. Fails only when the file
- * cannot be read or its header is not the measured-run header. */
+ * it cannot be parsed). The caller frees *rows (xs_vrows_free). Fails only
+ * when the file cannot be read, its header is not the measured-run header,
+ * it has no row, or memory runs out. The rows take about
+ * `bench: validate_bytes_per_csv_byte` times the file's size. */
 int xs_measured_load(const char *path, xs_vrow **rows, size_t *n, xs_error *err);
 
 /* Load every file in paths and predict every row: one array, file order. */

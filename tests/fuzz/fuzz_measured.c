@@ -47,11 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (kernel ? kernels++ < KERNEL_ROWS : scenarios++ < SCENARIO_ROWS) {
             xs_validate_row(&rows[i]);
             xs_error why = {0, "", ""};
-            snprintf(why.msg, sizeof why.msg, "line %d: %s", rows[i].line, rows[i].reason);
+            snprintf(why.msg, sizeof why.msg, "line %d: %s", rows[i].line, xs_vrow_reason(&rows[i]));
             fz_note("row", !rows[i].ok, &why);
         } else if (rows[i].ok) { /* left unpredicted: reported as a failed row */
-            rows[i].ok = 0;
-            snprintf(rows[i].reason, sizeof rows[i].reason, "over the harness's budget");
+            xs_vrow_fail(&rows[i], "over the harness's budget");
         }
     }
     xs_vsummary sum;
@@ -62,6 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int f = XS_FMT_TABLE; f <= XS_FMT_CSV; f++)
         xs_report_validate(&sb, (xs_format)f, rows, n);
     xs_sb_free(&sb);
-    free(rows);
+    xs_vrows_free(rows, n);
     return 0;
 }

@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int f = XS_FMT_TABLE; f <= XS_FMT_CSV; f++)
             xs_report_validate_trace(&sb, (xs_format)f, &t, rows, n);
         xs_sb_free(&sb);
-        free(rows);
+        xs_vrows_free(rows, n);
     }
     xs_trace_free(&t); /* the per-step figures a load allocates */
     return 0;
