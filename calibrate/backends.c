@@ -27,6 +27,14 @@ static const xs_cal_backend CPU = {
         "deviation and each fit's residuals, the host, date, command and kernel\n"
         "versions. The full run takes about 30 s on a 2-core host (--quick: about 8 s),\n"
         "longer with more cores and larger caches; the host should be otherwise idle.\n"
+        "It checks that it is: a reference kernel (the FMA peak) is timed on all\n"
+        "threads and on one before the run and after it; spread past 10%, all threads\n"
+        "below 0.8 of one's pace (a thread lost its core), a change past 10% across\n"
+        "the run, or the run's measurements spreading past 10% in the median mean\n"
+        "other work shares the cores. It probes three times (1 s, 2 s apart), runs a\n"
+        "disturbed calibration once more, and otherwise refuses (exit 3) with how noisy\n"
+        "and what to do, writing no device file; --threads 1 often passes where all\n"
+        "cores do not. The figures go in the file (calibration.host_noise).\n"
         "Runs the best kernel set this CPU has (x86-64: amx-bf16, avx512-bf16, avx512,\n"
         "avx2, portable; aarch64: neon, portable), or the one XS_CPU_ISA=SET caps it\n"
         "at, and records it (compute.isa); without a bf16 unit, bf16 GEMMs run on the\n"
@@ -46,7 +54,9 @@ static const xs_cal_backend CPU = {
         "moved or sharing its cores), the report ends with a note saying so: its errors\n"
         "then hold that change as well as the model's (under --allow-other-host a change\n"
         "is expected: no note). A file that records a CPU signature (CPUID\n"
-        "vendor, family, model, stepping) is refused on a CPU of another one.\n",
+        "vendor, family, model, stepping) is refused on a CPU of another one.\n"
+        "A busy host is refused as calibrate refuses it (exit 3, no report; the\n"
+        "reference kernel's figures in JSON host_noise), a disturbed check run once more.\n",
     .host_check = xs_cpu_host_check,
     .same_host = xs_cpu_same_host,
     .calibrate = xs_cpu_calibrate,

@@ -19,6 +19,7 @@
 #include "cpu.h"
 #include "cpu_features.h"
 #include "cpu_host_state.h"
+#include "cpu_noise.h"
 #include "cpu_gemm.h"
 #include "cpu_params.h"
 #include "cpu_runners.h"
@@ -573,6 +574,8 @@ typedef struct {
     xs_fit kern[XS_FN_COUNT];
     const xs_cpu_features *f;
     double seconds;
+    xs_cpu_noise noise_before, noise_after; /* the reference kernel around the run */
+    double run_spread;                      /* the measurements' median IQR / median */
 } results;
 
 static const char *isa_name(const xs_cpu_features *f)
@@ -786,6 +789,20 @@ static cJSON *notes_json(const cal *c, const results *R, const char *meas_path)
     cJSON_AddNumberToObject(ca, "seconds", round(R->seconds));
     cJSON_AddStringToObject(ca, "measurements", meas_path);
     cJSON_AddNumberToObject(ca, "measurement_rows", (double)c->ms.n);
+    /* how quiet the host was: cpu_noise.h's probe around the run */
+    cJSON *hn = cJSON_AddObjectToObject(ca, "host_noise");
+    cJSON_AddNumberToObject(hn, "reference_gflops_thread_before",
+                            round(R->noise_before.gflops_thread * 10) / 10);
+    cJSON_AddNumberToObject(hn, "reference_gflops_thread_after",
+                            round(R->noise_after.gflops_thread * 10) / 10);
+    cJSON_AddNumberToObject(hn, "reference_spread_pct",
+                            round(1000 * fmax(R->noise_before.spread, R->noise_after.spread)) / 10);
+    cJSON_AddNumberToObject(hn, "reference_scaling",
+                            round(100 * fmin(R->noise_before.scaling, R->noise_after.scaling)) /
+                                100);
+    cJSON_AddNumberToObject(hn, "measurements_median_spread_pct", round(1000 * R->run_spread) / 10);
+    if (R->noise_before.load1 >= 0)
+        cJSON_AddNumberToObject(hn, "load_average_before", R->noise_before.load1);
     cJSON *kv = cJSON_AddObjectToObject(ca, "kernel_versions");
     cJSON_AddStringToObject(kv, "gemm_bf16", xs_krn_gemm_bf16_path());
     cJSON_AddStringToObject(kv, "kernel_set", isa_name(f));
@@ -908,6 +925,75 @@ int xs_cpu_same_host(const xs_device *dev, char *why, size_t size)
     return 1;
 }
 
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median IQR / median of the run's measurements; -1 when none. */
+static double median_spread(const xs_meas_list *ms)
+{
+    if (!ms->n)
+        return -1;
+    double *v = malloc(ms->n * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < ms->n; i++)
+        v[i] = ms->v[i].r.rel_iqr;
+    qsort(v, ms->n, sizeof *v, by_double);
+    double m = ms->n % 2 ? v[ms->n / 2] : 0.5 * (v[ms->n / 2 - 1] + v[ms->n / 2]);
+    free(v);
+    return m;
+}
+
+/* The fits and the thread sweeps, from a clean slate, into R, dev and thr. */
+static int calibrate_once(cal *c, const char *id, results *R, xs_device *dev, xs_thr_cal *thr)
+{
+    xs_meas_free(&c->ms);
+    memset(R, 0, sizeof *R);
+    int rc = run_all(c, R);
+    if (!rc) { /* the thread sweeps check the model fitted so far */
+        fill_device(c, R, id, dev);
+        /* its tile list parsed, as a load would, for the GEMMs of the check */
+        rc = xs_cpu_check_fields(dev, c->o->out, c->err);
+        if (!rc)
+            rc = xs_thr_calibrate(dev, c->o->quick, &c->ms, c->o->log, thr, c->err);
+    }
+    return rc;
+}
+
+/* Calibrate on a quiet host: probed quiet before, steady after (the
+ * reference kernel unmoved, the measurements repeating); a run the host
+ * disturbed is done once more, and one disturbed again is refused. */
+static int calibrate_quiet(cal *c, const char *id, results *R, xs_device *dev, xs_thr_cal *thr)
+{
+    static const char *outcome = "no device file was written";
+    char why[512] = "";
+    for (int attempt = 0; attempt < 2; attempt++) {
+        xs_cpu_noise before, after;
+        int rc = xs_cpu_noise_wait(c->N, "calibrate", outcome, c->o->log, &before, c->err);
+        if (!rc)
+            rc = calibrate_once(c, id, R, dev, thr);
+        if (rc)
+            return rc;
+        xs_cpu_noise_probe(c->N, &after);
+        double spread = median_spread(&c->ms);
+        R->noise_before = before;
+        R->noise_after = after;
+        R->run_spread = spread;
+        if (xs_cpu_noise_steady(&before, &after, spread, why, sizeof why)) {
+            say(c, "host steady: reference %.1f then %.1f GFLOP/s a thread, measurements' "
+                   "median spread %.1f%%",
+                before.gflops_thread, after.gflops_thread, 100 * spread);
+            return XS_OK;
+        }
+        say(c, "the host was disturbed during the run: %s%s", why,
+            attempt ? "" : "; calibrating once more");
+    }
+    return xs_cpu_noise_refuse("calibrate", c->N, why, outcome, c->err);
+}
+
 int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
 {
     int hrc = xs_cpu_host_check(err);
@@ -939,17 +1025,9 @@ int xs_cpu_calibrate(const xs_cal_run_opts *o, xs_error *err)
     say(&c, "%s, %d cores, %s kernels, %s run", f->model, c.N, isa_name(f),
         o->quick ? "quick" : "full");
     results R;
-    memset(&R, 0, sizeof R);
-    rc = run_all(&c, &R);
     xs_device dev;
     xs_thr_cal thr;
-    if (!rc) { /* the thread sweeps check the model fitted so far */
-        fill_device(&c, &R, id, &dev);
-        /* its tile list parsed, as a load would, for the GEMMs of the check */
-        rc = xs_cpu_check_fields(&dev, o->out, err);
-        if (!rc)
-            rc = xs_thr_calibrate(&dev, o->quick, &c.ms, o->log, &thr, err);
-    }
+    rc = calibrate_quiet(&c, id, &R, &dev, &thr);
     R.seconds = xs_cal_now() - c.t0;
     if (c.ms.n) { /* kept even when a fit failed, to see why */
         xs_error werr;

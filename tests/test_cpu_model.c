@@ -5,8 +5,11 @@
  * is that many calls, the band brackets the estimate); the fitter recovers
  * known parameters. */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -291,6 +294,16 @@ static void fit_should_recover_known_parameters(void)
  * device file and its measurements, the check runs the BERT step and the
  * single kernels against it. Accuracy is reported, not asserted (timings
  * on a shared machine); the shape of the report is. */
+static const char *last_line(const char *text)
+{
+    size_t n = strlen(text);
+    while (n && text[n - 1] == '\n')
+        n--;
+    while (n && text[n - 1] != '\n')
+        n--;
+    return text + n;
+}
+
 static void close_the_loop(const char *set)
 {
     if (getenv("XS_TEST_UNDER_VALGRIND")) { /* make test-valgrind */
@@ -312,8 +325,10 @@ static void close_the_loop(const char *set)
     snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s'", dev);
     tu_result r = tu_run(cmd);
     if (r.status == 3 && (strstr(r.err, "built without the CPU kernels") ||
-                          strstr(r.err, "cannot run that kernel set"))) {
-        fprintf(stderr, "\n(skipped: %s)\n", r.err);
+                          strstr(r.err, "cannot run that kernel set") ||
+                          strstr(r.err, "too noisy to time kernels on"))) {
+        /* the last line: a busy host's refusal follows its probes' lines */
+        fprintf(stderr, "\n(skipped: %s)\n", last_line(r.err));
         tu_run_free(&r);
         return;
     }
@@ -354,6 +369,11 @@ static void close_the_loop(const char *set)
     CU_ASSERT(rows > 100);
     snprintf(cmd, sizeof cmd, "validate --backend cpu --quick -d '%s' --format json", dev);
     r = tu_run(cmd);
+    if (r.status == 3 && strstr(r.err, "too noisy to time kernels on")) {
+        fprintf(stderr, "\n(check skipped: %s)\n", last_line(r.err));
+        tu_run_free(&r);
+        return;
+    }
     if (r.status != 0) {
         fprintf(stderr, "\nvalidate -> %d: %s\n", r.status, r.err);
         tu_run_free(&r);
@@ -364,6 +384,9 @@ static void close_the_loop(const char *set)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "GFLOP/s a core (device file "));
     cJSON *doc = cJSON_ParseWithOpts(r.out, NULL, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    /* how quiet the host was around the check */
+    cJSON *hn = cJSON_GetObjectItem(doc, "host_noise");
+    CU_ASSERT(cJSON_GetNumberValue(cJSON_GetObjectItem(hn, "reference_scaling")) >= 0.8);
     /* and in the report, with the note it led to (if any) */
     cJSON *hs = cJSON_GetObjectItem(doc, "host_state");
     CU_ASSERT_PTR_NOT_NULL_FATAL(hs);
@@ -557,6 +580,91 @@ static void check_should_refuse_another_kernel_sets_device(void)
     tu_run_free(&r);
 }
 
+/* Busy loops on every core, as other work on a shared host; 0 started.
+ * Each child stops when killed, or after a minute whatever happens. */
+static int spin_all_cores(pid_t *pids, int max)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = 0;
+    for (long i = 0; i < cores && n < max; i++) {
+        pid_t p = fork();
+        if (p == 0) {
+            alarm(60);
+            for (volatile unsigned long x = 0;; x++)
+                ;
+        }
+        if (p > 0)
+            pids[n++] = p;
+    }
+    return n;
+}
+
+static void stop_spinning(const pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        kill(pids[i], SIGKILL);
+        waitpid(pids[i], NULL, 0);
+    }
+}
+
+/* One error line, the last, saying how noisy and what to do; exit 3. */
+static void expect_noisy(const tu_result *r, const char *outcome)
+{
+    CU_ASSERT_EQUAL(r->status, 3); /* EXIT_NOHW */
+    const char *last = last_line(r->err);
+    CU_ASSERT(strncmp(last, "xpusim: error: ", 15) == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(last, "too noisy to time kernels on"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(last, outcome));
+    CU_ASSERT_PTR_NOT_NULL(strstr(last, "quieter machine"));
+    CU_ASSERT(strstr(last, "spread") || strstr(last, "times as fast"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "host noisy (probe 3 of 3)"));
+    if (r->status != 3 || !strstr(last, "too noisy"))
+        fprintf(stderr, "\n-> %d: %s\n", r->status, r->err);
+}
+
+/* A host whose cores other work keeps busy times nonsense: calibrate
+ * refuses with how noisy it was and writes no file, validate --backend
+ * cpu refuses with no report. */
+static void a_busy_host_should_be_refused(void)
+{
+    xs_error err;
+    if (xs_cpu_host_check(&err)) {
+        fprintf(stderr, "\n(skipped: %s)\n", err.msg);
+        return;
+    }
+    if (getenv("XS_TEST_UNDER_VALGRIND")) {
+        fprintf(stderr, "\n(skipped: under valgrind every kernel is slow and noisy alike)\n");
+        return;
+    }
+#if defined(__SANITIZE_ADDRESS__)
+    fprintf(stderr, "\n(skipped: under ASan the timed kernels are the sanitizer's; make test-rel "
+                    "runs it natively)\n");
+    return;
+#endif
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+        fprintf(stderr, "\n(skipped: one core: its threads cannot lose a core to each other)\n");
+        return;
+    }
+    char dev[600], meas[600], cmd[1400];
+    snprintf(dev, sizeof dev, "%s/busy-host.json", tu_tmpdir());
+    snprintf(meas, sizeof meas, "%s/busy-host.measurements.csv", tu_tmpdir());
+    pid_t pids[256];
+    int n = spin_all_cores(pids, 256);
+    CU_ASSERT_FATAL(n > 0);
+    snprintf(cmd, sizeof cmd, "calibrate --backend cpu --quick -o '%s'", dev);
+    tu_result r = tu_run(cmd);
+    /* a shipped cpu device of the same core count, whatever its CPU */
+    tu_result v = tu_run("validate --backend cpu --quick --allow-other-host -d " CPU_ID);
+    stop_spinning(pids, n);
+    expect_noisy(&r, "no device file was written");
+    CU_ASSERT(file_is(dev, NULL));
+    CU_ASSERT(file_is(meas, NULL)); /* refused before it measured */
+    expect_noisy(&v, "no report");
+    CU_ASSERT_EQUAL(v.out[0], '\0');
+    tu_run_free(&r);
+    tu_run_free(&v);
+}
+
 static void calibrate_and_check_should_refuse_bad_usage(void)
 {
     static const struct {
@@ -611,6 +719,7 @@ int tu_add_cpu_model_suite(void)
                         check_should_refuse_another_kernel_sets_device) ||
            !CU_add_test(s, "check_should_refuse_another_hosts_device",
                         check_should_refuse_another_hosts_device) ||
+           !CU_add_test(s, "a_busy_host_should_be_refused", a_busy_host_should_be_refused) ||
            !CU_add_test(s, "calibrate_then_check_should_close_the_loop_on_avx2",
                         calibrate_then_check_should_close_the_loop_on_avx2) ||
            !CU_add_test(s, "calibrate_then_check_should_close_the_loop",
