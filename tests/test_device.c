@@ -198,6 +198,14 @@ static void device_loader_should_reject_each_bad_field(void)
     doc = good();
     cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "price"), "source");
     expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD, "missing required field 'price.source'");
+
+    /* reports print the name as it is: a control character is refused,
+     * and echoed escaped */
+    doc = good();
+    cJSON_ReplaceItemInObject(doc, "name", cJSON_CreateString("A100\x1b[2J\nforged"));
+    expect_bad(doc, "a100-sxm4-80gb.json", XS_EFIELD,
+               "field 'name' must be a non-empty string of at most 95 characters, no control "
+               "character, got \"A100\\x1b[2J\\nforged\"");
 }
 
 static void device_loader_should_check_relations_between_fields(void)

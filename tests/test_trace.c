@@ -281,6 +281,37 @@ static void a_trace_from_another_gpu_should_warn_once_naming_both(void)
     tu_run_free(&r);
 }
 
+/* A trace's kernel and GPU names reach the report and the warning as
+ * text: a newline or an escape sequence in them is shown escaped, never
+ * sent to the terminal or turned into a line of its own. */
+static void trace_text_should_never_be_printed_raw(void)
+{
+    cJSON *doc = tu_load_json(THREE_STEPS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *dev = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "deviceProperties"), 0);
+    cJSON_ReplaceItemInObject(dev, "name", cJSON_CreateString("NVIDIA H100\x1b[2J"));
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "traceEvents"))
+    {
+        cJSON *name = cJSON_GetObjectItem(e, "name");
+        if (cJSON_IsString(name) && strncmp(name->valuestring, "Memcpy HtoD", 11) == 0)
+            cJSON_ReplaceItemInObject(e, "name",
+                                      cJSON_CreateString("Memcpy HtoD\x1b[31m\nforged 1.000 ms"));
+    }
+    const char *path = tu_write_json("escapes.json", doc);
+    cJSON_Delete(doc);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "validate --trace '%s' " TINY, path);
+    tu_result r = tu_run(cmd);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NULL(strchr(r.out, 0x1b));
+    CU_ASSERT_PTR_NULL(strchr(r.err, 0x1b));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Memcpy HtoD\\x1b[31m\\nforged"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "\nforged"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "NVIDIA H100\\x1b[2J")); /* the other-GPU warning */
+    tu_run_free(&r);
+}
+
 int tu_add_trace_suite(void)
 {
     CU_pSuite s = CU_add_suite("trace", NULL, NULL);
@@ -299,6 +330,8 @@ int tu_add_trace_suite(void)
                         validate_trace_cli_should_compare_every_class_and_the_step) ||
            !CU_add_test(s, "validate_trace_table_should_say_steps_and_other_time",
                         validate_trace_table_should_say_steps_and_other_time) ||
+           !CU_add_test(s, "trace_text_should_never_be_printed_raw",
+                        trace_text_should_never_be_printed_raw) ||
            !CU_add_test(s, "a_trace_from_another_gpu_should_warn_once_naming_both",
                         a_trace_from_another_gpu_should_warn_once_naming_both);
 }

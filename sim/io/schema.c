@@ -58,7 +58,8 @@ void xs_schema_expect(const xs_field *f, char *buf, size_t size)
     switch (f->type) {
     case XS_F_NUM: fmt_range_num(buf, size, f, "a number"); break;
     case XS_F_INT: fmt_range_num(buf, size, f, "an integer"); break;
-    case XS_F_STR: snprintf(buf, size, "a non-empty string of at most %zu characters",
+    case XS_F_STR: snprintf(buf, size, "a non-empty string of at most %zu characters, no "
+                                       "control character",
                             f->size ? f->size - 1 : (size_t)4095); break;
     case XS_F_BOOL: snprintf(buf, size, "true or false"); break;
     case XS_F_ENUM: snprintf(buf, size, "one of %s", f->choices); break;
@@ -102,6 +103,14 @@ static int in_range(const xs_field *f, double x)
     return !(x > f->hi);
 }
 
+static int has_control(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 1;
+    return 0;
+}
+
 int xs_schema_check(const xs_field *f, const cJSON *v, const char *where, xs_error *err)
 {
     switch (f->type) {
@@ -115,8 +124,11 @@ int xs_schema_check(const xs_field *f, const cJSON *v, const char *where, xs_err
             return bad_value(f, v, where, err);
         break;
     case XS_F_STR:
+        /* reports print ids, names and notes as they are: a newline or an
+         * escape sequence of the file's would forge lines or reach the
+         * terminal */
         if (!cJSON_IsString(v) || v->valuestring[0] == '\0' ||
-            (f->size && strlen(v->valuestring) >= f->size))
+            (f->size && strlen(v->valuestring) >= f->size) || has_control(v->valuestring))
             return bad_value(f, v, where, err);
         break;
     case XS_F_BOOL:

@@ -430,8 +430,11 @@ static void name_gpu(const cJSON *root, const loader *l, xs_trace *t)
     }
     if (!chosen)
         chosen = first;
-    if (chosen)
+    if (chosen) {
         snprintf(t->gpu_name, sizeof t->gpu_name, "%s", chosen->valuestring);
+        /* reports print it: a newline or escape of the file's stays text */
+        xs_error_one_line(t->gpu_name, sizeof t->gpu_name);
+    }
 }
 
 static void note_unknown(xs_trace_unknown *u, size_t *nu, size_t cap, const char *name,
@@ -443,6 +446,7 @@ static void note_unknown(xs_trace_unknown *u, size_t *nu, size_t cap, const char
         memcpy(cut, name, len + 1);
     else
         snprintf(cut, sizeof cut, "%.*s...", (int)sizeof cut - 4, name);
+    xs_error_one_line(cut, sizeof cut); /* printed in the report as text */
     for (size_t i = 0; i < *nu; i++)
         if (strcmp(u[i].name, cut) == 0) {
             u[i].events++;

@@ -27,7 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_write("csv", "in.csv", data, size, path, sizeof path);
     xs_cmeas_list l, m;
     xs_error err;
-    if (fz_note("read", xs_cmeas_read(path, &l, &err), &err))
+    int rc = fz_note("read", xs_cmeas_read(path, &l, &err), &err);
+    fz_nul_refused("read", data, size, rc);
+    if (rc)
         return 0;
     fz_path("csv", "again.csv", again, sizeof again);
     if (xs_cmeas_write(&l, again, &err) || xs_cmeas_read(again, &m, &err)) {

@@ -70,7 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_write("dev", name, data, size, path, sizeof path);
     xs_device dev;
     xs_error err;
-    if (fz_note("load", xs_dev_load(path, &dev, &err), &err) == 0) {
+    int rc = fz_note("load", xs_dev_load(path, &dev, &err), &err);
+    fz_nul_refused("load", data, size, rc);
+    if (rc == 0) {
         use(&dev);
         round_trip(&dev, data, size, name);
     }

@@ -67,6 +67,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     xs_error err;
-    import(data, size, &err);
+    fz_nul_refused("import", data, size, import(data, size, &err));
     return 0;
 }

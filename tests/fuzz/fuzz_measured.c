@@ -39,7 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     xs_vrow *rows;
     size_t n;
     xs_error err;
-    if (fz_note("load", xs_measured_load(path, &rows, &n, &err), &err))
+    int rc = fz_note("load", xs_measured_load(path, &rows, &n, &err), &err);
+    fz_nul_refused("load", data, size, rc);
+    if (rc)
         return 0;
     int kernels = 0, scenarios = 0;
     for (size_t i = 0; i < n; i++) {
@@ -60,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     xs_strbuf sb = {0};
     for (int f = XS_FMT_TABLE; f <= XS_FMT_CSV; f++)
         xs_report_validate(&sb, (xs_format)f, rows, n);
+    fz_no_escape("report", sb.data, sb.len);
     xs_sb_free(&sb);
     xs_vrows_free(rows, n);
     return 0;

@@ -39,13 +39,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     xs_error err;
     xs_vrow *rows;
     size_t n;
-    if (fz_note("load", xs_trace_load(path, &t, &err), &err))
+    int rc = fz_note("load", xs_trace_load(path, &t, &err), &err);
+    fz_nul_refused("load", data, size, rc);
+    if (rc)
         return 0;
     if (xs_trace_rows(&t, path, &job.dev, job.s.id, "train.batch=32", &job.wl, &job.p, &rows, &n,
                       &err) == XS_OK) {
         xs_strbuf sb = {0};
         for (int f = XS_FMT_TABLE; f <= XS_FMT_CSV; f++)
             xs_report_validate_trace(&sb, (xs_format)f, &t, rows, n);
+        fz_no_escape("report", sb.data, sb.len);
         xs_sb_free(&sb);
         xs_vrows_free(rows, n);
     }

@@ -29,7 +29,34 @@ int fz_note(const char *step, int rc, const xs_error *err)
     }
     if (verbose)
         fprintf(stderr, "fuzz: %s: %s\n", step, rc ? err->msg : "ok");
+    if (rc) {
+        const unsigned char *m = (const unsigned char *)err->msg;
+        int bad = !m[0];
+        for (; *m && !bad; m++)
+            bad = *m < 0x20 || *m == 0x7f;
+        if (bad) {
+            fprintf(stderr, "fuzz: %s: an error that is not one line of text: \"%s\"\n", step,
+                    err->msg);
+            abort();
+        }
+    }
     return rc;
+}
+
+void fz_nul_refused(const char *step, const uint8_t *data, size_t size, int rc)
+{
+    if (rc == 0 && size && memchr(data, 0, size)) {
+        fprintf(stderr, "fuzz: %s: a file holding a NUL byte was taken\n", step);
+        abort();
+    }
+}
+
+void fz_no_escape(const char *step, const char *text, size_t len)
+{
+    if (len && memchr(text, 0x1b, len)) {
+        fprintf(stderr, "fuzz: %s: the report holds an escape byte of the input's\n", step);
+        abort();
+    }
 }
 
 static void die(const char *what, const char *path)

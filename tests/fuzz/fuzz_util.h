@@ -18,8 +18,18 @@ void fz_init(const char *argv0, const char *const *subs, int nsubs);
 
 /* With FUZZ_VERBOSE=1 in the environment, print why an input was refused
  * (err's message when rc != 0): how to check that the seeds get past the
- * loaders. Returns rc. */
+ * loaders. A refusal must say why in one line (a message, no control
+ * character: the tool prints it as it is): else abort(), a finding.
+ * Returns rc. */
 int fz_note(const char *step, int rc, const xs_error *err);
+
+/* A NUL byte inside a file ends no document silently: a file of size
+ * bytes holding one must have been refused (rc != 0); else abort(). */
+void fz_nul_refused(const char *step, const uint8_t *data, size_t size, int rc);
+
+/* Text a report prints holds no escape sequence of the input's (no ESC
+ * byte); else abort(). */
+void fz_no_escape(const char *step, const char *text, size_t len);
 
 /* The data root as xs_data_root found it. */
 const char *fz_root(void);
