@@ -221,6 +221,7 @@ void xs_scn_name_sets(const char *const *overrides, int n, xs_error *err)
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s%s", prefix, err->msg);
     memcpy(err->msg, msg, sizeof msg);
+    xs_error_one_line(err->msg, sizeof err->msg); /* the overrides are the user's text */
 }
 
 /* The keys that completing a scenario read (xs_json_path's hook): the
