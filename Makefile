@@ -116,7 +116,7 @@ build/xs_version.h: FORCE
 	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 FORCE:
 
-.PHONY: validate-kept validate-heldout validate-tracecal
+.PHONY: validate-kept validate-heldout validate-tracecal validate-kernels
 .PHONY: cuda test-cuda bench-cuda gpu-bundle gpu-campaign test-campaign
 .PHONY: lib install uninstall test-install test-api-header check-layers
 .PHONY: test-torch-lstm test-clang test-aarch64 deps-aarch64 test-nokern test-readme
@@ -588,6 +588,25 @@ validate: xpusim
 	./xpusim validate $(foreach f,$(MEASURED),--measured $(f)) | sed -n '/^summary/,$$p'
 	gnuplot -e "in='plots/out/validate.csv'; out='plots/out/validate'" plots/validate.gp
 	@echo "validate: plots/out/validate and validate-bias (.png and .svg), rows in plots/out/validate.csv"
+
+# Every kernel class against published per-kernel timings (issue 41):
+# NeuSight's dev-GPU measurements converted by tools/neusight_rows.py (into
+# build/, never committed: the raw files are the record) and the team's
+# data/published/kernels.csv. Prints the summary and one bench line per
+# class and device: the median predicted / measured time of the rows whose
+# kernel, not the harness floor, sets the figure.
+KERNEL_ROWS := build/kernels/neusight-dev.csv
+$(KERNEL_ROWS): tools/neusight_rows.py $(wildcard data/measured/neusight/kernels-*.csv)
+	@mkdir -p $(@D)
+	python3 tools/neusight_rows.py --dir data/measured/neusight -o $@
+validate-kernels: xpusim $(KERNEL_ROWS)
+	@mkdir -p plots/out
+	./xpusim validate --measured $(KERNEL_ROWS) --measured data/published/kernels.csv \
+	  --format csv -o plots/out/validate-kernels.csv
+	./xpusim validate --measured $(KERNEL_ROWS) --measured data/published/kernels.csv \
+	  | sed -n '/^summary/,$$p' | tee build/kernels/summary.txt
+	@sed -n '/^by class and device/,/^[^ ]/p' build/kernels/summary.txt | \
+	  awk '$$1 != "by" && $$5 == "median" { printf "bench: kernel_class_median_ratio %s %s %s\n", $$1, $$2, $$6 }'
 
 # The held-out rule of issue 18 (data/holdout/README.md): validate-kept
 # judges model changes on the kept rows only; validate-heldout is for the end.

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -21,6 +22,136 @@
 /* What a run on this host says of itself (validate --backend: the host's
  * ceilings, its notes) goes into the report: the JSON's top level, the
  * table's last lines; CSV rows have no room, and the caller prints them. */
+/* Kernel rows of issue 41: an isolated call hides its kernel under the
+ * harness floor (host_us) until the kernel outlasts it; GEMM rows are
+ * summarised by regime, pointwise rows by function; the ratio table leaves
+ * out the rows the floor set, and says how many. */
+static void kernel_rows_should_be_summarised_by_class_and_device(void)
+{
+    const char *path = tu_write(
+        "kernel-classes.csv",
+        "device,scenario,set,metric,value,source\n"
+        "a100-pcie-40gb,-,op=pointwise;fn=add;elems=1024;dtype=fp32;host_us=30,time_s,3.1e-5,t\n"
+        "a100-pcie-40gb,-,op=pointwise;fn=add;elems=100000000;dtype=fp32;host_us=30,time_s,1e-3,t\n"
+        "a100-pcie-40gb,-,op=pointwise;fn=add;elems=100000000;dtype=fp32,time_s,1e-3,t\n"
+        "a100-pcie-40gb,-,op=gemm;layout=row;m=32;n=4096;k=4096;ta=N;tb=T;dtype=fp32;tile=32x128,time_s,1e-4,t\n"
+        "a100-pcie-40gb,-,op=gemm;layout=row;batch=8;m=512;n=512;k=64;ta=N;tb=N;dtype=fp32,time_s,1e-4,t\n"
+        "a100-pcie-40gb,-,op=gemm;layout=row;m=256;n=256;k=65536;ta=N;tb=T;dtype=fp32;split_k=1,time_s,1e-4,t\n"
+        "a100-pcie-40gb,-,op=gemm;layout=row;m=4096;n=4096;k=128;ta=N;tb=T;dtype=fp32,time_s,1e-3,t\n"
+        "a100-pcie-40gb,-,op=gemm;layout=row;m=4096;n=4096;k=4096;ta=N;tb=T;dtype=fp32,time_s,1e-2,t\n"
+        "a100-pcie-40gb,-,op=gemm;m=64;n=64;k=64;ta=N;tb=N;dtype=fp32;tile=12y4,time_s,1e-5,t\n"
+        "a100-pcie-40gb,-,op=pointwise;fn=sqrt;elems=10;dtype=fp32,time_s,1e-5,t\n"
+        "a100-pcie-40gb,-,op=pointwise;fn=add;elems=10;dtype=fp32;host_us=-1,time_s,1e-5,t\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+    const char *files[] = {path};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 11);
+    for (int i = 0; i < 8; i++)
+        CU_ASSERT(rows[i].ok);
+    /* the tiny kernel ends long before the host records the end event */
+    CU_ASSERT_DOUBLE_EQUAL(rows[0].predicted, 30e-6, 1e-12);
+    /* a long one shows through whole, behind the call's dispatch only */
+    double dispatch = rows[1].predicted - rows[2].predicted;
+    CU_ASSERT(dispatch > 1e-6 && dispatch < 10e-6);
+    CU_ASSERT(rows[2].predicted > 30e-6);
+    static const char *classes[] = {"pointwise.add", "pointwise.add", "pointwise.add",
+                                    "gemm.skinny",   "gemm.batched",  "gemm.split_k",
+                                    "gemm.small_k",  "gemm.large"};
+    for (int i = 0; i < 8; i++)
+        CU_ASSERT_STRING_EQUAL(rows[i].kclass, classes[i]);
+    CU_ASSERT(!rows[8].ok && strstr(xs_vrow_reason(&rows[8]), "tile"));
+    CU_ASSERT(!rows[9].ok && strstr(xs_vrow_reason(&rows[9]), "fn"));
+    CU_ASSERT(!rows[10].ok && strstr(xs_vrow_reason(&rows[10]), "host_us"));
+    xs_vratio q;
+    xs_vratio_summarize(rows, n, "pointwise.add", "a100-pcie-40gb", &q);
+    CU_ASSERT_EQUAL(q.n, 2);
+    CU_ASSERT_EQUAL(q.under_floor, 1);
+    CU_ASSERT_DOUBLE_EQUAL(q.median, 0.5 * (rows[1].predicted + rows[2].predicted) / 1e-3, 1e-9);
+    xs_strbuf sb = {0};
+    xs_report_validate(&sb, XS_FMT_JSON, rows, n);
+    cJSON *doc = cJSON_ParseWithOpts(sb.data ? sb.data : "", NULL, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *by = cJSON_GetObjectItem(doc, "by_class_device");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(by), 6);
+    cJSON *first = cJSON_GetArrayItem(by, 0);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(first, "class")->valuestring, "pointwise.add");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(first, "under_floor")->valueint, 1);
+    cJSON_Delete(doc);
+    xs_sb_free(&sb);
+    xs_report_validate(&sb, XS_FMT_TABLE, rows, n);
+    CU_ASSERT_PTR_NOT_NULL(sb.data ? strstr(sb.data, "by class and device") : NULL);
+    xs_sb_free(&sb);
+    xs_vrows_free(rows, n);
+}
+
+/* tools/neusight_rows.py turns NeuSight's raw files into rows validate
+ * reads, each with the floor of its own GPU and op. */
+static void neusight_rows_should_convert_every_class(void)
+{
+    char dir[512], cmd[1400];
+    snprintf(dir, sizeof dir, "%s/neusight-mini", tu_tmpdir());
+    mkdir(dir, 0755);
+    char p[600];
+    snprintf(p, sizeof p, "neusight-mini/kernels-gemm.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tu_write(
+        p, "source,device_neusight,device_xpusim,op,B,M,N,K,latency_ms,kernel_name,grid_x,grid_y,"
+           "grid_z,block_x,block_y,block_z,extra_kernels\n"
+           "s,T4,t4,linear,1,58,13,141,0.05,volta_sgemm_32x128_tn,5,1,1,256,1,1,\n"
+           "s,T4,t4,linear,1,512,8192,64,0.09,volta_sgemm_64x64_tn,5,1,1,256,1,1,splitKreduce_kernel\n"
+           "s,T4,t4,bmm,4,64,32,16,0.03,volta_sgemm_32x32_nn,5,1,4,256,1,1,\n"));
+    snprintf(p, sizeof p, "neusight-mini/kernels-rowwise.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tu_write(
+        p, "source,device_neusight,device_xpusim,op,B,H,latency_ms,kernel_name,grid_x,grid_y,grid_z,"
+           "block_x,block_y,block_z,in_neusight_trainset\n"
+           "s,T4,t4,softmax,127,168,0.033,k,32,1,1,32,4,1,0\n"
+           "s,T4,t4,ln,128,1024,0.046,k,32,1,1,32,4,1,0\n"));
+    snprintf(p, sizeof p, "neusight-mini/kernels-elementwise.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tu_write(
+        p, "source,device_neusight,device_xpusim,op,B,H,latency_ms,grid_x,grid_y,grid_z,block_x,"
+           "block_y,block_z,in_neusight_trainset\n"
+           "s,T4,t4,divu,127,168,0.0259,42,1,1,128,1,1,0\n"));
+    snprintf(cmd, sizeof cmd, "python3 tools/neusight_rows.py --dir %s -o %s/rows.csv 2>/dev/null",
+             dir, dir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/rows.csv", dir);
+    const char *files[] = {p};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 6);
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT(rows[i].ok);
+    /* linear: C[M x K] = X[M x N] W^T, N the reduction; the floor is the op's smallest call */
+    CU_ASSERT_STRING_EQUAL(xs_vrow_set_of(&rows[0]), "op=gemm;layout=row;m=58;n=141;k=13;ta=N;tb=T;"
+                                                     "dtype=fp32;bias=1;tile=32x128;host_us=50");
+    CU_ASSERT_STRING_EQUAL(rows[1].kclass, "gemm.split_k");
+    CU_ASSERT_STRING_EQUAL(rows[2].kclass, "gemm.batched");
+    CU_ASSERT_STRING_EQUAL(rows[3].kclass, "softmax");
+    CU_ASSERT_STRING_EQUAL(rows[4].kclass, "layernorm");
+    /* divu: PyTorch multiplies by the reciprocal */
+    CU_ASSERT_STRING_EQUAL(rows[5].kclass, "pointwise.mul_scalar");
+    xs_vrows_free(rows, n);
+    /* a broken file is one line naming file, line and field */
+    snprintf(p, sizeof p, "neusight-mini/kernels-elementwise.csv");
+    tu_write(p, "source,device_neusight,device_xpusim,op,B,H,latency_ms\ns,T4,t4,add,0,4,0.1\n");
+    snprintf(cmd, sizeof cmd, "python3 tools/neusight_rows.py --dir %s -o %s/bad.csv 2>&1", dir,
+             dir);
+    FILE *f = popen(cmd, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char out[1024] = "";
+    size_t got = fread(out, 1, sizeof out - 1, f);
+    out[got] = '\0';
+    CU_ASSERT_NOT_EQUAL(pclose(f), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "kernels-elementwise.csv:2: B must be a positive integer"));
+    CU_ASSERT_EQUAL(tu_lines(out), 1);
+    snprintf(p, sizeof p, "%s/bad.csv", dir);
+    CU_ASSERT_EQUAL(access(p, F_OK), -1); /* nothing written */
+}
+
 static void report_should_carry_the_runs_notes(void)
 {
     const char *files[] = {"tests/data/measured/mixed.csv"};
@@ -368,7 +499,7 @@ static void validate_cli_should_report_and_exit_on_failed_rows(void)
     CU_ASSERT_EQUAL(tu_lines(r.out), 2);
     /* a kernel row: no measured spread, no matmul share or rest factor, nor
      * trace columns; its class last */
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",ok,,,,,,,gemm\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",ok,,,,,,,gemm.large\n"));
     tu_run_free(&r);
     r = tu_run("validate");
     CU_ASSERT_EQUAL(r.status, 2);
@@ -700,6 +831,10 @@ int tu_add_validate_suite(void)
                         validate_csv_should_quote_fields_holding_commas_and_quotes) ||
            !CU_add_test(s, "validate_table_should_show_whole_sets_and_explain_rest",
                         validate_table_should_show_whole_sets_and_explain_rest) ||
+           !CU_add_test(s, "kernel_rows_should_be_summarised_by_class_and_device",
+                        kernel_rows_should_be_summarised_by_class_and_device) ||
+           !CU_add_test(s, "neusight_rows_should_convert_every_class",
+                        neusight_rows_should_convert_every_class) ||
            !CU_add_test(s, "report_should_carry_the_runs_notes",
                         report_should_carry_the_runs_notes);
 }

@@ -48,6 +48,64 @@ static size_t distinct(const xs_vrow *rows, size_t n, int which, const char **ou
     return m;
 }
 
+/* The (class, device) pairs of the ok kernel rows (metric time_s), in
+ * first-seen order: *m pairs, out[2 j] the class and out[2 j + 1] the
+ * device. */
+static size_t class_devices(const xs_vrow *rows, size_t n, const char **out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const xs_vrow *r = &rows[i];
+        if (!r->ok || strcmp(r->metric, "time_s") != 0)
+            continue;
+        size_t j = 0;
+        while (j < m && (strcmp(out[2 * j], r->kclass) != 0 || strcmp(out[2 * j + 1], r->device) != 0))
+            j++;
+        if (j == m) {
+            out[2 * m] = r->kclass;
+            out[2 * m++ + 1] = r->device;
+        }
+    }
+    return m;
+}
+
+static cJSON *ratio_json(const char *kclass, const char *device, const xs_vratio *q)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "class", kclass);
+    cJSON_AddStringToObject(o, "device", device);
+    cJSON_AddNumberToObject(o, "n", (double)q->n);
+    cJSON_AddNumberToObject(o, "under_floor", (double)q->under_floor);
+    cJSON_AddNumberToObject(o, "median_ratio", q->median);
+    cJSON_AddNumberToObject(o, "p25_ratio", q->p25);
+    cJSON_AddNumberToObject(o, "p75_ratio", q->p75);
+    return o;
+}
+
+static void ratio_table(xs_strbuf *sb, const xs_vrow *rows, size_t n, const char **pairs)
+{
+    size_t m = class_devices(rows, n, pairs);
+    if (!m)
+        return;
+    xs_sb_printf(sb, "by class and device (kernel rows: predicted / measured time, 1 = right, "
+                     "below 1 = the model is too fast; spread = p25-p75; under floor = rows "
+                     "measured below %g x their host_us, left out)\n", XS_VISIBLE_OVER_FLOOR);
+    for (size_t j = 0; j < m; j++) {
+        xs_vratio q;
+        xs_vratio_summarize(rows, n, pairs[2 * j], pairs[2 * j + 1], &q);
+        if (!q.n) {
+            xs_sb_printf(sb, "  %-24s %-18s n %6zu   every row under the floor (%zu)\n",
+                         pairs[2 * j], pairs[2 * j + 1], q.n, q.under_floor);
+            continue;
+        }
+        xs_sb_printf(sb, "  %-24s %-18s n %6zu   median %6.3f   spread %6.3f - %-6.3f",
+                     pairs[2 * j], pairs[2 * j + 1], q.n, q.median, q.p25, q.p75);
+        if (q.under_floor)
+            xs_sb_printf(sb, "   under floor %zu", q.under_floor);
+        xs_sb_printf(sb, "\n");
+    }
+}
+
 static cJSON *summary_json(const xs_vsummary *v)
 {
     cJSON *o = cJSON_CreateObject();
@@ -470,6 +528,16 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
                 cJSON_AddItemToObject(obj, keys[j], summary_json(&v));
             }
         }
+        cJSON *ratios = cJSON_AddArrayToObject(root, "by_class_device");
+        const char **pairs = ratios ? malloc((2 * n + 2) * sizeof *pairs) : NULL;
+        if (!pairs)
+            sb->failed = 1;
+        for (size_t j = 0, m = pairs ? class_devices(rows, n, pairs) : 0; j < m; j++) {
+            xs_vratio q;
+            xs_vratio_summarize(rows, n, pairs[2 * j], pairs[2 * j + 1], &q);
+            cJSON_AddItemToArray(ratios, ratio_json(pairs[2 * j], pairs[2 * j + 1], &q));
+        }
+        free(pairs);
         if (t)
             cJSON_AddItemToObject(root, "trace", trace_json(t));
         const cJSON *item;
@@ -516,6 +584,12 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
                 summary_line(sb, name, &v);
             }
         }
+        const char **pairs = t ? NULL : malloc((2 * n + 2) * sizeof *pairs);
+        if (!t && !pairs)
+            sb->failed = 1;
+        if (pairs)
+            ratio_table(sb, rows, n, pairs);
+        free(pairs);
         note_lines(sb, extra);
     }
     free(keys);

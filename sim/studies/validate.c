@@ -19,6 +19,7 @@
 #include "kernel_op.h"
 #include "kvset.h"
 #include "numparse.h"
+#include "stack.h"
 #include "workload.h"
 
 #define MEASURED_HEADER "device,scenario,set,metric,value,source"
@@ -281,6 +282,22 @@ static int load_device(const char *id, xs_device *dev, char *reason, size_t size
     return 0;
 }
 
+/* tile=MxN, the cuBLAS kernel's tile a profiler recorded (volta_sgemm_128x64_tn:
+ * 128x64): what cuBLAS chose, kept for the report; the model picks its own. */
+static int gemm_tile_key(const char *set, char *why, size_t rs)
+{
+    char v[32];
+    if (!xs_kv_get(set, "tile", v, sizeof v))
+        return 0;
+    unsigned a, b;
+    char end;
+    if (sscanf(v, "%ux%u%c", &a, &b, &end) != 2 || a < 1 || b < 1 || a > 1024 || b > 1024) {
+        snprintf(why, rs, "set: tile must be MxN, the cuBLAS kernel's tile (128x64), got '%.32s'", v);
+        return -1;
+    }
+    return 0;
+}
+
 /* op=gemm: rows follow the BLAS (column-major) convention of cuBLAS
  * measurements unless layout=row: column-major C = op(A) op(B) is the
  * row-major C^T = op(B)^T op(A)^T, so m and n and the transposes swap. */
@@ -290,11 +307,14 @@ static int predict_gemm(const xs_device *dev, const xs_vrow *r, char *why, doubl
     long long m, n, k, batch;
     char v[16], dt[16];
     size_t rs = XS_VREASON_MAX;
-    if (xs_kv_known(set, "op|m|n|k|batch|ta|tb|dtype|layout", why, rs) ||
+    long long bias, split_k;
+    if (xs_kv_known(set, "op|m|n|k|batch|ta|tb|dtype|layout|bias|tile|split_k|host_us", why, rs) ||
         xs_kv_int(set, "m", 1, 1 << 24, -1, &m, why, rs) ||
         xs_kv_int(set, "n", 1, 1 << 24, -1, &n, why, rs) ||
         xs_kv_int(set, "k", 1, 1 << 24, -1, &k, why, rs) ||
-        xs_kv_int(set, "batch", 1, 1 << 20, 1, &batch, why, rs))
+        xs_kv_int(set, "batch", 1, 1 << 20, 1, &batch, why, rs) ||
+        xs_kv_int(set, "bias", 0, 1, 0, &bias, why, rs) ||
+        xs_kv_int(set, "split_k", 0, 1, 0, &split_k, why, rs) || gemm_tile_key(set, why, rs))
         return -1;
     int t_a = 0, t_b = 0, col = 1;
     if (xs_kv_get(set, "ta", v, sizeof v))
@@ -533,6 +553,44 @@ static void set_rest_factor(xs_vrow *r, double share)
     r->rest_factor = (slower - share) / (1 - share);
 }
 
+/* One eager call on an idle stream between two CUDA events (start.record();
+ * op(); end.record(); synchronize): the GPU records the start at once, waits
+ * while Python dispatches the op (a no_grad call: Python, dispatcher and
+ * launch, stack.c), runs the kernel, and records the end when the host has
+ * got that far, host_us after the start at the earliest (the harness's
+ * floor, row key host_us). So the kernel hides under the floor until it
+ * outlasts what the host does after launching it. */
+static double isolated_call_s(double host_us, double kernel_s)
+{
+    xs_host h;
+    xs_host_framework_defaults(XS_FW_PT2, &h);
+    double dispatch_s = xs_host_launch_us(&h, XS_ISSUE_LOOP) * 1e-6;
+    return fmax(host_us * 1e-6, dispatch_s + kernel_s);
+}
+
+/* A GEMM row's regime, which decides what bounds it: split_k (cuBLAS split
+ * the reduction, a recorded splitKreduce), batched (batch > 1: attention's
+ * bmm), skinny (an output side of at most 64: too few tiles to fill the
+ * device, little reuse), small_k (k <= 256: the output's traffic weighs as
+ * much as the math), else large. */
+static const char *gemm_regime(const char *set)
+{
+    char v[32];
+    long long m = xs_kv_get(set, "m", v, sizeof v) ? atoll(v) : 0;
+    long long n = xs_kv_get(set, "n", v, sizeof v) ? atoll(v) : 0;
+    long long k = xs_kv_get(set, "k", v, sizeof v) ? atoll(v) : 0;
+    long long batch = xs_kv_get(set, "batch", v, sizeof v) ? atoll(v) : 1;
+    if (xs_kv_get(set, "split_k", v, sizeof v) && strcmp(v, "1") == 0)
+        return "gemm.split_k";
+    if (batch > 1)
+        return "gemm.batched";
+    if (m <= 64 || n <= 64)
+        return "gemm.skinny";
+    if (k <= 256)
+        return "gemm.small_k";
+    return "gemm.large";
+}
+
 /* ".bwd" and ".fwdbwd": the directions are different kernels, with
  * different traffic. */
 void xs_vrow_classify(xs_vrow *r)
@@ -544,6 +602,15 @@ void xs_vrow_classify(xs_vrow *r)
     }
     if (!xs_kv_get(xs_vrow_set_of(r), "op", op, sizeof op))
         snprintf(op, sizeof op, "-");
+    if (strcmp(op, "gemm") == 0) {
+        snprintf(r->kclass, sizeof r->kclass, "%s", gemm_regime(xs_vrow_set_of(r)));
+        return;
+    }
+    char fn[24];
+    if (strcmp(op, "pointwise") == 0 && xs_kv_get(xs_vrow_set_of(r), "fn", fn, sizeof fn)) {
+        snprintf(r->kclass, sizeof r->kclass, "pointwise.%.20s", fn);
+        return;
+    }
     int has_dir = xs_kv_get(xs_vrow_set_of(r), "dir", dir, sizeof dir);
     const char *suffix = !has_dir                     ? ""
                          : strcmp(dir, "bwd") == 0  ? ".bwd"
@@ -595,6 +662,14 @@ static int predict_row(xs_vrow *r, char *why)
             snprintf(why, XS_VREASON_MAX, "set: op must be one of gemm|optimizer|%s, got '%.40s'",
                      XS_KOP_CHOICES, op);
             return -1;
+        }
+        double host_us = 0;
+        if (!rc && xs_kv_num(set, "host_us", 0, 1e6, 0, &host_us, why, XS_VREASON_MAX))
+            return -1;
+        if (host_us > 0) {
+            v = isolated_call_s(host_us, v);
+            lo = isolated_call_s(host_us, lo);
+            hi = isolated_call_s(host_us, hi);
         }
     } else {
         rc = predict_scenario(&dev, r, why, &v, &lo, &hi, &share);
@@ -678,6 +753,37 @@ void xs_vsummarize(const xs_vrow *rows, size_t n, int (*keep)(const xs_vrow *, c
     }
     free(abs_err);
     free(rest);
+}
+
+void xs_vratio_summarize(const xs_vrow *rows, size_t n, const char *kclass, const char *device,
+                         xs_vratio *out)
+{
+    memset(out, 0, sizeof *out);
+    double *q = malloc((n ? n : 1) * sizeof *q);
+    if (!q)
+        return;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const xs_vrow *r = &rows[i];
+        if (!r->ok || !(r->measured > 0) || strcmp(r->metric, "time_s") != 0 ||
+            strcmp(r->kclass, kclass) != 0 || strcmp(r->device, device) != 0)
+            continue;
+        double host_us = 0;
+        char why[8];
+        xs_kv_num(xs_vrow_set_of(r), "host_us", 0, 1e6, 0, &host_us, why, sizeof why);
+        if (r->measured < XS_VISIBLE_OVER_FLOOR * host_us * 1e-6) {
+            out->under_floor++;
+            continue;
+        }
+        q[m++] = r->predicted / r->measured;
+    }
+    out->n = m;
+    if (m) {
+        out->median = median(q, m); /* sorts q */
+        out->p25 = q[(m - 1) / 4];
+        out->p75 = q[(3 * (m - 1)) / 4];
+    }
+    free(q);
 }
 
 int xs_validate_files(const char *const *paths, int npaths, xs_vrow **rows, size_t *n,

@@ -97,6 +97,22 @@ typedef struct {
     double rest_factor_median;
 } xs_vsummary;
 
+/* A kernel class on one device: predicted / measured time over its
+ * time_s rows (1: right; below 1: the model is too fast), the median and
+ * the quartiles (p25-p75: the spread), n rows. A row with host_us (an
+ * isolated call's harness floor) counts only when its measurement is at
+ * least XS_VISIBLE_OVER_FLOOR times that floor: below it the harness, not
+ * the kernel, sets the figure (under_floor counts those left out). */
+#define XS_VISIBLE_OVER_FLOOR 2.0
+typedef struct {
+    size_t n, under_floor;
+    double median, p25, p75;
+} xs_vratio;
+
+/* The ok time_s rows of class kclass on device. */
+void xs_vratio_summarize(const xs_vrow *rows, size_t n, const char *kclass, const char *device,
+                         xs_vratio *out);
+
 /* Parse path; every data row becomes an xs_vrow (ok = 0 with a reason when
  * it cannot be parsed). The caller frees *rows (xs_vrows_free). Fails only
  * when the file cannot be read, its header is not the measured-run header,

@@ -38,6 +38,7 @@ static const struct {
     [XS_KOP_L2NORM] = KEYS("params|tensors"),
     [XS_KOP_SCALE] = KEYS("params|tensors"),
     [XS_KOP_UNSCALE] = KEYS("params|tensors"),
+    [XS_KOP_POINTWISE] = KEYS("fn|elems"),
 };
 
 const char *xs_kernel_keys(int op)
@@ -170,6 +171,11 @@ int xs_kernel_spec_parse(const char *set, xs_kernel_spec *k, char *reason, size_
         }
         break;
     }
+    case XS_KOP_POINTWISE:
+        if (xs_kv_choice(set, "fn", XS_KOP_POINTWISE_FNS, -1, &k->fn, reason, size) ||
+            size_key(set, "elems", &k->elems, reason, size))
+            return -1;
+        break;
     default: /* dropout, gelu, bias_gelu */
         if (size_key(set, "elems", &k->elems, reason, size))
             return -1;

@@ -16,7 +16,8 @@
 /* The classes of single-kernel rows besides gemm and optimizer. */
 #define XS_KOP_CHOICES                                                                         \
     "softmax|layernorm|dropout|gelu|bias_gelu|add|copy|transpose|reduce|embedding|"            \
-    "embedding_bwd|cross_entropy|multi_tensor_l2norm|multi_tensor_scale|multi_tensor_unscale"
+    "embedding_bwd|cross_entropy|multi_tensor_l2norm|multi_tensor_scale|multi_tensor_unscale|"  \
+    "pointwise"
 typedef enum {
     XS_KOP_SOFTMAX,
     XS_KOP_LAYERNORM,
@@ -33,8 +34,14 @@ typedef enum {
     XS_KOP_L2NORM,
     XS_KOP_SCALE,
     XS_KOP_UNSCALE,
+    XS_KOP_POINTWISE,
     XS_KOP_COUNT
 } xs_kop;
+
+/* op=pointwise's fn: one ATen elementwise kernel over one or two tensors
+ * (the _scalar forms take a Python number: one tensor read). */
+#define XS_KOP_POINTWISE_FNS \
+    "add|mul|div|pow|add_scalar|mul_scalar|pow_scalar|relu|gelu|tanh"
 
 /* PyTorch's elementwise-loop figures the scenarios cite: 4 elements a
  * thread (thread_work_size, PyTorch up to 2.6) and the generic loop at 0.78
@@ -54,6 +61,7 @@ typedef struct {
     xs_dtype b_dtype;    /* add's second operand */
     int log;             /* softmax: log_softmax */
     int strided;         /* transpose: the copy reads across rows (K^T) */
+    int fn;              /* pointwise: its XS_KOP_POINTWISE_FNS index */
     double vocab, dim, lookups; /* embedding */
     double params;       /* multi-tensor kernels */
     int64_t tensors;
@@ -76,7 +84,7 @@ int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err);
 int xs_kernel_spec_parse(const char *set, xs_kernel_spec *k, char *reason, size_t size);
 
 /* Keys every class takes; xs_kernel_keys(op) starts with them, then "|". */
-#define XS_KOP_COMMON_KEYS "op|dtype|loop_elems|generic_loop_efficiency"
+#define XS_KOP_COMMON_KEYS "op|dtype|loop_elems|generic_loop_efficiency|host_us"
 
 /* The keys each class of kernel row takes, for --help and the README. */
 const char *xs_kernel_keys(int op);

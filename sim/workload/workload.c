@@ -508,6 +508,17 @@ int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err)
             xs_wb_optimizer(&c);
         }
         break;
+    case XS_KOP_POINTWISE: {
+        /* add, mul, div, pow read two tensors, the rest one; the math
+         * counts as the step's own activations do (1 FLOP an arithmetic
+         * op, 8 a transcendental one): it never binds beside the traffic */
+        int two = k->fn <= 3;
+        int transcendental = k->fn == 3 || k->fn == 6 || k->fn >= 8;
+        bwd = 0;
+        xs_wb_mem_op(&c, XS_PH_FWD, XS_OP_ELTWISE, k->elems, (two ? 3.0 : 2.0) * H,
+                     transcendental ? 8 : 1, 1, "pointwise");
+        break;
+    }
     default:
         break;
     }
