@@ -158,6 +158,27 @@ static void set_num(cJSON *doc, const char *obj, const char *key, double v)
     cJSON_ReplaceItemInObject(o, key, cJSON_CreateNumber(v));
 }
 
+/* FP32-unit work holds its own clock where a file gives one (the A100s: its
+ * SGEMMs need more than the tensor-load clock), the sustained clock where
+ * not; the slow corner moves it by the sustained clock's share; no file may
+ * put it above the boost clock the fp32 peak is quoted at. */
+static void fp32_units_should_hold_their_own_clock(void)
+{
+    xs_device a, t;
+    load_ok("a100-pcie-40gb", &a);
+    load_ok("t4", &t);
+    CU_ASSERT_DOUBLE_EQUAL(xs_gpu_peak_flops(&a, XS_FP32), 19.5e12, 1e6);
+    CU_ASSERT_DOUBLE_EQUAL(xs_gpu_peak_flops(&a, XS_FP16), 312e12 * 1115 / 1410, 1e6);
+    CU_ASSERT_DOUBLE_EQUAL(xs_gpu_peak_flops(&t, XS_FP32), 8.1e12 * 1008 / 1590, 1e6);
+    xs_device slow;
+    xs_dev_corner(&a, -1, &slow);
+    CU_ASSERT_DOUBLE_EQUAL(xs_gpu_peak_flops(&slow, XS_FP32),
+                           19.5e12 * xs_gpu_of(&a)->clock_sustained_low_mhz / 1115, 1e6);
+    cJSON *doc = tu_load_json("devices/a100-pcie-40gb.json");
+    set_num(doc, "compute", "clock_fp32_mhz", 1500);
+    expect_bad(doc, "a100-pcie-40gb.json", XS_ERANGE, "'compute.clock_fp32_mhz' must not exceed");
+}
+
 static void device_loader_should_reject_each_bad_field(void)
 {
     cJSON *doc = good();
@@ -361,6 +382,8 @@ int tu_add_device_suite(void)
                         volta_and_turing_should_have_no_tf32_or_bf16) ||
            !CU_add_test(s, "peak_flops_should_scale_to_the_sustained_clock",
                         peak_flops_should_scale_to_the_sustained_clock) ||
+           !CU_add_test(s, "fp32_units_should_hold_their_own_clock",
+                        fp32_units_should_hold_their_own_clock) ||
            !CU_add_test(s, "device_loader_should_reject_each_bad_field",
                         device_loader_should_reject_each_bad_field) ||
            !CU_add_test(s, "device_loader_should_check_relations_between_fields",

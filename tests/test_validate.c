@@ -63,6 +63,20 @@ static void kernel_rows_should_be_summarised_by_class_and_device(void)
     for (int i = 0; i < 8; i++)
         CU_ASSERT_STRING_EQUAL(rows[i].kclass, classes[i]);
     CU_ASSERT(!rows[8].ok && strstr(xs_vrow_reason(&rows[8]), "tile"));
+    /* the recorded tile is the kernel timed: A100's 128x128 SGEMM on a
+     * 32-row output wastes most of each tile, where the model's own search
+     * would take a narrow one */
+    const char *tp = tu_write("kernel-tile.csv",
+        "device,scenario,set,metric,value,source\n"
+        "a100-pcie-40gb,-,op=gemm;layout=row;batch=256;m=32;n=32;k=512;ta=N;tb=N;dtype=fp32,time_s,1e-4,t\n"
+        "a100-pcie-40gb,-,op=gemm;layout=row;batch=256;m=32;n=32;k=512;ta=N;tb=N;dtype=fp32;tile=128x128,time_s,1e-4,t\n");
+    const char *tfiles[] = {tp};
+    xs_vrow *trows;
+    size_t tn;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(tfiles, 1, &trows, &tn, &err), XS_OK);
+    CU_ASSERT(trows[0].ok && trows[1].ok);
+    CU_ASSERT(trows[1].predicted > 1.5 * trows[0].predicted);
+    xs_vrows_free(trows, tn);
     CU_ASSERT(!rows[9].ok && strstr(xs_vrow_reason(&rows[9]), "fn"));
     CU_ASSERT(!rows[10].ok && strstr(xs_vrow_reason(&rows[10]), "host_us"));
     xs_vratio q;

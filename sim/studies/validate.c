@@ -284,9 +284,10 @@ static int load_device(const char *id, xs_device *dev, char *reason, size_t size
 
 /* tile=MxN, the cuBLAS kernel's tile a profiler recorded (volta_sgemm_128x64_tn:
  * 128x64): what cuBLAS chose, kept for the report; the model picks its own. */
-static int gemm_tile_key(const char *set, char *why, size_t rs)
+static int gemm_tile_key(const char *set, int *tm, int *tn, char *why, size_t rs)
 {
     char v[32];
+    *tm = *tn = 0;
     if (!xs_kv_get(set, "tile", v, sizeof v))
         return 0;
     unsigned a, b;
@@ -295,7 +296,26 @@ static int gemm_tile_key(const char *set, char *why, size_t rs)
         snprintf(why, rs, "set: tile must be MxN, the cuBLAS kernel's tile (128x64), got '%.32s'", v);
         return -1;
     }
+    *tm = (int)a;
+    *tn = (int)b;
     return 0;
+}
+
+/* The tile the library chose, where the row records it: the model times
+ * that kernel rather than the one its own search would pick, so a kernel
+ * row tests the tile's cost apart from the library's heuristic. Its stages
+ * are the listed tile's, or the set's first tile's when the device lists
+ * no such tile. */
+static void only_tile(const xs_tile_set *from, int tm, int tn, xs_tile_set *to)
+{
+    *to = *from;
+    to->n = 1;
+    to->tiles[0] = from->n ? from->tiles[0] : (xs_tile){tm, tn, 2, 1};
+    for (int i = 0; i < from->n; i++)
+        if (from->tiles[i].m == tm && from->tiles[i].n == tn)
+            to->tiles[0] = from->tiles[i];
+    to->tiles[0].m = tm;
+    to->tiles[0].n = tn;
 }
 
 /* op=gemm: rows follow the BLAS (column-major) convention of cuBLAS
@@ -308,13 +328,14 @@ static int predict_gemm(const xs_device *dev, const xs_vrow *r, char *why, doubl
     char v[16], dt[16];
     size_t rs = XS_VREASON_MAX;
     long long bias, split_k;
+    int tm, tn;
     if (xs_kv_known(set, "op|m|n|k|batch|ta|tb|dtype|layout|bias|tile|split_k|host_us", why, rs) ||
         xs_kv_int(set, "m", 1, 1 << 24, -1, &m, why, rs) ||
         xs_kv_int(set, "n", 1, 1 << 24, -1, &n, why, rs) ||
         xs_kv_int(set, "k", 1, 1 << 24, -1, &k, why, rs) ||
         xs_kv_int(set, "batch", 1, 1 << 20, 1, &batch, why, rs) ||
         xs_kv_int(set, "bias", 0, 1, 0, &bias, why, rs) ||
-        xs_kv_int(set, "split_k", 0, 1, 0, &split_k, why, rs) || gemm_tile_key(set, why, rs))
+        xs_kv_int(set, "split_k", 0, 1, 0, &split_k, why, rs) || gemm_tile_key(set, &tm, &tn, why, rs))
         return -1;
     int t_a = 0, t_b = 0, col = 1;
     if (xs_kv_get(set, "ta", v, sizeof v))
@@ -339,7 +360,16 @@ static int predict_gemm(const xs_device *dev, const xs_vrow *r, char *why, doubl
         xs_dev_gemm_engine(&d, &e);
         xs_gemm_result res;
         xs_error err;
-        if (xs_gemm_model(&e, &g, &res, &err)) {
+        xs_tile_set sets[3];
+        if (tm) { /* the memo keys on the engine, not on the sets it points to: no memo */
+            only_tile(e.vector, tm, tn, &sets[0]);
+            only_tile(e.matrix, tm, tn, &sets[1]);
+            only_tile(e.unaligned, tm, tn, &sets[2]);
+            e.vector = &sets[0];
+            e.matrix = &sets[1];
+            e.unaligned = &sets[2];
+        }
+        if ((tm ? xs_gemm_model_direct : xs_gemm_model)(&e, &g, &res, &err)) {
             snprintf(why, rs, "%s", err.msg);
             return -1;
         }

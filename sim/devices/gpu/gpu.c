@@ -26,9 +26,10 @@ double xs_gpu_peak_flops(const xs_device *dev, xs_dtype t)
     /* The vector peak is quoted at the boost clock, tensor peaks at the
      * tensor clock; both scale down to the clock the chip holds under load. */
     const xs_gpu_params *g = xs_gpu_of(dev);
-    double ref = t == XS_FP32 ? g->clock_boost_mhz : g->clock_tensor_mhz;
-    double ratio = fmin(1.0, xs_gpu_clock_mhz(dev) / ref);
-    return tflops * 1e12 * ratio;
+    if (t == XS_FP32) /* the FP32 units hold their own clock (gpu_params.h) */
+        return tflops * 1e12 *
+               fmin(1.0, g->clock_fp32_mhz * xs_dev_clock_scale(dev) / g->clock_boost_mhz);
+    return tflops * 1e12 * fmin(1.0, xs_gpu_clock_mhz(dev) / g->clock_tensor_mhz);
 }
 
 double xs_gpu_clock_mhz(const xs_device *dev)
@@ -193,11 +194,16 @@ static void gpu_corner(const xs_device *dev, int which, xs_device *out)
     xs_gpu_params *o = xs_gpu_of(out);
     if (which < 0) {
         o->clock_sustained_mhz = g->clock_sustained_low_mhz;
+        /* the slow corner slows the FP32 units by the same share */
+        o->clock_fp32_mhz = g->clock_sustained_mhz > 0
+                                ? g->clock_fp32_mhz * g->clock_sustained_low_mhz / g->clock_sustained_mhz
+                                : g->clock_fp32_mhz;
         o->gemm_efficiency = g->gemm_efficiency_low;
         o->mem_bw_efficiency = g->mem_bw_efficiency_low;
     } else if (which > 0) {
         /* at most the clock the peaks are quoted at */
         o->clock_sustained_mhz = fmax(g->clock_boost_mhz, g->clock_tensor_mhz);
+        o->clock_fp32_mhz = g->clock_boost_mhz;
         o->gemm_efficiency = g->gemm_efficiency_high;
         o->mem_bw_efficiency = g->mem_bw_efficiency_high;
     }

@@ -34,6 +34,8 @@ static const xs_field GPU_FIELDS[] = {
         "clock held under sustained dense load at the power limit"),
     POS("compute.clock_sustained_low_mhz", 1, G(clock_sustained_low_mhz),
         "slow end of the sustained clock (uncertainty band)"),
+    POS("compute.clock_fp32_mhz", 0, G(clock_fp32_mhz),
+        "clock FP32-unit (SIMT) work holds at the default limit; absent: the sustained clock"),
     POS("compute.peak_fp32_tflops", 1, D(peak_tflops[XS_FP32]), "dense fp32 vector peak"),
     POS("compute.peak_tf32_tflops", 0, D(peak_tflops[XS_TF32]), "dense tf32 tensor peak"),
     POS("compute.peak_fp16_tflops", 1, D(peak_tflops[XS_FP16]), "dense fp16 tensor peak"),
@@ -209,6 +211,13 @@ int xs_gpu_check_fields(xs_device *dev, const char *path, xs_error *err)
                             "%s: field 'compute.clock_sustained_mhz' must not exceed the boost "
                             "or tensor clock (%g MHz), got %g",
                             path, top, d->clock_sustained_mhz);
+    if (d->clock_fp32_mhz > d->clock_boost_mhz)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'compute.clock_fp32_mhz' must not exceed "
+                            "compute.clock_boost_mhz (%g), got %g",
+                            path, d->clock_boost_mhz, d->clock_fp32_mhz);
+    if (d->clock_fp32_mhz <= 0) /* absent */
+        d->clock_fp32_mhz = fmin(d->clock_sustained_mhz, d->clock_boost_mhz);
     if (d->clock_sustained_low_mhz > d->clock_sustained_mhz)
         return xs_error_set(err, XS_ERANGE,
                             "%s: field 'compute.clock_sustained_low_mhz' must not exceed "

@@ -29,6 +29,14 @@ typedef struct {
     double clock_tensor_mhz;    /* the clock the tensor-core peaks assume */
     double clock_sustained_mhz; /* held under sustained dense load at the power limit */
     double clock_sustained_low_mhz; /* the uncertainty band's slow corner */
+    /* The clock FP32-unit (SIMT) work holds at the default limit. Not the
+     * sustained clock: that is what dense tensor-core work leaves under the
+     * power limit, and the FP32 units draw far less at the same clock. The
+     * A100 PCIe's SGEMMs reach 18.1 TFLOP/s (NeuSight's dev rows), which
+     * needs at least 18.1 / 19.5 x 1410 = 1309 MHz, above its 1115 MHz
+     * tensor-load clock. Absent from a file: the sustained clock (no
+     * evidence that the board holds more: the 70-72 W T4 and L4 do not). */
+    double clock_fp32_mhz;
     char mma_shape[24];
     int mma_m, mma_n, mma_k;
 
