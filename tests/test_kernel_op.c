@@ -275,7 +275,7 @@ static void summaries_should_group_rows_by_class(void)
     size_t n;
     xs_vrow *rows = validate_text(csv, &n);
     CU_ASSERT_EQUAL_FATAL(n, 5);
-    static const char *cls[] = {"softmax", "softmax", "softmax.bwd", "gemm", "bert-base-squad"};
+    static const char *cls[] = {"softmax", "softmax", "softmax.bwd", "gemm.large", "bert-base-squad"};
     for (size_t i = 0; i < n; i++) {
         CU_ASSERT(rows[i].ok);
         CU_ASSERT_STRING_EQUAL(rows[i].kclass, cls[i]);
@@ -297,7 +297,7 @@ static void summaries_should_group_rows_by_class(void)
     static const struct {
         const char *name;
         int n;
-    } want[] = {{"softmax", 2}, {"softmax.bwd", 1}, {"gemm", 1}, {"bert-base-squad", 1}};
+    } want[] = {{"softmax", 2}, {"softmax.bwd", 1}, {"gemm.large", 1}, {"bert-base-squad", 1}};
     for (int i = 0; i < 4; i++) {
         char line[96];
         snprintf(line, sizeof line, "\n  %-40s n %3d   MAPE", want[i].name, want[i].n);

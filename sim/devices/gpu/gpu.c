@@ -26,9 +26,10 @@ double xs_gpu_peak_flops(const xs_device *dev, xs_dtype t)
     /* The vector peak is quoted at the boost clock, tensor peaks at the
      * tensor clock; both scale down to the clock the chip holds under load. */
     const xs_gpu_params *g = xs_gpu_of(dev);
-    if (t == XS_FP32) /* the FP32 units hold their own clock (gpu_params.h) */
-        return tflops * 1e12 *
-               fmin(1.0, g->clock_fp32_mhz * xs_dev_clock_scale(dev) / g->clock_boost_mhz);
+    if (t == XS_FP32) { /* the FP32 units hold their own clock where the file gives one */
+        double f = g->clock_fp32_mhz > 0 ? g->clock_fp32_mhz : g->clock_sustained_mhz;
+        return tflops * 1e12 * fmin(1.0, f * xs_dev_clock_scale(dev) / g->clock_boost_mhz);
+    }
     return tflops * 1e12 * fmin(1.0, xs_gpu_clock_mhz(dev) / g->clock_tensor_mhz);
 }
 
@@ -195,9 +196,8 @@ static void gpu_corner(const xs_device *dev, int which, xs_device *out)
     if (which < 0) {
         o->clock_sustained_mhz = g->clock_sustained_low_mhz;
         /* the slow corner slows the FP32 units by the same share */
-        o->clock_fp32_mhz = g->clock_sustained_mhz > 0
-                                ? g->clock_fp32_mhz * g->clock_sustained_low_mhz / g->clock_sustained_mhz
-                                : g->clock_fp32_mhz;
+        if (g->clock_fp32_mhz > 0 && g->clock_sustained_mhz > 0)
+            o->clock_fp32_mhz = g->clock_fp32_mhz * g->clock_sustained_low_mhz / g->clock_sustained_mhz;
         o->gemm_efficiency = g->gemm_efficiency_low;
         o->mem_bw_efficiency = g->mem_bw_efficiency_low;
     } else if (which > 0) {

@@ -216,8 +216,6 @@ int xs_gpu_check_fields(xs_device *dev, const char *path, xs_error *err)
                             "%s: field 'compute.clock_fp32_mhz' must not exceed "
                             "compute.clock_boost_mhz (%g), got %g",
                             path, d->clock_boost_mhz, d->clock_fp32_mhz);
-    if (d->clock_fp32_mhz <= 0) /* absent */
-        d->clock_fp32_mhz = fmin(d->clock_sustained_mhz, d->clock_boost_mhz);
     if (d->clock_sustained_low_mhz > d->clock_sustained_mhz)
         return xs_error_set(err, XS_ERANGE,
                             "%s: field 'compute.clock_sustained_low_mhz' must not exceed "

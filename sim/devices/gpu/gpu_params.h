@@ -34,7 +34,7 @@ typedef struct {
      * power limit, and the FP32 units draw far less at the same clock. The
      * A100 PCIe's SGEMMs reach 18.1 TFLOP/s (NeuSight's dev rows), which
      * needs at least 18.1 / 19.5 x 1410 = 1309 MHz, above its 1115 MHz
-     * tensor-load clock. Absent from a file: the sustained clock (no
+     * tensor-load clock. 0 (absent from a file): the sustained clock (no
      * evidence that the board holds more: the 70-72 W T4 and L4 do not). */
     double clock_fp32_mhz;
     char mma_shape[24];
