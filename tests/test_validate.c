@@ -163,7 +163,12 @@ static void neusight_rows_should_convert_every_class(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "kernels-elementwise.csv:2: B must be a positive integer"));
     CU_ASSERT_EQUAL(tu_lines(out), 1);
     snprintf(p, sizeof p, "%s/bad.csv", dir);
-    CU_ASSERT_EQUAL(access(p, F_OK), -1); /* nothing written */
+    CU_ASSERT_EQUAL(access(p, F_OK), -1); /* nothing written, no temporary left */
+    DIR *d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    for (struct dirent *e; (e = readdir(d));)
+        CU_ASSERT_PTR_NULL(strstr(e->d_name, ".neusight_rows."));
+    closedir(d);
 }
 
 static void report_should_carry_the_runs_notes(void)

@@ -145,11 +145,17 @@ def main():
         os.fchmod(fd, 0o644)
         f = os.fdopen(fd, "w", newline="")
     w = csv.writer(f, lineterminator="\n")
-    w.writerow(["device", "scenario", "set", "metric", "value", "source"])
-    n = convert(os.path.join(a.dir, "kernels-gemm.csv"), ["B", "M", "N", "K", "kernel_name"],
-                gemm_set, w)
-    n += convert(os.path.join(a.dir, "kernels-rowwise.csv"), ["B", "H"], row_set, w)
-    n += convert(os.path.join(a.dir, "kernels-elementwise.csv"), ["B", "H"], row_set, w)
+    try:
+        w.writerow(["device", "scenario", "set", "metric", "value", "source"])
+        n = convert(os.path.join(a.dir, "kernels-gemm.csv"), ["B", "M", "N", "K", "kernel_name"],
+                    gemm_set, w)
+        n += convert(os.path.join(a.dir, "kernels-rowwise.csv"), ["B", "H"], row_set, w)
+        n += convert(os.path.join(a.dir, "kernels-elementwise.csv"), ["B", "H"], row_set, w)
+    except BaseException:
+        if tmp:  # a failed run leaves nothing behind, not even the temporary
+            f.close()
+            os.unlink(tmp)
+        raise
     if tmp:
         f.close()
         os.replace(tmp, a.out)
