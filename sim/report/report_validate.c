@@ -49,24 +49,28 @@ static size_t distinct(const xs_vrow *rows, size_t n, int which, const char **ou
 }
 
 /* The (class, device) pairs of the ok kernel rows (metric time_s), in
- * first-seen order: *m pairs, out[2 j] the class and out[2 j + 1] the
- * device. */
-static size_t class_devices(const xs_vrow *rows, size_t n, const char **out)
+ * first-seen order, in a new array the caller frees: *m pairs, [2 j] the
+ * class and [2 j + 1] the device. NULL when memory runs out. */
+static const char **class_devices(const xs_vrow *rows, size_t n, size_t *m)
 {
-    size_t m = 0;
+    const char **out = malloc((2 * n + 2) * sizeof *out);
+    *m = 0;
+    if (!out)
+        return NULL;
     for (size_t i = 0; i < n; i++) {
         const xs_vrow *r = &rows[i];
         if (!r->ok || strcmp(r->metric, "time_s") != 0)
             continue;
         size_t j = 0;
-        while (j < m && (strcmp(out[2 * j], r->kclass) != 0 || strcmp(out[2 * j + 1], r->device) != 0))
+        while (j < *m && (strcmp(out[2 * j], r->kclass) != 0 || strcmp(out[2 * j + 1], r->device) != 0))
             j++;
-        if (j == m) {
-            out[2 * m] = r->kclass;
-            out[2 * m++ + 1] = r->device;
+        if (j == *m) {
+            out[2 * j] = r->kclass;
+            out[2 * j + 1] = r->device;
+            ++*m;
         }
     }
-    return m;
+    return out;
 }
 
 static cJSON *ratio_json(const char *kclass, const char *device, const xs_vratio *q)
@@ -82,11 +86,16 @@ static cJSON *ratio_json(const char *kclass, const char *device, const xs_vratio
     return o;
 }
 
-static void ratio_table(xs_strbuf *sb, const xs_vrow *rows, size_t n, const char **pairs)
+static void ratio_table(xs_strbuf *sb, const xs_vrow *rows, size_t n)
 {
-    size_t m = class_devices(rows, n, pairs);
-    if (!m)
+    size_t m;
+    const char **pairs = class_devices(rows, n, &m);
+    if (!pairs)
+        sb->failed = 1;
+    if (!m) {
+        free(pairs);
         return;
+    }
     xs_sb_printf(sb, "by class and device (kernel rows: predicted / measured time, 1 = right, "
                      "below 1 = the model is too fast; spread = p25-p75; under floor = rows "
                      "measured below %g x their host_us, left out)\n", XS_VISIBLE_OVER_FLOOR);
@@ -104,6 +113,7 @@ static void ratio_table(xs_strbuf *sb, const xs_vrow *rows, size_t n, const char
             xs_sb_printf(sb, "   under floor %zu", q.under_floor);
         xs_sb_printf(sb, "\n");
     }
+    free(pairs);
 }
 
 static cJSON *summary_json(const xs_vsummary *v)
@@ -529,10 +539,11 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
             }
         }
         cJSON *ratios = cJSON_AddArrayToObject(root, "by_class_device");
-        const char **pairs = ratios ? malloc((2 * n + 2) * sizeof *pairs) : NULL;
-        if (!pairs)
+        size_t m;
+        const char **pairs = class_devices(rows, n, &m);
+        if (!pairs || !ratios)
             sb->failed = 1;
-        for (size_t j = 0, m = pairs ? class_devices(rows, n, pairs) : 0; j < m; j++) {
+        for (size_t j = 0; ratios && j < m; j++) {
             xs_vratio q;
             xs_vratio_summarize(rows, n, pairs[2 * j], pairs[2 * j + 1], &q);
             cJSON_AddItemToArray(ratios, ratio_json(pairs[2 * j], pairs[2 * j + 1], &q));
@@ -584,12 +595,8 @@ static void report(xs_strbuf *sb, xs_format fmt, const xs_vrow *rows, size_t n,
                 summary_line(sb, name, &v);
             }
         }
-        const char **pairs = t ? NULL : malloc((2 * n + 2) * sizeof *pairs);
-        if (!t && !pairs)
-            sb->failed = 1;
-        if (pairs)
-            ratio_table(sb, rows, n, pairs);
-        free(pairs);
+        if (!t) /* a trace is one device and its own table */
+            ratio_table(sb, rows, n);
         note_lines(sb, extra);
     }
     free(keys);

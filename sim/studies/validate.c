@@ -283,7 +283,7 @@ static int load_device(const char *id, xs_device *dev, char *reason, size_t size
 }
 
 /* tile=MxN, the cuBLAS kernel's tile a profiler recorded (volta_sgemm_128x64_tn:
- * 128x64): what cuBLAS chose, kept for the report; the model picks its own. */
+ * 128x64): *tm, *tn, or 0 when the row records none. */
 static int gemm_tile_key(const char *set, int *tm, int *tn, char *why, size_t rs)
 {
     char v[32];
@@ -605,12 +605,15 @@ static double isolated_call_s(double host_us, double kernel_s)
  * much as the math), else large. */
 static const char *gemm_regime(const char *set)
 {
-    char v[32];
-    long long m = xs_kv_get(set, "m", v, sizeof v) ? atoll(v) : 0;
-    long long n = xs_kv_get(set, "n", v, sizeof v) ? atoll(v) : 0;
-    long long k = xs_kv_get(set, "k", v, sizeof v) ? atoll(v) : 0;
-    long long batch = xs_kv_get(set, "batch", v, sizeof v) ? atoll(v) : 1;
-    if (xs_kv_get(set, "split_k", v, sizeof v) && strcmp(v, "1") == 0)
+    /* a key that does not parse leaves its default: predict_gemm says why */
+    char why[8];
+    long long m = 0, n = 0, k = 0, batch = 1, split_k = 0;
+    xs_kv_int(set, "m", 1, 1 << 24, 0, &m, why, sizeof why);
+    xs_kv_int(set, "n", 1, 1 << 24, 0, &n, why, sizeof why);
+    xs_kv_int(set, "k", 1, 1 << 24, 0, &k, why, sizeof why);
+    xs_kv_int(set, "batch", 1, 1 << 20, 1, &batch, why, sizeof why);
+    xs_kv_int(set, "split_k", 0, 1, 0, &split_k, why, sizeof why);
+    if (split_k)
         return "gemm.split_k";
     if (batch > 1)
         return "gemm.batched";
