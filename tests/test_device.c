@@ -8,6 +8,7 @@
 
 #include "device.h"
 #include "gpu.h"
+#include "gpu_flash.h"
 #include "paths.h"
 #include "test_util.h"
 
@@ -177,6 +178,62 @@ static void fp32_units_should_hold_their_own_clock(void)
     cJSON *doc = tu_load_json("devices/a100-pcie-40gb.json");
     set_num(doc, "compute", "clock_fp32_mhz", 1500);
     expect_bad(doc, "a100-pcie-40gb.json", XS_ERANGE, "'compute.clock_fp32_mhz' must not exceed");
+}
+
+/* One FlashAttention-2 call over batch x heads = 128 heads of seq 2048. */
+static xs_op flash_op(int phase, double d)
+{
+    xs_op op;
+    xs_op_init(&op, XS_OP_ATTENTION, phase, XS_BF16, "attn.flash");
+    op.m = op.n = 2048;
+    op.k = (int64_t)d;
+    op.batch = 128;
+    double mm = phase == XS_PH_BWD ? XS_FLASH_BWD_MM_PER_SCORE_D : XS_FLASH_FWD_MM_PER_SCORE_D;
+    op.flops = mm * 128 * 2048.0 * 2048 * d;
+    return op;
+}
+
+static double flash_rate(const xs_device *dev, int phase, double d)
+{
+    xs_op op = flash_op(phase, d);
+    xs_dtype e;
+    int t;
+    return op.flops / xs_flash_compute_s(dev, &op, &e, &t);
+}
+
+/* FA2's matmuls run at what mma.sync reaches (on Hopper, a share of the
+ * wgmma peak), and each score then waits on its exponential and softmax
+ * arithmetic: a smaller head dimension has fewer matmul FLOPs a score to
+ * hide them behind, so it reaches less of the peak. */
+static void flash_attention_should_pay_for_its_softmax_and_mma_sync(void)
+{
+    xs_device a, h;
+    load_ok("a100-sxm4-80gb", &a);
+    load_ok("h100-sxm5-80gb", &h);
+    double pa = xs_gpu_peak_flops(&a, XS_BF16), ph = xs_gpu_peak_flops(&h, XS_BF16);
+    for (int bwd = 0; bwd <= 1; bwd++) {
+        int ph_ = bwd ? XS_PH_BWD : XS_PH_FWD;
+        CU_ASSERT(flash_rate(&a, ph_, 64) < flash_rate(&a, ph_, 128));
+        CU_ASSERT(flash_rate(&a, ph_, 128) < pa);
+        CU_ASSERT(flash_rate(&h, ph_, 128) < 0.63 * ph);
+        CU_ASSERT(flash_rate(&h, ph_, 128) > 0.3 * ph);
+    }
+    /* mma.sync's share moves the matmul term alone */
+    xs_op op = flash_op(XS_PH_FWD, 128);
+    xs_dtype e;
+    int t;
+    double with = xs_flash_compute_s(&h, &op, &e, &t);
+    CU_ASSERT_EQUAL(e, XS_BF16);
+    CU_ASSERT(t);
+    xs_device full = h;
+    xs_gpu_of(&full)->mma_sync_share = 0;
+    double without = xs_flash_compute_s(&full, &op, &e, &t);
+    CU_ASSERT_DOUBLE_EQUAL(with - without, op.flops / (0.63 * ph) - op.flops / ph,
+                           1e-9 * with);
+    cJSON *doc = tu_load_json("devices/h100-sxm5-80gb.json");
+    set_num(doc, "compute", "mma_sync_share", 1.5);
+    expect_bad(doc, "h100-sxm5-80gb.json", XS_ERANGE,
+               "'compute.mma_sync_share' must be a share in (0, 1], got 1.5");
 }
 
 static void device_loader_should_reject_each_bad_field(void)
@@ -384,6 +441,8 @@ int tu_add_device_suite(void)
                         peak_flops_should_scale_to_the_sustained_clock) ||
            !CU_add_test(s, "fp32_units_should_hold_their_own_clock",
                         fp32_units_should_hold_their_own_clock) ||
+           !CU_add_test(s, "flash_attention_should_pay_for_its_softmax_and_mma_sync",
+                        flash_attention_should_pay_for_its_softmax_and_mma_sync) ||
            !CU_add_test(s, "device_loader_should_reject_each_bad_field",
                         device_loader_should_reject_each_bad_field) ||
            !CU_add_test(s, "device_loader_should_check_relations_between_fields",

@@ -43,6 +43,12 @@ static const char *GOOD[] = {
     "op=multi_tensor_scale;params=110000000;tensors=200;dtype=fp32",
     "op=multi_tensor_unscale;params=110000000;tensors=200;dtype=fp16",
     "op=multi_tensor_unscale;params=110000000;dtype=fp32",
+    "op=embedding;vocab=32000;dim=4096;lookups=16384;dtype=bf16;dir=bwd",
+    "op=rmsnorm;rows=16384;cols=4096;dtype=bf16;dir=both",
+    "op=attention;impl=flash;batch=8;heads=16;seq=2048;head_dim=128;causal=1;dtype=bf16;dir=both",
+    "op=attention;impl=sdpa;batch=8;heads=16;seq=2048;head_dim=64;causal=0;dtype=fp16;dir=fwd",
+    "op=attention;impl=unfused;batch=4;heads=12;seq=512;head_dim=64;causal=0;dtype=fp32;"
+    "dropout=0.1;dir=bwd",
 };
 
 /* Bad rows and the reason each must carry. */
@@ -77,6 +83,17 @@ static const struct {
     {"op=multi_tensor_unscale;params=10;dtype=bf16", "takes dtype fp32"},
     {"op=conv;m=1", "op must be one of gemm|optimizer|softmax|"},
     {"rows=4", "needs op= in its set"},
+    {"op=attention;impl=flash;batch=1;heads=1;seq=64;head_dim=64;causal=0;dtype=fp32;dir=fwd",
+     "the flash kernel has no fp32 form"},
+    {"op=attention;impl=flash;batch=1;heads=1;seq=64;head_dim=64;dtype=fp16;dir=fwd",
+     "'causal' is required"},
+    {"op=attention;impl=fused;batch=1;heads=1;seq=64;head_dim=64;causal=0;dtype=fp16;dir=fwd",
+     "'impl' must be one of flash|unfused|sdpa"},
+    {"op=attention;impl=unfused;batch=1;heads=1;seq=64;head_dim=64;causal=0;dropout=1;"
+     "dtype=fp16;dir=fwd", "'dropout' must be a probability in [0, 1)"},
+    {"op=attention;impl=unfused;batch=65536;heads=128;seq=131072;head_dim=1024;causal=0;"
+     "dtype=fp16;dir=fwd", "past the"},
+    {"op=rmsnorm;rows=4;cols=8;dtype=bf16", "'dir' is required"},
 };
 
 static xs_vrow *validate_text(const char *csv, size_t *n)
@@ -91,15 +108,17 @@ static xs_vrow *validate_text(const char *csv, size_t *n)
 static void every_class_should_parse_and_predict(void)
 {
     size_t ng = sizeof GOOD / sizeof *GOOD, nb = sizeof BAD / sizeof *BAD;
-    char *csv = malloc(16384);
+    enum { CAP = 32768 };
+    char *csv = malloc(CAP);
     CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
-    size_t used = (size_t)snprintf(csv, 16384, HEADER);
+    size_t used = (size_t)snprintf(csv, CAP, HEADER);
     for (size_t i = 0; i < ng; i++)
-        used += (size_t)snprintf(csv + used, 16384 - used, "a100-sxm4-80gb,-,%s,time_s,1e-4,x\n",
+        used += (size_t)snprintf(csv + used, CAP - used, "a100-sxm4-80gb,-,%s,time_s,1e-4,x\n",
                                  GOOD[i]);
     for (size_t i = 0; i < nb; i++)
-        used += (size_t)snprintf(csv + used, 16384 - used, "a100-sxm4-80gb,-,%s,time_s,1e-4,x\n",
+        used += (size_t)snprintf(csv + used, CAP - used, "a100-sxm4-80gb,-,%s,time_s,1e-4,x\n",
                                  BAD[i].set);
+    CU_ASSERT_FATAL(used < CAP);
     size_t n;
     xs_vrow *rows = validate_text(csv, &n);
     free(csv);
@@ -240,6 +259,58 @@ static void kernel_rows_should_be_the_steps_own_ops(void)
 }
 
 /* dir=both is the forward kernels, then the backward ones. */
+/* Each op of a kernel row is the step's op of the same name (the row's
+ * name prefix `row` read as the step's `step`), byte for byte; n: how many
+ * the row has. */
+static int same_ops_by_name(const char *set, const xs_workload *wl, const char *row,
+                            const char *step)
+{
+    xs_kernel_spec k;
+    char reason[256];
+    xs_op ops[XS_KERNEL_OPS_MAX];
+    int n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_kernel_spec_parse(set, &k, reason, sizeof reason), 0);
+    CU_ASSERT_EQUAL_FATAL(xs_kernel_ops(&k, ops, &n, &err), XS_OK);
+    for (int i = 0; i < n; i++) {
+        char name[96];
+        size_t lr = strlen(row);
+        CU_ASSERT_FATAL(strncmp(ops[i].name, row, lr) == 0);
+        snprintf(name, sizeof name, "%s%s", step, ops[i].name + lr);
+        const xs_op *w = find(wl, name);
+        if (!w)
+            fprintf(stderr, "\n%s: the step has no %s\n", set, ops[i].name);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_DOUBLE_EQUAL(ops[i].bytes, w->bytes, 1e-9 * w->bytes);
+        CU_ASSERT_DOUBLE_EQUAL(ops[i].flops, w->flops, 1e-9 * w->flops + 1e-9);
+        CU_ASSERT_EQUAL(ops[i].launches, w->launches);
+        CU_ASSERT_EQUAL(ops[i].kind, w->kind);
+    }
+    return n;
+}
+
+/* An attention row is the layer's attention: GPT-2 medium's flash kernel
+ * (causal, 16 heads of 64, batch 8 x 1024, bf16 under autocast) and BERT's
+ * eager chain under apex O2 (the half model: softmax in fp16). An RMSNorm
+ * row is LlamaRMSNorm's Python chain. */
+static void attention_and_norm_rows_should_be_the_steps_own(void)
+{
+    xs_workload wl;
+    build("gpt2-medium-finetune", (const char *[]){"train.attention=flash"}, 1, &wl);
+    CU_ASSERT_EQUAL(same_ops_by_name("op=attention;impl=flash;batch=8;heads=16;seq=1024;"
+                                     "head_dim=64;causal=1;dtype=bf16;dir=both", &wl, "attn", "attn"), 2);
+    xs_wl_free(&wl);
+    build("bert-base-squad", NULL, 0, &wl);
+    int n = same_ops_by_name("op=attention;impl=unfused;batch=32;heads=12;seq=384;head_dim=64;"
+                             "causal=0;dropout=0.1;dtype=fp16;dir=fwd", &wl, "attn", "attn");
+    CU_ASSERT(n >= 6); /* head copies, scores, scale, mask, softmax, dropout, context */
+    xs_wl_free(&wl);
+    build("tinyllama-1.1b-finetune", (const char *[]){"train.precision=bf16"}, 1, &wl);
+    CU_ASSERT_EQUAL(same_ops_by_name("op=rmsnorm;rows=8192;cols=2048;dtype=bf16;dir=fwd", &wl,
+                                     "rmsnorm", "input_norm"), 7);
+    xs_wl_free(&wl);
+}
+
 static void both_should_be_forward_plus_backward(void)
 {
     size_t n;
@@ -396,6 +467,8 @@ int tu_add_kernel_op_suite(void)
                         every_class_should_parse_and_predict) ||
            !CU_add_test(s, "kernel_rows_should_be_the_steps_own_ops",
                         kernel_rows_should_be_the_steps_own_ops) ||
+           !CU_add_test(s, "attention_and_norm_rows_should_be_the_steps_own",
+                        attention_and_norm_rows_should_be_the_steps_own) ||
            !CU_add_test(s, "both_should_be_forward_plus_backward",
                         both_should_be_forward_plus_backward) ||
            !CU_add_test(s, "summaries_should_group_rows_by_class",

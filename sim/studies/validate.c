@@ -644,6 +644,9 @@ void xs_vrow_classify(xs_vrow *r)
         snprintf(r->kclass, sizeof r->kclass, "pointwise.%.20s", fn);
         return;
     }
+    char impl[16];
+    if (strcmp(op, "attention") == 0 && xs_kv_get(xs_vrow_set_of(r), "impl", impl, sizeof impl))
+        snprintf(op, sizeof op, "attention.%.12s", impl); /* flash and unfused: other kernels */
     int has_dir = xs_kv_get(xs_vrow_set_of(r), "dir", dir, sizeof dir);
     const char *suffix = !has_dir                     ? ""
                          : strcmp(dir, "bwd") == 0  ? ".bwd"

@@ -16,7 +16,8 @@ static const xs_dtype DTYPE_OF[] = {XS_FP32, XS_FP16, XS_BF16};
  * one), and dir: 1 the class has a forward and a backward kernel
  * (dir=fwd|bwd|both required; both: forward then backward, as a benchmark
  * that times y = f(x); y.backward(dy) runs them), 2 a forward one only
- * (dir=fwd allowed). */
+ * (dir=fwd allowed), 3 both kernels with dir=fwd when absent (op=embedding,
+ * whose rows named only the forward before dir existed). */
 #define KEYS(own) {COMMON "|" own, 0}
 #define KEYS_DIR(own, dir) {COMMON "|" own "|dir", dir}
 static const struct {
@@ -32,13 +33,15 @@ static const struct {
     [XS_KOP_COPY] = KEYS("elems|out_dtype"),
     [XS_KOP_TRANSPOSE] = KEYS_DIR("elems|inner", 1),
     [XS_KOP_REDUCE] = KEYS("rows|cols"),
-    [XS_KOP_EMBEDDING] = KEYS("vocab|dim|lookups"),
+    [XS_KOP_EMBEDDING] = KEYS_DIR("vocab|dim|lookups", 3),
     [XS_KOP_EMBEDDING_BWD] = KEYS("vocab|dim|lookups"),
     [XS_KOP_CROSS_ENTROPY] = KEYS_DIR("rows|classes", 1),
     [XS_KOP_L2NORM] = KEYS("params|tensors"),
     [XS_KOP_SCALE] = KEYS("params|tensors"),
     [XS_KOP_UNSCALE] = KEYS("params|tensors"),
     [XS_KOP_POINTWISE] = KEYS("fn|elems"),
+    [XS_KOP_ATTENTION] = KEYS_DIR("impl|batch|heads|seq|head_dim|causal|dropout", 1),
+    [XS_KOP_RMSNORM] = KEYS_DIR("rows|cols", 1),
 };
 
 const char *xs_kernel_keys(int op)
@@ -64,6 +67,41 @@ static int dtype_key(const char *set, const char *key, int dflt, xs_dtype *out, 
     if (xs_kv_choice(set, key, DTYPES, dflt, &i, reason, size))
         return -1;
     *out = DTYPE_OF[i];
+    return 0;
+}
+
+static int attention_keys(const char *set, xs_kernel_spec *k, char *reason, size_t size)
+{
+    int impl;
+    long long causal, hd;
+    if (xs_kv_choice(set, "impl", XS_KOP_ATTENTION_IMPLS, -1, &impl, reason, size) ||
+        size_key(set, "batch", &k->batch, reason, size) ||
+        size_key(set, "heads", &k->heads, reason, size) ||
+        size_key(set, "seq", &k->seq, reason, size) ||
+        xs_kv_int(set, "head_dim", 1, 1024, -1, &hd, reason, size) ||
+        xs_kv_int(set, "causal", 0, 1, -1, &causal, reason, size) ||
+        xs_kv_num(set, "dropout", -1, 1, 0, &k->dropout, reason, size))
+        return -1;
+    if (!(k->dropout >= 0 && k->dropout < 1)) {
+        snprintf(reason, size, "set: key 'dropout' must be a probability in [0, 1), got %g",
+                 k->dropout);
+        return -1;
+    }
+    k->head_dim = (double)hd;
+    k->unfused = impl == 1;
+    k->causal = (int)causal;
+    if (k->dtype == XS_FP32 && !k->unfused) {
+        snprintf(reason, size, "set: op=attention impl=%s takes dtype fp16 or bf16 (the flash "
+                               "kernel has no fp32 form); fp32 attention is impl=unfused",
+                 impl == 0 ? "flash" : "sdpa");
+        return -1;
+    }
+    if (k->batch * k->heads * k->seq * k->head_dim > (double)SIZE_MAX_KEY) {
+        snprintf(reason, size, "set: op=attention: batch x heads x seq x head_dim is %.3g "
+                               "elements, past the %lld a tensor may hold here",
+                 k->batch * k->heads * k->seq * k->head_dim, SIZE_MAX_KEY);
+        return -1;
+    }
     return 0;
 }
 
@@ -95,7 +133,7 @@ int xs_kernel_spec_parse(const char *set, xs_kernel_spec *k, char *reason, size_
         }
     } else if (KOPS[op].dir) {
         int d;
-        if (xs_kv_choice(set, "dir", "fwd|bwd|both", -1, &d, reason, size))
+        if (xs_kv_choice(set, "dir", "fwd|bwd|both", KOPS[op].dir == 3 ? 0 : -1, &d, reason, size))
             return -1;
         k->bwd = d;
     }
@@ -103,6 +141,7 @@ int xs_kernel_spec_parse(const char *set, xs_kernel_spec *k, char *reason, size_
     switch (op) {
     case XS_KOP_SOFTMAX:
     case XS_KOP_LAYERNORM:
+    case XS_KOP_RMSNORM:
     case XS_KOP_REDUCE:
         if (size_key(set, "rows", &k->rows, reason, size) ||
             size_key(set, "cols", &k->cols, reason, size))
@@ -171,6 +210,8 @@ int xs_kernel_spec_parse(const char *set, xs_kernel_spec *k, char *reason, size_
         }
         break;
     }
+    case XS_KOP_ATTENTION:
+        return attention_keys(set, k, reason, size);
     case XS_KOP_POINTWISE:
         if (xs_kv_choice(set, "fn", XS_KOP_POINTWISE_FNS, -1, &k->fn, reason, size) ||
             size_key(set, "elems", &k->elems, reason, size))

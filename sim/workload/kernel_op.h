@@ -17,7 +17,7 @@
 #define XS_KOP_CHOICES                                                                         \
     "softmax|layernorm|dropout|gelu|bias_gelu|add|copy|transpose|reduce|embedding|"            \
     "embedding_bwd|cross_entropy|multi_tensor_l2norm|multi_tensor_scale|multi_tensor_unscale|"  \
-    "pointwise"
+    "pointwise|attention|rmsnorm"
 typedef enum {
     XS_KOP_SOFTMAX,
     XS_KOP_LAYERNORM,
@@ -35,6 +35,8 @@ typedef enum {
     XS_KOP_SCALE,
     XS_KOP_UNSCALE,
     XS_KOP_POINTWISE,
+    XS_KOP_ATTENTION,
+    XS_KOP_RMSNORM,
     XS_KOP_COUNT
 } xs_kop;
 
@@ -47,6 +49,11 @@ typedef enum {
  * thread (thread_work_size, PyTorch up to 2.6) and the generic loop at 0.78
  * of the vectorized one (github.com/pytorch/pytorch/pull/137053: fp32-to-
  * half casts on an H100 PCIe before and after vectorizing, 0.76-0.79). */
+/* op=attention's impl: FlashAttention-2 as PyTorch's SDPA vendors it
+ * (sdpa: the backend SDPA picks for half inputs from Ampere on, flash),
+ * or the eager chain bmm, scale, mask, softmax, dropout, bmm. */
+#define XS_KOP_ATTENTION_IMPLS "flash|unfused|sdpa"
+
 #define XS_KOP_LOOP_ELEMS 4
 #define XS_KOP_GENERIC_LOOP_EFFICIENCY 0.78
 
@@ -63,14 +70,19 @@ typedef struct {
     int strided;         /* transpose: the copy reads across rows (K^T) */
     int fn;              /* pointwise: its XS_KOP_POINTWISE_FNS index */
     double vocab, dim, lookups; /* embedding */
+    double batch, heads, seq, head_dim; /* attention: q, k, v of [batch, heads, seq, head_dim] */
+    int causal;          /* attention: the causal mask */
+    int unfused;         /* attention: the eager chain instead of the flash kernel */
+    double dropout;      /* attention: the probabilities' dropout */
     double params;       /* multi-tensor kernels */
     int64_t tensors;
     int64_t loop_elems;
     double generic_loop_efficiency;
 } xs_kernel_spec;
 
-/* Most kernels one spec stands for (cross-entropy forward and backward: four). */
-#define XS_KERNEL_OPS_MAX 6
+/* Most kernels one spec stands for (unfused attention forward and
+ * backward: about 20; HF's Python RMSNorm: 17). */
+#define XS_KERNEL_OPS_MAX 40
 
 /* The op(s) of k as the workload builds them, in launch order, into
  * ops[XS_KERNEL_OPS_MAX]; *n their count. XS_ERANGE/XS_EUNSUPPORTED with a

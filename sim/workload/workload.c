@@ -482,12 +482,31 @@ int xs_kernel_ops(const xs_kernel_spec *k, xs_op *ops, int *n, xs_error *err)
         break;
     case XS_KOP_EMBEDDING:
     case XS_KOP_EMBEDDING_BWD:
-        bwd = k->op == XS_KOP_EMBEDDING_BWD;
+        if (k->op == XS_KOP_EMBEDDING_BWD)
+            bwd = 1;
         c.h = k->dim;
         xs_wb_embedding(&c, "embedding", k->vocab, k->lookups);
         break;
     case XS_KOP_CROSS_ENTROPY:
         xs_wb_cross_entropy(&c, k->rows, k->cols, H);
+        break;
+    case XS_KOP_RMSNORM:
+        c.h = k->cols;
+        xs_wb_rmsnorm(&c, "rmsnorm", k->rows);
+        break;
+    case XS_KOP_ATTENTION:
+        /* q, k and v as the layer's projections hand them over ([b, s, a
+         * d]): the eager chain runs its head copies, the flash kernel reads
+         * them as they are */
+        c.b = k->batch;
+        c.a = k->heads;
+        c.sq = k->seq;
+        c.d = k->head_dim;
+        c.h = k->heads * k->head_dim;
+        c.T = k->batch * k->seq;
+        c.flash = !k->unfused;
+        s.model.attn_dropout = k->dropout;
+        xs_wb_attention(&c, k->causal);
         break;
     case XS_KOP_L2NORM:
     case XS_KOP_SCALE:

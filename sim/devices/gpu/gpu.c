@@ -11,6 +11,7 @@
  * DRAM are busy (work over achievable rate); time_s can exceed both when
  * latency, quantization or launches bound the op. */
 #include "gpu.h"
+#include "gpu_flash.h"
 
 #include <math.h>
 #include <string.h>
@@ -139,8 +140,8 @@ static int gpu_estimate_model(const xs_device *dev, const xs_gemm_engine *eng, c
     if (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM)
         return gemm_estimate(eng, op, est, err);
     if (op->kind == XS_OP_ATTENTION) {
-        /* fused attention: matrix-engine math against its own DRAM traffic */
-        est->compute_s = op->flops / xs_gemm_rate(eng, op->dtype, &est->engine, &est->tensor);
+        /* fused attention: FA2's pipes in turn against its own DRAM traffic */
+        est->compute_s = xs_flash_compute_s(dev, op, &est->engine, &est->tensor);
     } else {
         /* pointwise math runs on the fp32 vector units */
         est->engine = XS_FP32;

@@ -43,6 +43,10 @@ static const xs_field GPU_FIELDS[] = {
     POS("compute.peak_int8_tops", 0, D(peak_tflops[XS_INT8]), "dense int8 tensor peak"),
     POS("compute.peak_fp8_tflops", 0, D(peak_tflops[XS_FP8]), "dense fp8 tensor peak"),
     STR("compute.tensor_mma_shape", 1, G_STR(mma_shape), "fp16/bf16 tensor-core MMA instruction shape, e.g. m16n8k16"),
+    POS("compute.mma_sync_share", 0, G(mma_sync_share),
+        "share of the dense tensor peak the warp-level mma.sync m16n8k16 reaches (kernels "
+        "written for Ampere, FlashAttention-2 among them); absent: 1, where it is the native "
+        "instruction"),
     NOTE("compute.source", "where the compute figures come from"),
     NOTE_OPT("compute.note", "free text"),
     STR("memory.type", 1, G_STR(mem_type), "HBM2, GDDR6, ..."),
@@ -211,6 +215,10 @@ int xs_gpu_check_fields(xs_device *dev, const char *path, xs_error *err)
                             "%s: field 'compute.clock_sustained_mhz' must not exceed the boost "
                             "or tensor clock (%g MHz), got %g",
                             path, top, d->clock_sustained_mhz);
+    if (d->mma_sync_share > 1)
+        return xs_error_set(err, XS_ERANGE,
+                            "%s: field 'compute.mma_sync_share' must be a share in (0, 1], "
+                            "got %g", path, d->mma_sync_share);
     if (d->clock_fp32_mhz > d->clock_boost_mhz)
         return xs_error_set(err, XS_ERANGE,
                             "%s: field 'compute.clock_fp32_mhz' must not exceed "

@@ -37,6 +37,11 @@ typedef struct {
      * tensor-load clock. 0 (absent from a file): the sustained clock (no
      * evidence that the board holds more: the 70-72 W T4 and L4 do not). */
     double clock_fp32_mhz;
+    /* Share of the dense tensor peak that Ampere-style warp-level mma.sync
+     * reaches: Hopper's full rate needs the asynchronous warpgroup wgmma,
+     * which kernels written for Ampere (FlashAttention-2) do not issue.
+     * 0 (absent): 1. */
+    double mma_sync_share;
     char mma_shape[24];
     int mma_m, mma_n, mma_k;
 
