@@ -458,6 +458,46 @@ static void nll_loss_should_wait_on_its_gathers(void)
     CU_ASSERT(e.memory_s < 0.01 * chain);
 }
 
+/* nn.Embedding's forward (index_select) is paced by its index arithmetic,
+ * one element a thread at a time, not by DRAM; its backward is a chain of
+ * kernels whose count follows the ids: a zero fill and one kernel up to
+ * 3072 ids, CUB's single-tile sort up to 4864, its 8 onesweep passes past
+ * that. */
+static void embedding_should_pay_for_its_index_math_and_its_sort(void)
+{
+    xs_op ops[XS_KERNEL_OPS_MAX];
+    int n;
+    xs_device dev;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_dev_open("a100-sxm4-80gb", &dev, &err), XS_OK);
+    kernel_ops("op=embedding;vocab=32768;dim=768;lookups=16384;dtype=fp32", ops, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    xs_estimate e768, e4096;
+    CU_ASSERT_EQUAL_FATAL(xs_dev_estimate(&dev, &ops[0], &e768, &err), XS_OK);
+    CU_ASSERT_EQUAL(e768.bound, XS_BOUND_COMPUTE);
+    CU_ASSERT(e768.memory_s < 0.5 * e768.compute_s);
+    kernel_ops("op=embedding;vocab=32768;dim=4096;lookups=16384;dtype=fp32", ops, &n);
+    CU_ASSERT_EQUAL_FATAL(xs_dev_estimate(&dev, &ops[0], &e4096, &err), XS_OK);
+    CU_ASSERT_DOUBLE_EQUAL(e4096.compute_s / e768.compute_s, 4096 / 768.0, 1e-9);
+    static const struct {
+        int ids, launches;
+    } chain[] = {{3072, 2}, {3073, 12}, {4864, 12}, {4865, 31}, {16384, 31}};
+    double last = 0;
+    for (size_t i = 0; i < sizeof chain / sizeof *chain; i++) {
+        char set[128];
+        snprintf(set, sizeof set, "op=embedding;vocab=32768;dim=768;lookups=%d;dtype=fp32;dir=bwd",
+                 chain[i].ids);
+        kernel_ops(set, ops, &n);
+        CU_ASSERT_EQUAL_FATAL(n, 1);
+        CU_ASSERT_EQUAL(ops[0].launches, chain[i].launches);
+        CU_ASSERT(ops[0].bytes > last);
+        last = ops[0].bytes;
+    }
+    /* the zero fill of the whole table: a larger vocabulary moves more */
+    kernel_ops("op=embedding;vocab=131072;dim=768;lookups=16384;dtype=fp32;dir=bwd", ops, &n);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes - last, (131072 - 32768) * 768 * 4.0, 1);
+}
+
 int tu_add_kernel_op_suite(void)
 {
     CU_pSuite s = CU_add_suite("kernel_op", NULL, NULL);
@@ -475,6 +515,8 @@ int tu_add_kernel_op_suite(void)
                         summaries_should_group_rows_by_class) ||
            !CU_add_test(s, "long_softmax_rows_should_be_read_three_times",
                         long_softmax_rows_should_be_read_three_times) ||
+           !CU_add_test(s, "embedding_should_pay_for_its_index_math_and_its_sort",
+                        embedding_should_pay_for_its_index_math_and_its_sort) ||
            !CU_add_test(s, "nll_loss_should_wait_on_its_gathers",
                         nll_loss_should_wait_on_its_gathers);
 }

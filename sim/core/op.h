@@ -72,6 +72,11 @@ typedef struct {
                             launched as one small block that walks its
                             input); 0 for kernels that spread their work
                             over the whole device */
+    double issue_cycles; /* SM clock cycles the kernel's own instruction
+                            chain costs, summed over its elements, where
+                            that chain, not memory, paces it (index_select's
+                            integer index arithmetic); spread over every SM;
+                            0: not so */
     int out_bytes; /* bytes of a GEMM's output element where they are not its
                       inputs' (fp8 GEMMs write bf16, int8 ones int32); 0:
                       the input format's */

@@ -464,6 +464,51 @@ void xs_wb_attention(xs_wb *c, int causal)
         xs_wb_attention_unfused(c, causal);
 }
 
+/* nn.Embedding's forward is weight.index_select(0, ids) (aten/src/ATen/
+ * native/Embedding.cpp), whose kernel for more than 16 indices
+ * (indexSelectLargeIndex, aten/src/ATen/native/cuda/Indexing.cu) runs at
+ * most 8 blocks of 128 threads an SM, each thread copying one element at a
+ * time behind two 32-bit divisions and two remainders of its index math
+ * (IndexToOffset, ATen/cuda/detail/TensorInfo.cuh): the instruction chain,
+ * not DRAM, paces it. SM clock cycles an element costs an SM, fitted on
+ * the A100 SXM4 80GB's 16 rows of Liger-Kernel's nn.Embedding benchmark
+ * (data/published/kernels.csv, V 1024-131072, D 768 and 4096, 16384 ids,
+ * fp32: 1.71-2.28, median 1.94, the 3 us launch taken off, at the 1410 MHz
+ * boost); the H100 SXM5's 16 rows, kept out of the fit, give 1.56-1.97,
+ * median 1.79 at its 1980 MHz boost (predicted 8% slow). */
+#define XS_INDEX_SELECT_CYCLES 1.94
+
+/* embedding_dense_backward_cuda (aten/src/ATen/native/cuda/Embedding.cu
+ * and EmbeddingBackwardKernel.cu, PyTorch 2.x) on n ids into a table of V
+ * rows of d, the incoming gradient es bytes an element, the table's ws:
+ * up to 3072 ids, a zero fill and one kernel that walks every id for its
+ * feature columns; past that, arange, CUB's radix sort of the int64 ids
+ * with their positions over all 64 key bits (up to 4864 ids one
+ * single-tile kernel; past that two memsets, a histogram, an exclusive sum
+ * and 8 passes of a lookback memset and a onesweep kernel, each pass
+ * reading and writing 16 bytes an id), the zero fill, unique_by_key (2
+ * kernels), partials per segment, an exclusive sum (2), the partial
+ * count, the partial offsets, compute_grad_weight (fp32 partial sums of
+ * at most 10 rows: P <= n/10 + S of them) and sum_and_scatter. Every
+ * kernel waits on the one before. S, the distinct ids, is taken as
+ * min(n, V), the buffers' own bound. *launches gets the kernel count. */
+#define EMB_BWD_SMALL_IDS 3072
+#define EMB_BWD_SINGLE_TILE_IDS 4864
+#define EMB_BWD_ROWS_PER_PARTIAL 10
+static double embedding_bwd_bytes(double V, double n, double d, int es, int ws, double *launches)
+{
+    if (n <= EMB_BWD_SMALL_IDS) {
+        *launches = 2;
+        return V * d * ws + n * d * es + n * 8 * ceil(d / 32) + n * d * ws;
+    }
+    double S = fmin(n, V), P = fmin(n, S + n / EMB_BWD_ROWS_PER_PARTIAL);
+    int tiled = n <= EMB_BWD_SINGLE_TILE_IDS;
+    double sort = tiled ? 32 * n : 8 * n + 8 * 32 * n;
+    *launches = 1 + (tiled ? 1 : 2 + 1 + 1 + 8 * 2) + 1 + 2 + 1 + 2 + 1 + 1 + 1 + 1;
+    return 8 * n + sort + V * d * ws + (8 * n + 16 * S) + 24 * S + 16 * S + (24 * S + 8 * P) +
+           (n * d * es + 8 * n + P * d * 4) + (P * d * 4 + 8 * S + S * d * ws);
+}
+
 /* Gather rows of a table; backward is PyTorch's embedding_dense_backward:
  * sort the indices, sum rows per index, write a dense zero-filled gradient. */
 void xs_wb_embedding(xs_wb *c, const char *name, double rows, double lookups)
@@ -477,6 +522,8 @@ void xs_wb_embedding(xs_wb *c, const char *name, double rows, double lookups)
     double table_reads = fmin(rows, lookups) * h * c->Wm;
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_EMBED, 1, lookups * (h * c->Wm + 8) + table_reads, 0, 1, "%s",
            name);
+    if (!c->failed)
+        c->wl->ops[c->wl->n - 1].hints.issue_cycles = lookups * h * XS_INDEX_SELECT_CYCLES;
     xs_wb_transient(c, lookups * h * c->Wm); /* the rows gathered */
     xs_wb_keep(c, lookups * 8.0);            /* the int64 indices */
     xs_wb_bwd_group(c);
@@ -484,8 +531,8 @@ void xs_wb_embedding(xs_wb *c, const char *name, double rows, double lookups)
         c->has_tied = 1;
         c->tied_group = c->gn - 1;
     }
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_EMBED, 1, lookups * (h * c->I + 32) + 2 * rows * h * 4, 0, 6,
-           "%s.bwd", name);
+    double launches, bytes = embedding_bwd_bytes(rows, lookups, h, c->I, c->Wm, &launches);
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_EMBED, 1, bytes, 0, (int64_t)launches, "%s.bwd", name);
     c->nograd = nograd;
 }
 

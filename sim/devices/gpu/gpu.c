@@ -127,6 +127,17 @@ static double chain_time(const xs_device *dev, const xs_op *op)
     return op->hints.serial_trips * xs_gpu_of(dev)->mem_latency_ns * 1e-9;
 }
 
+/* A loop its own instruction chain paces (scalar integer index math, one
+ * element a thread at a time) draws little power, so the SMs hold the
+ * boost clock through it. */
+static double issue_time(const xs_device *dev, const xs_op *op)
+{
+    const xs_gpu_params *g = xs_gpu_of(dev);
+    if (op->hints.issue_cycles <= 0 || g->sm_count <= 0 || g->clock_boost_mhz <= 0)
+        return 0;
+    return op->hints.issue_cycles / ((double)g->sm_count * g->clock_boost_mhz * 1e6);
+}
+
 /* eng: dev's engine (gpu_engine), or NULL to work it out */
 static int gpu_estimate_model(const xs_device *dev, const xs_gemm_engine *eng, const xs_op *op,
                               xs_estimate *est, xs_error *err)
@@ -146,7 +157,7 @@ static int gpu_estimate_model(const xs_device *dev, const xs_gemm_engine *eng, c
         /* pointwise math runs on the fp32 vector units */
         est->engine = XS_FP32;
         est->tensor = 0;
-        est->compute_s = op->flops / xs_gpu_peak_flops(dev, XS_FP32);
+        est->compute_s = fmax(op->flops / xs_gpu_peak_flops(dev, XS_FP32), issue_time(dev, op));
     }
     /* a kernel outside the vectorized loop reaches a share of the streaming rate */
     double share = op->hints.bw_scale > 0 ? op->hints.bw_scale : 1.0;
