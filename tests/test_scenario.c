@@ -352,7 +352,8 @@ static void every_problem_of_a_scenario_should_be_reported_at_once(void)
              "precision, "
              "optimizer, fused_optimizer, kernels, attention, grad_accum, amp_mode, grad_clip, "
              "fp32_optimizer, loss_sync, host_op_us, generic_loop_efficiency, loop_elems, "
-             "ffn_bias, optimizer_impl, grad_clip_impl, zero_grad, lora, quant, checkpointing, "
+             "ffn_bias, optimizer_impl, grad_clip_impl, zero_grad, timed, lora, quant, "
+             "checkpointing, "
              "notes)",
              p);
     CU_ASSERT_STRING_EQUAL(err.msg, want);

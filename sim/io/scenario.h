@@ -126,6 +126,13 @@ typedef enum {
 typedef enum { XS_DDP_TORCH, XS_DDP_APEX } xs_ddp;
 #define XS_ZERO_GRAD_CHOICES "none|zero"
 typedef enum { XS_ZERO_GRAD_NONE, XS_ZERO_GRAD_ZERO } xs_zero_grad;
+/* what a measurement timed: the whole optimizer step, or (fwd_bwd) only
+ * the model's forward and loss.backward(), as a kernel-level training
+ * benchmark times them (NeuSight's: no optimizer step, no zero_grad, so
+ * every backward adds into the gradients; the loss's forward, the loss
+ * read-back and the input loading outside the timed region) */
+#define XS_TIMED_CHOICES "step|fwd_bwd"
+typedef enum { XS_TIMED_STEP, XS_TIMED_FWD_BWD } xs_timed;
 
 typedef struct {
     int arch, head, activation; /* xs_model_arch, xs_head, xs_act */
@@ -165,6 +172,7 @@ typedef struct {
     int ffn_bias;                   /* xs_ffn_bias */
     int64_t loop_elems; /* elements a thread of the elementwise loops loads at once */
     int zero_grad;      /* xs_zero_grad */
+    int timed;          /* xs_timed */
     int grad_clip_impl; /* xs_clip_impl */
     int optimizer_impl; /* xs_opt_impl */
     /* LoRA (PEFT): rank 0 is a full fine-tune; targets "" is the family's

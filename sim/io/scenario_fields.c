@@ -225,6 +225,13 @@ static const xs_field SCENARIO_FIELDS[] = {
              "apex amp's: a fill kernel per parameter tensor, then autograd adds every new "
              "gradient into the zeroed one, grad += new; apex O2 sets its half gradients to "
              "None before the backward, so there only the fill)"),
+    ENUM_DEF("train.timed", XS_TIMED_CHOICES, train.timed, "step",
+             "what the prediction times: step (the default: the whole optimizer step, as a "
+             "training loop runs it) or fwd_bwd (the model's forward and loss.backward() "
+             "alone, as a kernel-level benchmark times them, NeuSight's among them: no "
+             "optimizer step and no zero_grad, so each backward adds into the gradients; the "
+             "loss's forward, train.loss_sync's read-back and the input loading fall outside "
+             "the timed region)"),
     INT_DEF("train.lora.rank", 0, 65536, train.lora_rank, "0",
             "LoRA rank r (PEFT LoraConfig.r): > 0 freezes every base weight (no weight "
             "gradients or optimizer state) and adds an adapter x -> dropout -> A (r x in) -> "

@@ -88,12 +88,16 @@ static void scenario_lines(xs_strbuf *sb, const xs_scenario *s, const xs_workloa
     int opt = xs_train_optimizer(t, &fused);
     xs_sb_printf(sb,
                  "train     batch %lld x seq %lld, %s, %s (%s), %s kernels, %s attention, "
-                 "grad_accum %lld, %lld device%s\n",
+                 "grad_accum %lld, %lld device%s%s\n",
                  (long long)t->batch, (long long)t->seq, xs_precision_name(t->precision),
                  xs_optimizer_name(opt), fused ? "fused" : "eager",
                  t->kernels == XS_K_FUSED ? "fused" : "eager",
                  t->attention == XS_ATT_FLASH ? "flash" : "unfused", (long long)t->grad_accum,
-                 (long long)s->devices, s->devices > 1 ? "s" : "");
+                 (long long)s->devices, s->devices > 1 ? "s" : "",
+                 t->timed == XS_TIMED_FWD_BWD
+                     ? "; timed: forward + loss.backward() only (no optimizer step, no "
+                       "zero_grad, the loss's forward and loading untimed)"
+                     : "");
     if (t->lora_rank > 0)
         xs_sb_printf(sb,
                      "lora      rank %lld on %s (alpha %g, dropout %g), head %s%s: %.3f M of "

@@ -214,5 +214,8 @@ void xs_wb_int8_backward(xs_wb *c, const char *name, double K, double N);
 void xs_wb_grad_norm(xs_wb *c, const char *name, int64_t count);
 void xs_wb_scale_loss(xs_wb *c);
 void xs_wb_optimizer(xs_wb *c);
+/* AccumulateGrad adding each new gradient into an existing .grad, adds
+ * times a step (a single launch a tensor each time). */
+void xs_wb_accumulate_grads(xs_wb *c, int64_t adds);
 
 #endif

@@ -309,6 +309,17 @@ static void foreach_adam(xs_wb *c, int o)
     }
 }
 
+void xs_wb_accumulate_grads(xs_wb *c, int64_t adds)
+{
+    if (adds <= 0)
+        return;
+    c->layer = -1;
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_REDUCE, c->wl->trainable_params, 3.0 * c->W, 1,
+                 c->wl->tensors, "grad.accumulate");
+    if (!c->failed)
+        c->wl->ops[c->wl->n - 1].count = adds; /* not once per micro-batch */
+}
+
 void xs_wb_optimizer(xs_wb *c)
 {
     const xs_train *t = &c->s->train;
@@ -325,12 +336,7 @@ void xs_wb_optimizer(xs_wb *c)
      * its zero fill is wasted and later micro-batches accumulate in apex's
      * unscale (below), not in autograd. */
     int zeroed = t->zero_grad == XS_ZERO_GRAD_ZERO;
-    int64_t adds = c->o2 ? 0 : mb - 1 + zeroed;
-    if (adds > 0) {
-        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_REDUCE, P, 3.0 * c->W, 1, tensors, "grad.accumulate");
-        if (!c->failed)
-            c->wl->ops[c->wl->n - 1].count = adds; /* not once per micro-batch */
-    }
+    xs_wb_accumulate_grads(c, c->o2 ? 0 : mb - 1 + zeroed);
     /* apex O2 (apex/amp/_process_optimizer.py @ f17401f,
      * post_backward_with_master_weights): after each backward the half
      * gradients are unscaled into the fp32 master gradients,

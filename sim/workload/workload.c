@@ -349,9 +349,11 @@ static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_wl_scrat
         xs_wb_fp8_amax_update(&c, XS_PH_BWD);
     if (rc == 0)
         rc = xs_wb_data_parallel(&c);
-    if (rc == 0)
+    if (rc == 0 && s->train.timed == XS_TIMED_FWD_BWD)
+        xs_wb_accumulate_grads(&c, c.wl->micro_batches);
+    else if (rc == 0)
         xs_wb_optimizer(&c);
-    if (rc == 0)
+    if (rc == 0 && s->train.timed == XS_TIMED_STEP)
         rc = xs_wb_data_parallel_step(&c);
     if (rc == 0 && !c.failed && c.nruns > 0 && !c.not_compact)
         rc = order_runs(&c, wl);
