@@ -227,7 +227,7 @@ static void kernel_rows_should_be_the_steps_own_ops(void)
     snprintf(set, sizeof set, "op=embedding;vocab=30522;dim=768;lookups=%.0f;dtype=fp16", T);
     same_op(set, &wl, (const char *[]){"embed.word"}, 1);
     snprintf(set, sizeof set, "op=embedding_bwd;vocab=30522;dim=768;lookups=%.0f;dtype=fp16", T);
-    same_op(set, &wl, (const char *[]){"embed.word.bwd"}, 1);
+    same_op(set, &wl, (const char *[]){"embed.word.bwd.zero", "embed.word.bwd"}, 2);
     snprintf(set, sizeof set, "op=multi_tensor_l2norm;params=%.0f;tensors=%lld;dtype=fp32",
              wl.params, (long long)wl.tensors);
     same_op(set, &wl, (const char *[]){"grad_clip.norm"}, 1);
@@ -460,9 +460,9 @@ static void nll_loss_should_wait_on_its_gathers(void)
 
 /* nn.Embedding's forward (index_select) is paced by its index arithmetic,
  * one element a thread at a time, not by DRAM; its backward is a chain of
- * kernels whose count follows the ids: a zero fill and one kernel up to
- * 3072 ids, CUB's single-tile sort up to 4864, its 8 onesweep passes past
- * that. */
+ * kernels whose count follows the ids: after the zero fill, one kernel up
+ * to 3072 ids, CUB's single-tile sort up to 4864, its 8 onesweep passes
+ * past that. */
 static void embedding_should_pay_for_its_index_math_and_its_sort(void)
 {
     xs_op ops[XS_KERNEL_OPS_MAX];
@@ -479,23 +479,29 @@ static void embedding_should_pay_for_its_index_math_and_its_sort(void)
     kernel_ops("op=embedding;vocab=32768;dim=4096;lookups=16384;dtype=fp32", ops, &n);
     CU_ASSERT_EQUAL_FATAL(xs_dev_estimate(&dev, &ops[0], &e4096, &err), XS_OK);
     CU_ASSERT_DOUBLE_EQUAL(e4096.compute_s / e768.compute_s, 4096 / 768.0, 1e-9);
+    /* the zero fill of the table, then the kernels that add into it; the
+     * small path's one kernel waits on two round trips a chunk of 32 ids */
     static const struct {
-        int ids, launches;
-    } chain[] = {{3072, 2}, {3073, 12}, {4864, 12}, {4865, 31}, {16384, 31}};
+        int ids, launches, trips;
+    } chain[] = {{3072, 1, 192}, {3073, 11, 0}, {4864, 11, 0}, {4865, 30, 0}, {16384, 30, 0}};
     double last = 0;
     for (size_t i = 0; i < sizeof chain / sizeof *chain; i++) {
         char set[128];
         snprintf(set, sizeof set, "op=embedding;vocab=32768;dim=768;lookups=%d;dtype=fp32;dir=bwd",
                  chain[i].ids);
         kernel_ops(set, ops, &n);
-        CU_ASSERT_EQUAL_FATAL(n, 1);
-        CU_ASSERT_EQUAL(ops[0].launches, chain[i].launches);
-        CU_ASSERT(ops[0].bytes > last);
-        last = ops[0].bytes;
+        CU_ASSERT_EQUAL_FATAL(n, 2);
+        CU_ASSERT_STRING_EQUAL(ops[0].name, "embedding.bwd.zero");
+        CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 32768 * 768 * 4.0, 1);
+        CU_ASSERT_EQUAL(ops[1].launches, chain[i].launches);
+        CU_ASSERT_DOUBLE_EQUAL(ops[1].hints.serial_trips, chain[i].trips, 0);
+        CU_ASSERT(ops[1].bytes > last);
+        last = ops[1].bytes;
     }
-    /* the zero fill of the whole table: a larger vocabulary moves more */
+    /* a larger vocabulary: a larger fill, the same kernels */
     kernel_ops("op=embedding;vocab=131072;dim=768;lookups=16384;dtype=fp32;dir=bwd", ops, &n);
-    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes - last, (131072 - 32768) * 768 * 4.0, 1);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 131072 * 768 * 4.0, 1);
+    CU_ASSERT_DOUBLE_EQUAL(ops[1].bytes, last, 1e-9 * last);
 }
 
 int tu_add_kernel_op_suite(void)

@@ -491,22 +491,36 @@ void xs_wb_attention(xs_wb *c, int causal)
  * count, the partial offsets, compute_grad_weight (fp32 partial sums of
  * at most 10 rows: P <= n/10 + S of them) and sum_and_scatter. Every
  * kernel waits on the one before. S, the distinct ids, is taken as
- * min(n, V), the buffers' own bound. *launches gets the kernel count. */
+ * min(n, V), the buffers' own bound. The zero fill is an op of its own
+ * (at::zeros, before the kernels that add into it); embedding_bwd gives
+ * the rest. */
 #define EMB_BWD_SMALL_IDS 3072
 #define EMB_BWD_SINGLE_TILE_IDS 4864
 #define EMB_BWD_ROWS_PER_PARTIAL 10
-static double embedding_bwd_bytes(double V, double n, double d, int es, int ws, double *launches)
+/* The small path's embedding_backward_feature_kernel gives each block 32
+ * feature columns and walks every id in chunks of 32 (one a warp): a
+ * barrier, the warps' gradient loads, a barrier, then each row's leader
+ * warp adds into grad_weight (a load, then a store), so each chunk waits
+ * on two memory round trips before the next can start. */
+#define EMB_BWD_SMALL_IDS_A_CHUNK 32
+#define EMB_BWD_SMALL_TRIPS_A_CHUNK 2
+typedef struct {
+    double bytes, launches, serial_trips; /* all but the zero fill */
+} emb_bwd;
+
+static emb_bwd embedding_bwd(double V, double n, double d, int es, int ws)
 {
-    if (n <= EMB_BWD_SMALL_IDS) {
-        *launches = 2;
-        return V * d * ws + n * d * es + n * 8 * ceil(d / 32) + n * d * ws;
-    }
+    (void)V;
+    if (n <= EMB_BWD_SMALL_IDS)
+        return (emb_bwd){n * d * es + n * 8 * ceil(d / 32) + n * d * ws, 1,
+                         EMB_BWD_SMALL_TRIPS_A_CHUNK * ceil(n / EMB_BWD_SMALL_IDS_A_CHUNK)};
     double S = fmin(n, V), P = fmin(n, S + n / EMB_BWD_ROWS_PER_PARTIAL);
     int tiled = n <= EMB_BWD_SINGLE_TILE_IDS;
     double sort = tiled ? 32 * n : 8 * n + 8 * 32 * n;
-    *launches = 1 + (tiled ? 1 : 2 + 1 + 1 + 8 * 2) + 1 + 2 + 1 + 2 + 1 + 1 + 1 + 1;
-    return 8 * n + sort + V * d * ws + (8 * n + 16 * S) + 24 * S + 16 * S + (24 * S + 8 * P) +
-           (n * d * es + 8 * n + P * d * 4) + (P * d * 4 + 8 * S + S * d * ws);
+    double launches = 1 + (tiled ? 1 : 2 + 1 + 1 + 8 * 2) + 2 + 1 + 2 + 1 + 1 + 1 + 1;
+    return (emb_bwd){8 * n + sort + (8 * n + 16 * S) + 24 * S + 16 * S + (24 * S + 8 * P) +
+                         (n * d * es + 8 * n + P * d * 4) + (P * d * 4 + 8 * S + S * d * ws),
+                     launches, 0};
 }
 
 /* Gather rows of a table; backward is PyTorch's embedding_dense_backward:
@@ -531,8 +545,12 @@ void xs_wb_embedding(xs_wb *c, const char *name, double rows, double lookups)
         c->has_tied = 1;
         c->tied_group = c->gn - 1;
     }
-    double launches, bytes = embedding_bwd_bytes(rows, lookups, h, c->I, c->Wm, &launches);
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_EMBED, 1, bytes, 0, (int64_t)launches, "%s.bwd", name);
+    /* the tape runs a group's ops last first: the kernels, then the fill */
+    emb_bwd b = embedding_bwd(rows, lookups, h, c->I, c->Wm);
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_EMBED, 1, b.bytes, 0, (int64_t)b.launches, "%s.bwd", name);
+    if (c->last_in_tape && !c->failed)
+        c->tape[c->tn - 1].hints.serial_trips = b.serial_trips;
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, rows * h, c->Wm, 0, 1, "%s.bwd.zero", name);
     c->nograd = nograd;
 }
 
