@@ -596,15 +596,20 @@ validate: xpusim
 # class and device: the median predicted / measured time of the rows whose
 # kernel, not the harness floor, sets the figure.
 KERNEL_ROWS := build/kernels/neusight-dev.csv
+NODE_ROWS := build/kernels/neusight-nodes.csv
 $(KERNEL_ROWS): tools/neusight_rows.py $(wildcard data/measured/neusight/kernels-*.csv)
 	@mkdir -p $(@D)
 	python3 tools/neusight_rows.py --dir data/measured/neusight -o $@
-validate-kernels: xpusim $(KERNEL_ROWS)
+# NeuSight's V100 training step node by node (its FX nodes run alone)
+$(NODE_ROWS): tools/neusight_rows.py data/measured/neusight/train-nodes-v100.csv
+	@mkdir -p $(@D)
+	python3 tools/neusight_rows.py --dir data/measured/neusight --nodes $@
+validate-kernels: xpusim $(KERNEL_ROWS) $(NODE_ROWS)
 	@mkdir -p plots/out
-	./xpusim validate --measured $(KERNEL_ROWS) --measured data/published/kernels.csv \
-	  --format csv -o plots/out/validate-kernels.csv
-	./xpusim validate --measured $(KERNEL_ROWS) --measured data/published/kernels.csv \
-	  | sed -n '/^summary/,$$p' | tee build/kernels/summary.txt
+	./xpusim validate --measured $(KERNEL_ROWS) --measured $(NODE_ROWS) \
+	  --measured data/published/kernels.csv --format csv -o plots/out/validate-kernels.csv
+	./xpusim validate --measured $(KERNEL_ROWS) --measured $(NODE_ROWS) \
+	  --measured data/published/kernels.csv | sed -n '/^summary/,$$p' | tee build/kernels/summary.txt
 	@sed -n '/^by class and device/,/^[^ ]/p' build/kernels/summary.txt | \
 	  awk '$$1 != "by" && $$5 == "median" { printf "bench: kernel_class_median_ratio %s %s %s\n", $$1, $$2, $$6 }'
 

@@ -209,7 +209,7 @@ static void kernel_rows_should_be_the_steps_own_ops(void)
     snprintf(set, sizeof set, "op=softmax;rows=%.0f;cols=384;dtype=fp16;dir=fwd", 32 * 12 * 384.0);
     same_op(set, &wl, (const char *[]){"attn.softmax"}, 1);
     snprintf(set, sizeof set, "op=softmax;rows=%.0f;cols=384;dtype=fp16;dir=bwd", 32 * 12 * 384.0);
-    same_op(set, &wl, (const char *[]){"attn.softmax.bwd"}, 1);
+    same_op(set, &wl, (const char *[]){"attn.softmax.bwd.mul", "attn.softmax.bwd"}, 2);
     snprintf(set, sizeof set, "op=dropout;elems=%.0f;dtype=fp16;dir=both", T * 768);
     same_op(set, &wl, (const char *[]){"attn.dropout", "attn.dropout.bwd"}, 2);
     snprintf(set, sizeof set, "op=bias_gelu;elems=%.0f;dtype=fp16;dir=fwd", T * 3072);
@@ -409,7 +409,7 @@ static void kernel_ops(const char *set, xs_op *ops, int *n)
 
 /* PyTorch's softmax keeps a row on chip up to what a block's 48 KiB of
  * shared memory holds (whole 16-byte vectors); a longer row is read three
- * times. The same elements in short rows move half the bytes. */
+ * times forward. The same elements in short rows move half the bytes. */
 static void long_softmax_rows_should_be_read_three_times(void)
 {
     xs_op ops[XS_KERNEL_OPS_MAX];
@@ -427,9 +427,20 @@ static void long_softmax_rows_should_be_read_three_times(void)
     CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 2 * 2 * elems, 1); /* 32 KiB in fp16: fits */
     kernel_ops("op=softmax;rows=4096;cols=4099;dtype=fp32;dir=fwd", ops, &n);
     CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 4 * 4 * 4096.0 * 4099, 1); /* not whole vectors */
-    /* the backward is as before */
+    /* softmax's backward: tmp = dy * y first, then the row kernel on tmp
+     * and y, which reads a row it cannot hold twice for tmp; log_softmax's
+     * is the row kernel alone */
     kernel_ops("op=softmax;rows=4096;cols=16384;dtype=fp32;dir=bwd", ops, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_STRING_EQUAL(ops[0].name, "softmax.bwd.mul");
     CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 3 * 4 * elems, 1);
+    CU_ASSERT_DOUBLE_EQUAL(ops[1].bytes, 4 * 4 * elems, 1);
+    kernel_ops("op=softmax;rows=4096;cols=16384;dtype=fp32;dir=bwd;log=1", ops, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes, 4 * 4 * elems, 1);
+    kernel_ops("op=softmax;rows=65536;cols=1024;dtype=fp32;dir=bwd", ops, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_DOUBLE_EQUAL(ops[0].bytes + ops[1].bytes, 6 * 4 * 65536.0 * 1024, 1);
 }
 
 /* nll_loss's mean is one block of 32 threads, each loading a target and

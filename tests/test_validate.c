@@ -171,6 +171,98 @@ static void neusight_rows_should_convert_every_class(void)
     closedir(d);
 }
 
+/* --nodes: NeuSight's V100 training nodes (train-nodes-v100.csv) as kernel
+ * rows of their own file: forward and backward where the per-node backward is
+ * the step's, forward only for dropout, embedding and the residual add; the
+ * floor is the run's median view_noop node. */
+static void neusight_rows_should_convert_the_training_nodes(void)
+{
+    char dir[512], cmd[1400], p[600];
+    snprintf(dir, sizeof dir, "%s/neusight-nodes", tu_tmpdir());
+    mkdir(dir, 0755);
+    const char *head = "source,device_neusight,model,seq_len,batch,node_name,op_class,target,"
+                       "input_shapes,output_shape,dtype,fw_ms,bw_ms,acc_ms,repeat\n";
+    char csv[4096];
+    snprintf(csv, sizeof csv,
+             "%s"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,size,view_noop,size,\"[[2, 512]]\",\"(1,)\",,"
+             "0.010,0,0,1\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,view,view_noop,view,\"[[2, 512]]\",\"(1,)\","
+             "torch.float32,0.0124,0,0,1\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,eq,view_noop,eq,[[1]],\"(1,)\",,0.020,0,0,1\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,bert_embeddings_word_embeddings,embedding,e,"
+             "\"[[2, 512]]\",x,torch.float32,0.039,0.25,0,1\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,add_2,add_residual,add,"
+             "\"[[2, 512, 1024], [2, 512, 1024]]\",x,torch.float32,0.029,0.011,0,1\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,add_3,add_residual,add,"
+             "\"[[2, 512, 1024], [1, 512, 1024]]\",x,torch.float32,0.030,0.011,0,1\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,ln,layernorm,l,\"[[2, 512, 1024]]\",x,torch.float32,"
+             "0.044,0.058,0.01,24\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,softmax,softmax,s,\"[[2, 16, 512, 512]]\",x,"
+             "torch.float32,0.098,0.26,0,24\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,drop,dropout,d,\"[[2, 16, 512, 512]]\",x,"
+             "torch.float32,0.136,0.289,0,24\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,gelu,activation,<built-in function gelu>,"
+             "\"[[2, 512, 4096]]\",x,torch.float32,0.054,0.075,0,24\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,tanh,activation,<built-in method tanh>,"
+             "\"[[2, 1024]]\",x,torch.float32,0.030,0.028,0,1\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,fc,linear,f,\"[[2, 512, 1024]]\",x,torch.float32,"
+             "0.5,1.0,0.1,24\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,sm16,softmax,s,\"[[2, 16, 512, 512]]\",x,"
+             "torch.float16,0.05,0.13,0,24\n",
+             head);
+    snprintf(p, sizeof p, "neusight-nodes/train-nodes-v100.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tu_write(p, csv));
+    snprintf(cmd, sizeof cmd, "python3 tools/neusight_rows.py --dir %s --nodes %s/nodes.csv 2>/dev/null",
+             dir, dir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/nodes.csv", dir);
+    const char *files[] = {p};
+    xs_vrow *rows;
+    size_t n;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    /* the broadcast add, the tanh, the linear and the fp16 node are left out */
+    CU_ASSERT_EQUAL_FATAL(n, 9);
+    const char *want[] = {"embedding", "pointwise.add", "layernorm", "layernorm.bwd", "softmax",
+                          "softmax.bwd", "dropout", "gelu", "gelu.bwd"};
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT(rows[i].ok);
+        CU_ASSERT_STRING_EQUAL(rows[i].kclass, want[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(xs_vrow_set_of(&rows[i]), ";host_us=12.4")); /* median 10, 12.4, 20 */
+    }
+    CU_ASSERT_STRING_EQUAL(xs_vrow_set_of(&rows[0]),
+                           "op=embedding;vocab=30522;dim=1024;lookups=1024;dtype=fp32;host_us=12.4");
+    CU_ASSERT_STRING_EQUAL(xs_vrow_set_of(&rows[5]),
+                           "op=softmax;rows=16384;cols=512;dtype=fp32;dir=bwd;host_us=12.4");
+    CU_ASSERT_STRING_EQUAL(xs_vrow_set_of(&rows[6]), "op=dropout;elems=8388608;dtype=fp32;dir=fwd;host_us=12.4");
+    xs_vrows_free(rows, n);
+    /* a broken shape list is one line naming file, line and field */
+    snprintf(csv, sizeof csv,
+             "%sr,Tesla_V100-PCIE-32GB,bert_large,512,2,size,view_noop,size,\"[[2, 512]]\",x,,0.010,0,0,1\n"
+             "r,Tesla_V100-PCIE-32GB,bert_large,512,2,ln,layernorm,l,\"[[2, x]]\",x,torch.float32,"
+             "0.044,0.058,0,24\n",
+             head);
+    snprintf(p, sizeof p, "neusight-nodes/train-nodes-v100.csv");
+    tu_write(p, csv);
+    snprintf(cmd, sizeof cmd, "python3 tools/neusight_rows.py --dir %s --nodes %s/bad.csv 2>&1", dir, dir);
+    FILE *f = popen(cmd, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char out[1024] = "";
+    size_t got = fread(out, 1, sizeof out - 1, f);
+    out[got] = '\0';
+    CU_ASSERT_NOT_EQUAL(pclose(f), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "train-nodes-v100.csv:3: input_shapes must be"));
+    CU_ASSERT_EQUAL(tu_lines(out), 1);
+    snprintf(p, sizeof p, "%s/bad.csv", dir);
+    CU_ASSERT_EQUAL(access(p, F_OK), -1); /* nothing written, no temporary left */
+    DIR *d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    for (struct dirent *e; (e = readdir(d));)
+        CU_ASSERT_PTR_NULL(strstr(e->d_name, ".neusight_rows."));
+    closedir(d);
+}
+
 static void report_should_carry_the_runs_notes(void)
 {
     const char *files[] = {"tests/data/measured/mixed.csv"};
@@ -854,6 +946,8 @@ int tu_add_validate_suite(void)
                         kernel_rows_should_be_summarised_by_class_and_device) ||
            !CU_add_test(s, "neusight_rows_should_convert_every_class",
                         neusight_rows_should_convert_every_class) ||
+           !CU_add_test(s, "neusight_rows_should_convert_the_training_nodes",
+                        neusight_rows_should_convert_the_training_nodes) ||
            !CU_add_test(s, "report_should_carry_the_runs_notes",
                         report_should_carry_the_runs_notes);
 }

@@ -291,16 +291,34 @@ static int softmax_reads(double cols, int es)
     return 3;
 }
 
-/* Softmax along rows of cols elements, in and out in es bytes an element;
- * backward reads y and dy and writes dx. is_log: log_softmax (no division:
- * one FLOP fewer). */
+/* Times host_softmax_backward's kernel reads its two inputs (g and y) an
+ * element, as softmax_reads the forward's: a row the warp kernel holds in
+ * registers or the shared-memory kernel caches is read once; any other
+ * row twice for g (its sum, then the result) and once for y. */
+static int softmax_bwd_reads(double cols, int es)
+{
+    return softmax_reads(cols, es) == 1 ? 2 : 3;
+}
+
+/* Softmax along rows of cols elements, in and out in es bytes an element.
+ * log_softmax's backward (dx = dy - exp(y) sum(dy)) is one kernel that
+ * reads y and dy and writes dx; softmax's first multiplies, tmp = dy * y,
+ * an elementwise kernel of its own, then runs the same row kernel on tmp
+ * and y (dx = tmp - y sum(tmp)) (pytorch/pytorch@000cace5a401cabff792f70e
+ * e9768708415ec98d: aten/src/ATen/native/cuda/SoftMax.cu,
+ * softmax_backward_cuda_out): twice the traffic and a launch more. is_log:
+ * no division, one FLOP fewer forward. */
 void xs_wb_softmax(xs_wb *c, const char *name, double elems, double cols, int es, int is_log)
 {
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, elems, (softmax_reads(cols, es) + 1.0) * es,
            is_log ? 4 : 5, 1, "%s", name);
     xs_wb_keep_output(c, elems * es); /* both backward formulas read y */
     xs_wb_bwd_group(c);
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, elems, 3.0 * es, 3, 1, "%s.bwd", name);
+    /* the tape runs a group's ops last first: the product, then the rows */
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, elems, (softmax_bwd_reads(cols, es) + 1.0) * es, 3,
+                 1, "%s.bwd", name);
+    if (!is_log)
+        xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 3.0 * es, 1, 1, "%s.bwd.mul", name);
 }
 
 /* softmax(scale * Q K^T + mask) with dropout, scores held in memory. */
