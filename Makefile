@@ -618,7 +618,8 @@ validate-kernels: xpusim $(KERNEL_ROWS) $(NODE_ROWS)
 HOLDOUT_DIR := build/holdout
 define holdout_split
 	@rm -rf $(HOLDOUT_DIR)/$(1) && mkdir -p $(HOLDOUT_DIR)/$(1)
-	@for f in $(MEASURED); do awk -v part=$(1) -f data/holdout/split.awk $$f > $(HOLDOUT_DIR)/$(1)/$${f##*/}; done
+	@for f in $(MEASURED); do o=$(HOLDOUT_DIR)/$(1)/$${f##*/}; awk -v part=$(1) -f data/holdout/split.awk $$f > $$o; \
+	  [ $$(wc -l < $$o) -gt 1 ] || rm -f $$o; done
 endef
 validate-kept: xpusim
 	$(call holdout_split,kept)
