@@ -23,6 +23,31 @@ static void run_ref(void *p)
     c->flops = xs_krn_peak_fma_f32(REF_ITERS, c->threads);
 }
 
+static double seconds(clockid_t id)
+{
+    struct timespec t;
+    if (clock_gettime(id, &t))
+        return -1;
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Runs the reference for about SHARE_WINDOW_S of wall time: the share of
+ * it its threads were on a core (the process's CPU time, which holds only
+ * those threads while they run). -1 where the clocks cannot tell. */
+#define SHARE_WINDOW_S 0.05
+static double core_share(ref_ctx *c)
+{
+    double w0 = seconds(CLOCK_MONOTONIC), c0 = seconds(CLOCK_PROCESS_CPUTIME_ID), w = w0;
+    if (w0 < 0 || c0 < 0)
+        return -1;
+    while (w - w0 < SHARE_WINDOW_S) {
+        run_ref(c);
+        w = seconds(CLOCK_MONOTONIC);
+    }
+    double cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    return w > w0 && cpu >= 0 ? fmin(1.0, cpu / ((w - w0) * c->threads)) : -1;
+}
+
 static double load_average(void)
 {
     FILE *f = fopen("/proc/loadavg", "r");
@@ -59,6 +84,7 @@ void xs_cpu_noise_probe(int threads, xs_cpu_noise *out)
     }
     out->gflops_thread = ra.median_s > 0 ? all.flops / ra.median_s / threads / 1e9 : 0;
     out->spread = ra.rel_iqr;
+    out->share = core_share(&all);
     out->load1 = load_average();
 }
 
@@ -67,11 +93,21 @@ int xs_cpu_noise_quiet(const xs_cpu_noise *n, char *why, size_t size)
     why[0] = '\0';
     int spread = !(n->spread <= XS_CPU_NOISE_SPREAD);
     int scaling = !(n->scaling >= XS_CPU_NOISE_SCALING);
-    if (!spread && !scaling)
+    int shared = n->share >= 0 && n->share < XS_CPU_NOISE_SHARE;
+    if (!spread && !scaling && !shared)
         return 1;
     char load[48] = "";
     if (n->load1 >= 0)
         snprintf(load, sizeof load, "; load average %.2f", n->load1);
+    if (shared && !spread && !scaling) {
+        snprintf(why, size,
+                 "the reference kernel's %d thread%s ran on a core %.0f%% of the time they took "
+                 "(bound %.0f%%: other work shares every core, so the spread and the scaling "
+                 "cannot show it)%s",
+                 n->threads, n->threads > 1 ? "s" : "", 100 * n->share,
+                 100 * XS_CPU_NOISE_SHARE, load);
+        return 0;
+    }
     if (spread && scaling)
         snprintf(why, size,
                  "the reference kernel's repetitions spread %.0f%% (bound %.0f%%) and %d threads "
@@ -149,8 +185,9 @@ int xs_cpu_noise_wait(int threads, const char *what, const char *outcome, FILE *
             if (log)
                 fprintf(log,
                         "%s: host quiet: reference %.1f GFLOP/s a thread, spread %.1f%%, "
-                        "scaling %.2f on %d threads\n",
-                        what, out->gflops_thread, 100 * out->spread, out->scaling, threads);
+                        "scaling %.2f, on a core %.0f%% of the time, on %d threads\n",
+                        what, out->gflops_thread, 100 * out->spread, out->scaling,
+                        100 * out->share, threads);
             return XS_OK;
         }
         if (log)

@@ -8,6 +8,10 @@
  *   scaling  time on one thread / time on all (each thread does the same
  *            work, so 1 when every thread has a core; a competing
  *            process on one of two cores makes it about 0.5);
+ *   share    the CPU time its threads got over the wall time they took
+ *            (1 when each has its core; busy work on every core slows
+ *            one thread and all alike, which spread and scaling miss,
+ *            and halves this);
  * and again after the run, which also must not have moved (drift), while
  * the run's own measurements must repeat (their median spread). */
 #ifndef XS_CAL_CPU_NOISE_H
@@ -23,6 +27,7 @@ typedef struct {
     double gflops_thread; /* the reference on all threads, GFLOP/s a thread */
     double spread;        /* IQR / median of its repetitions on all threads */
     double scaling;       /* 1 when threads == 1 */
+    double share;         /* CPU time / (wall time x threads) of the reference */
     double load1;         /* the 1-minute load average (Linux), -1 unknown */
 } xs_cpu_noise;
 
@@ -32,6 +37,7 @@ typedef struct {
  * measurement, not model parameters. */
 #define XS_CPU_NOISE_SPREAD 0.10  /* the reference's, and the run's median */
 #define XS_CPU_NOISE_SCALING 0.80
+#define XS_CPU_NOISE_SHARE 0.85
 #define XS_CPU_NOISE_DRIFT 0.10   /* the reference after the run against before */
 #define XS_CPU_NOISE_TRIES 3      /* probes before a run, a pause between */
 

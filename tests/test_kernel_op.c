@@ -94,6 +94,8 @@ static const struct {
     {"op=attention;impl=unfused;batch=65536;heads=128;seq=131072;head_dim=1024;causal=0;"
      "dtype=fp16;dir=fwd", "past the"},
     {"op=rmsnorm;rows=4;cols=8;dtype=bf16", "'dir' is required"},
+    {"op=attention;impl=unfused;batch=1;heads=1;seq=100000000;head_dim=64;causal=0;"
+     "dtype=fp16;dir=fwd", "its scores, batch x heads x seq x seq"},
 };
 
 static xs_vrow *validate_text(const char *csv, size_t *n)

@@ -804,6 +804,17 @@ static void fwd_bwd_benchmark_should_time_no_optimizer_and_no_loss_forward(void)
     }
     CU_ASSERT(opt_s > 0);
     CU_ASSERT(step_s(&f, &wf) < step_s(&s, &wl) - 0.9 * opt_s);
+    /* no step() made optimizer state; no zero_grad freed the gradients */
+    {
+        xs_device dev;
+        xs_error err;
+        xs_prediction p;
+        CU_ASSERT_EQUAL_FATAL(xs_dev_open("v100-pcie-32gb", &dev, &err), XS_OK);
+        CU_ASSERT_EQUAL_FATAL(xs_predict(&dev, &f, &wf, &p, &err), XS_OK);
+        CU_ASSERT_EQUAL(p.mem.optimizer, 0);
+        CU_ASSERT(p.mem.grads >= 4.0 * wf.trainable_params);
+        xs_prediction_free(&p);
+    }
     xs_wl_free(&wl);
     xs_wl_free(&wf);
 }

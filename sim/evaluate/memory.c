@@ -45,12 +45,15 @@ static int state_elems(int optimizer)
  * last one's (grad_accum > 1) or zero_grad zero-fills instead of freeing
  * (train.zero_grad zero); with set_to_none and one micro-batch each
  * gradient is created in the backward, as its op runs. apex O2 sets the
- * half gradients to None before every backward whatever zero_grad does. */
+ * half gradients to None before every backward whatever zero_grad does.
+ * A forward + backward benchmark (train.timed fwd_bwd) never zeroes them:
+ * each call adds into the last one's. */
 static int grads_persist(const xs_train *t, int o2)
 {
     if (o2)
         return 0;
-    return t->grad_accum > 1 || t->zero_grad == XS_ZERO_GRAD_ZERO;
+    return t->grad_accum > 1 || t->zero_grad == XS_ZERO_GRAD_ZERO ||
+           t->timed == XS_TIMED_FWD_BWD;
 }
 
 /* The CUDA context of a PyTorch process before its first tensor (driver
@@ -280,7 +283,9 @@ int xs_memory_predict(const xs_device *dev, const xs_scenario *s, const xs_workl
     double gbytes = fsdp ? ff.reduce : eb.grad;
     m->weights = (wl->params - wl->quant_params) * eb.weight * (fsdp ? shard : 1) +
                  wl->quant_bytes + P * eb.master * shard;
-    m->optimizer = P * state_elems(o) * eb.state * shard;
+    /* the optimizer makes its state at its first step(), which a forward
+     * + backward benchmark never calls */
+    m->optimizer = t->timed == XS_TIMED_FWD_BWD ? 0 : P * state_elems(o) * eb.state * shard;
     int persist = fsdp ? t->grad_accum > 1 : grads_persist(t, o2);
     /* apex O2's fp32 master gradients exist from its unscale after the
      * backward to the end of the step (apex/amp/_process_optimizer.py @

@@ -229,8 +229,10 @@ static const xs_field SCENARIO_FIELDS[] = {
              "what the prediction times: step (the default: the whole optimizer step, as a "
              "training loop runs it) or fwd_bwd (the model's forward and loss.backward() "
              "alone, as a kernel-level benchmark times them, NeuSight's among them: no "
-             "optimizer step and no zero_grad, so each backward adds into the gradients; the "
-             "loss's forward, train.loss_sync's read-back and the input loading fall outside "
+             "optimizer step and no zero_grad, so each backward adds into the gradients and no "
+             "optimizer state exists; the loss function's forward kernels (cross-entropy's "
+             "log_softmax and nll_loss, the span and classification losses; not the logits' "
+             "casts or shifts), train.loss_sync's read-back and the input loading fall outside "
              "the timed region)"),
     INT_DEF("train.lora.rank", 0, 65536, train.lora_rank, "0",
             "LoRA rank r (PEFT LoraConfig.r): > 0 freezes every base weight (no weight "

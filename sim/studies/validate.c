@@ -644,11 +644,15 @@ void xs_vrow_classify(xs_vrow *r)
         snprintf(r->kclass, sizeof r->kclass, "pointwise.%.20s", fn);
         return;
     }
+    int emb_bwd = strcmp(op, "embedding_bwd") == 0; /* the kernels of op=embedding;dir=bwd */
+    if (emb_bwd)
+        snprintf(op, sizeof op, "embedding");
     char impl[16];
     if (strcmp(op, "attention") == 0 && xs_kv_get(xs_vrow_set_of(r), "impl", impl, sizeof impl))
         snprintf(op, sizeof op, "attention.%.12s", impl); /* flash and unfused: other kernels */
     int has_dir = xs_kv_get(xs_vrow_set_of(r), "dir", dir, sizeof dir);
-    const char *suffix = !has_dir                     ? ""
+    const char *suffix = emb_bwd                      ? ".bwd"
+                         : !has_dir                   ? ""
                          : strcmp(dir, "bwd") == 0  ? ".bwd"
                          : strcmp(dir, "both") == 0 ? ".fwdbwd"
                                                     : "";

@@ -102,6 +102,13 @@ static int attention_keys(const char *set, xs_kernel_spec *k, char *reason, size
                  k->batch * k->heads * k->seq * k->head_dim, SIZE_MAX_KEY);
         return -1;
     }
+    if (k->unfused && k->batch * k->heads * k->seq * k->seq > (double)SIZE_MAX_KEY) {
+        snprintf(reason, size, "set: op=attention impl=unfused: its scores, batch x heads x "
+                               "seq x seq, are %.3g elements, past the %lld a tensor may hold "
+                               "here",
+                 k->batch * k->heads * k->seq * k->seq, SIZE_MAX_KEY);
+        return -1;
+    }
     return 0;
 }
 

@@ -217,5 +217,9 @@ void xs_wb_optimizer(xs_wb *c);
 /* AccumulateGrad adding each new gradient into an existing .grad, adds
  * times a step (a single launch a tensor each time). */
 void xs_wb_accumulate_grads(xs_wb *c, int64_t adds);
+/* Under train.timed fwd_bwd the loss is computed between the timed
+ * forward and loss.backward(): its last n forward ops, just emitted, run
+ * but count 0 times in the step. */
+void xs_wb_untimed_loss(xs_wb *c, int n);
 
 #endif

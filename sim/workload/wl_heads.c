@@ -27,16 +27,21 @@
  * block of 32 threads: each thread loads a row's target, then the logit it
  * names, one row after another, so the rows cost two memory round trips
  * for every 32 of them, however fast the memory streams. */
+void xs_wb_untimed_loss(xs_wb *c, int n)
+{
+    if (c->failed || c->s->train.timed != XS_TIMED_FWD_BWD || c->wl->n < (size_t)n)
+        return;
+    for (int i = 1; i <= n; i++)
+        c->wl->ops[c->wl->n - i].count = 0;
+}
+
 void xs_wb_cross_entropy(xs_wb *c, double rows, double classes, int ls)
 {
     xs_wb_softmax(c, "head.log_softmax", rows * classes, classes, ls, 1);
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_LOSS, rows, ls + 8, 1, 2, "head.nll");
     if (!c->failed)
         c->wl->ops[c->wl->n - 1].hints.serial_trips = 2 * ceil(rows / NLL_LOSS_THREADS);
-    /* a benchmark that times the forward and loss.backward() computes the
-     * loss between them, untimed: its forward kernels run, counted 0 times */
-    if (!c->failed && c->s->train.timed == XS_TIMED_FWD_BWD)
-        c->wl->ops[c->wl->n - 1].count = c->wl->ops[c->wl->n - 2].count = 0;
+    xs_wb_untimed_loss(c, 2);
     xs_wb_bwd_group(c);
     xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, rows * classes, ls, 0, 2, "head.nll.bwd");
 }
@@ -79,6 +84,7 @@ void xs_wb_span_head(xs_wb *c)
     c->frozen = c->lora && !c->s->train.lora_train_head;
     xs_wb_linear(c, "head.qa", c->T, c->h, 2, 1, 1);
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_LOSS, c->T * 2, 2.0 * c->H + 12, 5, 8, "head.loss");
+    xs_wb_untimed_loss(c, 1);
     xs_wb_bwd_group(c);
     xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, c->T * 2, 2.0 * c->H + 12, 3, 8, "head.loss.bwd");
 }
@@ -105,6 +111,7 @@ void xs_wb_cls_head(xs_wb *c, int decoder)
         xs_wb_linear(c, "head.classifier", b, h, L, 1, 0);
     }
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_LOSS, b * L, 2.0 * c->H + 12, 5, 4, "head.loss");
+    xs_wb_untimed_loss(c, 1);
     xs_wb_bwd_group(c);
     xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, b * L, 2.0 * c->H + 12, 3, 4, "head.loss.bwd");
 }

@@ -304,21 +304,19 @@ static int softmax_bwd_reads(double cols, int es)
  * log_softmax's backward (dx = dy - exp(y) sum(dy)) is one kernel that
  * reads y and dy and writes dx; softmax's first multiplies, tmp = dy * y,
  * an elementwise kernel of its own, then runs the same row kernel on tmp
- * and y (dx = tmp - y sum(tmp)) (pytorch/pytorch@000cace5a401cabff792f70e
- * e9768708415ec98d: aten/src/ATen/native/cuda/SoftMax.cu,
- * softmax_backward_cuda_out): twice the traffic and a launch more. is_log:
- * no division, one FLOP fewer forward. */
+ * and y (dx = tmp - y sum(tmp)): twice the traffic and a launch more
+ * (aten/src/ATen/native/cuda/SoftMax.cu at the commit above,
+ * softmax_backward_cuda_out). is_log: no division, one FLOP fewer forward. */
 void xs_wb_softmax(xs_wb *c, const char *name, double elems, double cols, int es, int is_log)
 {
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_SOFTMAX, elems, (softmax_reads(cols, es) + 1.0) * es,
            is_log ? 4 : 5, 1, "%s", name);
     xs_wb_keep_output(c, elems * es); /* both backward formulas read y */
     xs_wb_bwd_group(c);
-    /* the tape runs a group's ops last first: the product, then the rows */
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, elems, (softmax_bwd_reads(cols, es) + 1.0) * es, 3,
-                 1, "%s.bwd", name);
     if (!is_log)
         xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, elems, 3.0 * es, 1, 1, "%s.bwd.mul", name);
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_SOFTMAX, elems, (softmax_bwd_reads(cols, es) + 1.0) * es, 3,
+                 1, "%s.bwd", name);
 }
 
 /* softmax(scale * Q K^T + mask) with dropout, scores held in memory. */
@@ -528,7 +526,6 @@ typedef struct {
 
 static emb_bwd embedding_bwd(double V, double n, double d, int es, int ws)
 {
-    (void)V;
     if (n <= EMB_BWD_SMALL_IDS)
         return (emb_bwd){n * d * es + n * 8 * ceil(d / 32) + n * d * ws, 1,
                          EMB_BWD_SMALL_TRIPS_A_CHUNK * ceil(n / EMB_BWD_SMALL_IDS_A_CHUNK)};
@@ -563,12 +560,13 @@ void xs_wb_embedding(xs_wb *c, const char *name, double rows, double lookups)
         c->has_tied = 1;
         c->tied_group = c->gn - 1;
     }
-    /* the tape runs a group's ops last first: the kernels, then the fill */
     emb_bwd b = embedding_bwd(rows, lookups, h, c->I, c->Wm);
+    /* the fill writes the gradient itself, counted as the parameter's, not
+     * a transient: one "element" of its bytes */
+    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, 1, rows * h * c->Wm, 0, 1, "%s.bwd.zero", name);
     xs_wb_mem_op(c, XS_PH_BWD, XS_OP_EMBED, 1, b.bytes, 0, (int64_t)b.launches, "%s.bwd", name);
-    if (c->last_in_tape && !c->failed)
+    if (c->last_in_tape && !c->dropped && !c->failed)
         c->tape[c->tn - 1].hints.serial_trips = b.serial_trips;
-    xs_wb_mem_op(c, XS_PH_BWD, XS_OP_ELTWISE, rows * h, c->Wm, 0, 1, "%s.bwd.zero", name);
     c->nograd = nograd;
 }
 

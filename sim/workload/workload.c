@@ -349,8 +349,8 @@ static int build(const xs_scenario *s, xs_workload *wl, int compact, xs_wl_scrat
         xs_wb_fp8_amax_update(&c, XS_PH_BWD);
     if (rc == 0)
         rc = xs_wb_data_parallel(&c);
-    if (rc == 0 && s->train.timed == XS_TIMED_FWD_BWD)
-        xs_wb_accumulate_grads(&c, c.wl->micro_batches);
+    if (rc == 0 && s->train.timed == XS_TIMED_FWD_BWD) /* apex O2: None before each backward */
+        xs_wb_accumulate_grads(&c, c.o2 ? 0 : c.wl->micro_batches);
     else if (rc == 0)
         xs_wb_optimizer(&c);
     if (rc == 0 && s->train.timed == XS_TIMED_STEP)
@@ -401,20 +401,40 @@ static void kernel_ctx(xs_wb *c, xs_scenario *s, xs_workload *wl, const xs_kerne
     c->H = c->I = c->W = c->Wm = xs_dtype_bytes(k->dtype);
 }
 
+static int take_one(const xs_op *op, const char *pick, xs_op *ops, int *n, int cap)
+{
+    if (pick && strcmp(op->name, pick) != 0)
+        return 0;
+    if (*n == cap)
+        return -1;
+    ops[(*n)++] = *op;
+    return 0;
+}
+
 /* The ops named pick (NULL: all) of the forward list or, for bwd, of the
- * tape in the order its replay launches them. */
+ * tape in the order its replay launches them (replay_tape: the groups last
+ * first, each group's ops as emitted). */
 static int take(const xs_wb *c, int bwd, const char *pick, xs_op *ops, int *n, int cap)
 {
-    const xs_op *list = bwd ? c->tape : c->wl->ops;
-    size_t len = bwd ? c->tn : c->wl->n;
     *n = 0;
-    for (size_t j = 0; j < len && !c->failed; j++) {
-        const xs_op *op = &list[bwd ? len - 1 - j : j];
-        if (pick && strcmp(op->name, pick) != 0)
-            continue;
-        if (*n == cap)
-            return -1;
-        ops[(*n)++] = *op;
+    if (c->failed)
+        return -1;
+    if (!bwd) {
+        for (size_t j = 0; j < c->wl->n; j++)
+            if (take_one(&c->wl->ops[j], pick, ops, n, cap))
+                return -1;
+    } else {
+        for (size_t g = c->gn; g-- > 0;) {
+            size_t end = g + 1 < c->gn ? c->groups[g + 1] : c->tn;
+            for (size_t i = c->groups[g]; i < end; i++)
+                if (take_one(&c->tape[i], pick, ops, n, cap))
+                    return -1;
+        }
+        /* a kernel's builder may emit its backward op with no group of
+         * its own (transpose's): the whole tape is that op's */
+        for (size_t i = 0; i < (c->gn ? c->groups[0] : c->tn); i++)
+            if (take_one(&c->tape[i], pick, ops, n, cap))
+                return -1;
     }
     return *n > 0 ? 0 : -1;
 }

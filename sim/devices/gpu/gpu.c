@@ -143,8 +143,7 @@ static int gpu_estimate_model(const xs_device *dev, const xs_gemm_engine *eng, c
                               xs_estimate *est, xs_error *err)
 {
     xs_gemm_engine own;
-    if (!eng && (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM ||
-                 op->kind == XS_OP_ATTENTION)) {
+    if (!eng && (op->kind == XS_OP_GEMM || op->kind == XS_OP_BGEMM)) {
         gpu_engine(dev, &own);
         eng = &own;
     }

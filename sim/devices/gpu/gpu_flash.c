@@ -16,7 +16,10 @@
  *     row sum and half a packed conversion of P (softmax.h: 3.5 a score);
  *     backward the FFMA of P's recompute, dP - D, times P, and the packed
  *     conversions of P and dS (4 a score).
- * The sum is the kernel's math time; DRAM traffic is the caller's. What
+ * The sum is the kernel's math time; DRAM traffic is the caller's. The
+ * matmuls take no gemm_efficiency: that share stands for what cuBLAS loses
+ * to its tiles and waves, and here the losses are the terms named (on
+ * Hopper, mma_sync_share is itself a measured ceiling). What
  * this leaves out: warps of other CTAs on the SM that overlap one warp's
  * softmax with another's matmul (it makes the model slow where several
  * CTAs fit an SM), the backward's fp32 atomicAdd of dQ into L2 (one a

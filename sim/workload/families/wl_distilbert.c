@@ -150,6 +150,7 @@ static void cls_head(xs_wb *c)
     xs_wb_dropout(c, "head.dropout", b * h, c->H, c->s->model.head_dropout);
     xs_wb_linear(c, "head.classifier", b, h, L, 1, 0);
     xs_wb_mem_op(c, XS_PH_FWD, XS_OP_LOSS, b * L, 2.0 * c->H + 12, 5, 4, "head.loss");
+    xs_wb_untimed_loss(c, 1);
     xs_wb_bwd_group(c);
     xs_wb_mem_op(c, XS_PH_BWD, XS_OP_LOSS, b * L, 2.0 * c->H + 12, 3, 4, "head.loss.bwd");
 }
