@@ -193,12 +193,18 @@ static xs_op flash_op(int phase, double d)
     return op;
 }
 
+static xs_estimate flash_est(const xs_device *dev, const xs_op *op)
+{
+    xs_estimate e;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_dev_estimate(dev, op, &e, &err), XS_OK);
+    return e;
+}
+
 static double flash_rate(const xs_device *dev, int phase, double d)
 {
     xs_op op = flash_op(phase, d);
-    xs_dtype e;
-    int t;
-    return op.flops / xs_flash_compute_s(dev, &op, &e, &t);
+    return op.flops / flash_est(dev, &op).compute_s;
 }
 
 /* FA2's matmuls run at what mma.sync reaches (on Hopper, a share of the
@@ -220,14 +226,13 @@ static void flash_attention_should_pay_for_its_softmax_and_mma_sync(void)
     }
     /* mma.sync's share moves the matmul term alone */
     xs_op op = flash_op(XS_PH_FWD, 128);
-    xs_dtype e;
-    int t;
-    double with = xs_flash_compute_s(&h, &op, &e, &t);
-    CU_ASSERT_EQUAL(e, XS_BF16);
-    CU_ASSERT(t);
+    xs_estimate e = flash_est(&h, &op);
+    double with = e.compute_s;
+    CU_ASSERT_EQUAL(e.engine, XS_BF16);
+    CU_ASSERT(e.tensor);
     xs_device full = h;
     xs_gpu_of(&full)->mma_sync_share = 0;
-    double without = xs_flash_compute_s(&full, &op, &e, &t);
+    double without = flash_est(&full, &op).compute_s;
     CU_ASSERT_DOUBLE_EQUAL(with - without, op.flops / (0.63 * ph) - op.flops / ph,
                            1e-9 * with);
     cJSON *doc = tu_load_json("devices/h100-sxm5-80gb.json");

@@ -127,6 +127,24 @@ static double chain_time(const xs_device *dev, const xs_op *op)
     return op->hints.serial_trips * xs_gpu_of(dev)->mem_latency_ns * 1e-9;
 }
 
+/* FlashAttention-2's pipes on dev (gpu_flash.c): mma.sync's share of the
+ * tensor peak, the special-function units and the FP32 units, all at the
+ * clock the tensor load leaves. */
+static double flash_compute_s(const xs_device *dev, const xs_op *op, xs_dtype *engine,
+                              int *tensor)
+{
+    const xs_gpu_params *g = xs_gpu_of(dev);
+    xs_dtype use = dev->peak_tflops[op->dtype] > 0 ? op->dtype : XS_FP32;
+    *engine = use;
+    *tensor = use != XS_FP32;
+    double share = *tensor && g->mma_sync_share > 0 ? g->mma_sync_share : 1.0;
+    double hz = xs_gpu_clock_mhz(dev) * 1e6, sms = (double)g->sm_count;
+    double fp32_lanes = dev->peak_tflops[XS_FP32] * 1e12 / (2.0 * sms * g->clock_boost_mhz * 1e6);
+    xs_flash_rates r = {xs_gpu_peak_flops(dev, use) * share,
+                        XS_FLASH_MUFU_PER_SM_CLOCK * sms * hz, fp32_lanes * sms * hz};
+    return xs_flash_compute_s(op, &r);
+}
+
 /* A loop its own instruction chain paces (scalar integer index math, one
  * element a thread at a time) draws little power, so the SMs hold the
  * boost clock through it. */
@@ -151,7 +169,7 @@ static int gpu_estimate_model(const xs_device *dev, const xs_gemm_engine *eng, c
         return gemm_estimate(eng, op, est, err);
     if (op->kind == XS_OP_ATTENTION) {
         /* fused attention: FA2's pipes in turn against its own DRAM traffic */
-        est->compute_s = xs_flash_compute_s(dev, op, &est->engine, &est->tensor);
+        est->compute_s = flash_compute_s(dev, op, &est->engine, &est->tensor);
     } else {
         /* pointwise math runs on the fp32 vector units */
         est->engine = XS_FP32;

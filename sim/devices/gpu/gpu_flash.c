@@ -26,32 +26,15 @@
  * score at head dim 128), and partial waves of CTAs on short sequences. */
 #include "gpu_flash.h"
 
-#include "gemm.h"
-#include "gpu.h"
-
-#define MUFU_PER_SM_CLOCK 16.0
 #define FP32_OPS_PER_SCORE_FWD 3.5
 #define FP32_OPS_PER_SCORE_BWD 4.0
 
-double xs_flash_compute_s(const xs_device *dev, const xs_op *op, xs_dtype *engine, int *tensor)
+double xs_flash_compute_s(const xs_op *op, const xs_flash_rates *r)
 {
-    const xs_gpu_params *g = xs_gpu_of(dev);
     int bwd = op->phase == XS_PH_BWD;
     double mm_per_d = bwd ? XS_FLASH_BWD_MM_PER_SCORE_D : XS_FLASH_FWD_MM_PER_SCORE_D;
     double d = op->k > 0 ? (double)op->k : 1;
     double scores = op->flops / (mm_per_d * d);
-    xs_dtype use = op->dtype;
-    if (dev->peak_tflops[use] <= 0)
-        use = XS_FP32;
-    *engine = use;
-    *tensor = use != XS_FP32;
-    double share = g->mma_sync_share > 0 ? g->mma_sync_share : 1.0;
-    double mm_rate = xs_gpu_peak_flops(dev, use) * (*tensor ? share : 1.0);
-    /* the pipes run at the clock the tensor load leaves */
-    double hz = xs_gpu_clock_mhz(dev) * 1e6;
-    double fp32_lanes = dev->peak_tflops[XS_FP32] * 1e12 / (2.0 * g->sm_count * g->clock_boost_mhz * 1e6);
-    double mufu_rate = MUFU_PER_SM_CLOCK * g->sm_count * hz;
-    double fp32_rate = fp32_lanes * g->sm_count * hz;
     double fp32_ops = bwd ? FP32_OPS_PER_SCORE_BWD : FP32_OPS_PER_SCORE_FWD;
-    return op->flops / mm_rate + scores / mufu_rate + scores * fp32_ops / fp32_rate;
+    return op->flops / r->mm_flops + scores / r->mufu + scores * fp32_ops / r->fp32_ops;
 }

@@ -4,7 +4,6 @@
 #ifndef XS_GPU_FLASH_H
 #define XS_GPU_FLASH_H
 
-#include "device.h"
 #include "op.h"
 
 /* Matmul FLOPs FlashAttention-2 spends on one score element per head
@@ -13,10 +12,17 @@
 #define XS_FLASH_FWD_MM_PER_SCORE_D 4.0
 #define XS_FLASH_BWD_MM_PER_SCORE_D 10.0
 
-/* Seconds op's math takes on dev: its matmuls at the rate mma.sync
- * reaches, then, one after the other in each warp, the exponentials on
- * the special-function units and the softmax arithmetic on the FP32 units.
- * *engine and *tensor as xs_gemm_rate sets them. */
-double xs_flash_compute_s(const xs_device *dev, const xs_op *op, xs_dtype *engine, int *tensor);
+/* The SM pipes a score passes through, for a whole device, at the clock
+ * the tensor load leaves. */
+#define XS_FLASH_MUFU_PER_SM_CLOCK 16.0 /* exp2 results an SM a clock */
+typedef struct {
+    double mm_flops; /* matmul FLOP/s mma.sync reaches */
+    double mufu;     /* special-function results a second */
+    double fp32_ops; /* FP32-unit operations a second */
+} xs_flash_rates;
+
+/* Seconds op's math takes at rates r: its matmuls, then, one after the
+ * other in each warp, the exponentials and the softmax arithmetic. */
+double xs_flash_compute_s(const xs_op *op, const xs_flash_rates *r);
 
 #endif
