@@ -47,8 +47,7 @@ static const char *GOOD[] = {
     "op=rmsnorm;rows=16384;cols=4096;dtype=bf16;dir=both",
     "op=attention;impl=flash;batch=8;heads=16;seq=2048;head_dim=128;causal=1;dtype=bf16;dir=both",
     "op=attention;impl=sdpa;batch=8;heads=16;seq=2048;head_dim=64;causal=0;dtype=fp16;dir=fwd",
-    "op=attention;impl=unfused;batch=4;heads=12;seq=512;head_dim=64;causal=0;dtype=fp32;"
-    "dropout=0.1;dir=bwd",
+    "op=attention;impl=unfused;batch=4;heads=12;seq=512;head_dim=64;causal=0;dropout=0.1;dir=bwd;dtype=fp32",
 };
 
 /* Bad rows and the reason each must carry. */
