@@ -101,11 +101,51 @@ static void kernel_rows_should_be_summarised_by_class_and_device(void)
     xs_vrows_free(rows, n);
 }
 
+/* neusight_rows.py on the raw files in dir, its output (opt: -o or
+ * --nodes) validated: the rows, *n of them. */
+static xs_vrow *converted_rows(const char *dir, const char *opt, size_t *n)
+{
+    char cmd[1400], out[600];
+    snprintf(out, sizeof out, "%s/rows.csv", dir);
+    snprintf(cmd, sizeof cmd, "python3 tools/neusight_rows.py --dir %s %s %s 2>/dev/null", dir, opt,
+             out);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    const char *files[] = {out};
+    xs_vrow *rows = NULL;
+    xs_error err;
+    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, n, &err), XS_OK);
+    return rows;
+}
+
+/* A conversion of a broken raw file in dir: one line holding want, a
+ * non-zero exit, no output and no temporary file left. */
+static void conversion_should_refuse(const char *dir, const char *opt, const char *want)
+{
+    char cmd[1400], p[600];
+    snprintf(cmd, sizeof cmd, "python3 tools/neusight_rows.py --dir %s %s %s/bad.csv 2>&1", dir, opt,
+             dir);
+    FILE *f = popen(cmd, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char out[1024] = "";
+    size_t got = fread(out, 1, sizeof out - 1, f);
+    out[got] = '\0';
+    CU_ASSERT_NOT_EQUAL(pclose(f), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
+    CU_ASSERT_EQUAL(tu_lines(out), 1);
+    snprintf(p, sizeof p, "%s/bad.csv", dir);
+    CU_ASSERT_EQUAL(access(p, F_OK), -1);
+    DIR *d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    for (struct dirent *e; (e = readdir(d));)
+        CU_ASSERT_PTR_NULL(strstr(e->d_name, ".neusight_rows."));
+    closedir(d);
+}
+
 /* tools/neusight_rows.py turns NeuSight's raw files into rows validate
  * reads, each with the floor of its own GPU and op. */
 static void neusight_rows_should_convert_every_class(void)
 {
-    char dir[512], cmd[1400];
+    char dir[512];
     snprintf(dir, sizeof dir, "%s/neusight-mini", tu_tmpdir());
     mkdir(dir, 0755);
     char p[600];
@@ -127,15 +167,8 @@ static void neusight_rows_should_convert_every_class(void)
         p, "source,device_neusight,device_xpusim,op,B,H,latency_ms,grid_x,grid_y,grid_z,block_x,"
            "block_y,block_z,in_neusight_trainset\n"
            "s,T4,t4,divu,127,168,0.0259,42,1,1,128,1,1,0\n"));
-    snprintf(cmd, sizeof cmd, "python3 tools/neusight_rows.py --dir %s -o %s/rows.csv 2>/dev/null",
-             dir, dir);
-    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
-    snprintf(p, sizeof p, "%s/rows.csv", dir);
-    const char *files[] = {p};
-    xs_vrow *rows;
     size_t n;
-    xs_error err;
-    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    xs_vrow *rows = converted_rows(dir, "-o", &n);
     CU_ASSERT_EQUAL_FATAL(n, 6);
     for (size_t i = 0; i < n; i++)
         CU_ASSERT(rows[i].ok);
@@ -152,23 +185,7 @@ static void neusight_rows_should_convert_every_class(void)
     /* a broken file is one line naming file, line and field */
     snprintf(p, sizeof p, "neusight-mini/kernels-elementwise.csv");
     tu_write(p, "source,device_neusight,device_xpusim,op,B,H,latency_ms\ns,T4,t4,add,0,4,0.1\n");
-    snprintf(cmd, sizeof cmd, "python3 tools/neusight_rows.py --dir %s -o %s/bad.csv 2>&1", dir,
-             dir);
-    FILE *f = popen(cmd, "r");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    char out[1024] = "";
-    size_t got = fread(out, 1, sizeof out - 1, f);
-    out[got] = '\0';
-    CU_ASSERT_NOT_EQUAL(pclose(f), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "kernels-elementwise.csv:2: B must be a positive integer"));
-    CU_ASSERT_EQUAL(tu_lines(out), 1);
-    snprintf(p, sizeof p, "%s/bad.csv", dir);
-    CU_ASSERT_EQUAL(access(p, F_OK), -1); /* nothing written, no temporary left */
-    DIR *d = opendir(dir);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-    for (struct dirent *e; (e = readdir(d));)
-        CU_ASSERT_PTR_NULL(strstr(e->d_name, ".neusight_rows."));
-    closedir(d);
+    conversion_should_refuse(dir, "-o", "kernels-elementwise.csv:2: B must be a positive integer");
 }
 
 /* --nodes: NeuSight's V100 training nodes (train-nodes-v100.csv) as kernel
@@ -177,7 +194,7 @@ static void neusight_rows_should_convert_every_class(void)
  * floor is the run's median view_noop node. */
 static void neusight_rows_should_convert_the_training_nodes(void)
 {
-    char dir[512], cmd[1400], p[600];
+    char dir[512], p[600];
     snprintf(dir, sizeof dir, "%s/neusight-nodes", tu_tmpdir());
     mkdir(dir, 0755);
     const char *head = "source,device_neusight,model,seq_len,batch,node_name,op_class,target,"
@@ -213,15 +230,8 @@ static void neusight_rows_should_convert_the_training_nodes(void)
              head);
     snprintf(p, sizeof p, "neusight-nodes/train-nodes-v100.csv");
     CU_ASSERT_PTR_NOT_NULL_FATAL(tu_write(p, csv));
-    snprintf(cmd, sizeof cmd, "python3 tools/neusight_rows.py --dir %s --nodes %s/nodes.csv 2>/dev/null",
-             dir, dir);
-    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
-    snprintf(p, sizeof p, "%s/nodes.csv", dir);
-    const char *files[] = {p};
-    xs_vrow *rows;
     size_t n;
-    xs_error err;
-    CU_ASSERT_EQUAL_FATAL(xs_validate_files(files, 1, &rows, &n, &err), XS_OK);
+    xs_vrow *rows = converted_rows(dir, "--nodes", &n);
     /* the broadcast add, the tanh, the linear and the fp16 node are left out */
     CU_ASSERT_EQUAL_FATAL(n, 9);
     const char *want[] = {"embedding", "pointwise.add", "layernorm", "layernorm.bwd", "softmax",
@@ -245,22 +255,7 @@ static void neusight_rows_should_convert_the_training_nodes(void)
              head);
     snprintf(p, sizeof p, "neusight-nodes/train-nodes-v100.csv");
     tu_write(p, csv);
-    snprintf(cmd, sizeof cmd, "python3 tools/neusight_rows.py --dir %s --nodes %s/bad.csv 2>&1", dir, dir);
-    FILE *f = popen(cmd, "r");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    char out[1024] = "";
-    size_t got = fread(out, 1, sizeof out - 1, f);
-    out[got] = '\0';
-    CU_ASSERT_NOT_EQUAL(pclose(f), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "train-nodes-v100.csv:3: input_shapes must be"));
-    CU_ASSERT_EQUAL(tu_lines(out), 1);
-    snprintf(p, sizeof p, "%s/bad.csv", dir);
-    CU_ASSERT_EQUAL(access(p, F_OK), -1); /* nothing written, no temporary left */
-    DIR *d = opendir(dir);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-    for (struct dirent *e; (e = readdir(d));)
-        CU_ASSERT_PTR_NULL(strstr(e->d_name, ".neusight_rows."));
-    closedir(d);
+    conversion_should_refuse(dir, "--nodes", "train-nodes-v100.csv:3: input_shapes must be");
 }
 
 static void report_should_carry_the_runs_notes(void)
