@@ -164,33 +164,42 @@ static const xs_op *find(const xs_workload *wl, const char *name)
     return NULL;
 }
 
-/* The kernel row's op(s) against the step's: same traffic, launches, kind
- * and hints (the name differs: the row's op is not in a layer). */
-static void same_op(const char *set, const xs_workload *wl, const char *const *names, int nnames)
+static void kernel_ops(const char *set, xs_op *ops, int *n)
 {
     xs_kernel_spec k;
     char reason[256];
-    xs_op ops[XS_KERNEL_OPS_MAX];
-    int n;
     xs_error err;
     CU_ASSERT_EQUAL_FATAL(xs_kernel_spec_parse(set, &k, reason, sizeof reason), 0);
-    CU_ASSERT_EQUAL_FATAL(xs_kernel_ops(&k, ops, &n, &err), XS_OK);
+    CU_ASSERT_EQUAL_FATAL(xs_kernel_ops(&k, ops, n, &err), XS_OK);
+}
+
+/* A kernel row's op against the step's: same traffic, launches, kind and
+ * hints (the name differs: the row's op is not in a layer). */
+static void same_as_step(const char *set, const xs_op *op, const xs_op *w)
+{
+    int same = fabs(op->bytes - w->bytes) <= 1e-9 * w->bytes && op->launches == w->launches &&
+               op->kind == w->kind && fabs(op->flops - w->flops) <= 1e-9 * w->flops &&
+               op->hints.bw_scale == w->hints.bw_scale &&
+               op->hints.loop_elems == w->hints.loop_elems &&
+               op->hints.strided_elems == w->hints.strided_elems &&
+               op->hints.serial_trips == w->hints.serial_trips;
+    if (!same)
+        fprintf(stderr, "\n%s vs %s: bytes %g/%g launches %lld/%lld\n", set, w->name, op->bytes,
+                w->bytes, (long long)op->launches, (long long)w->launches);
+    CU_ASSERT(same);
+}
+
+/* The kernel row's ops are the step's ops names[], in order. */
+static void same_op(const char *set, const xs_workload *wl, const char *const *names, int nnames)
+{
+    xs_op ops[XS_KERNEL_OPS_MAX];
+    int n;
+    kernel_ops(set, ops, &n);
     CU_ASSERT_EQUAL_FATAL(n, nnames);
     for (int i = 0; i < n; i++) {
         const xs_op *w = find(wl, names[i]);
         CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-        int same = fabs(ops[i].bytes - w->bytes) <= 1e-9 * w->bytes &&
-                   ops[i].launches == w->launches && ops[i].kind == w->kind &&
-                   fabs(ops[i].flops - w->flops) <= 1e-9 * w->flops &&
-                   ops[i].hints.bw_scale == w->hints.bw_scale &&
-                   ops[i].hints.loop_elems == w->hints.loop_elems &&
-                   ops[i].hints.strided_elems == w->hints.strided_elems &&
-                   ops[i].hints.serial_trips == w->hints.serial_trips;
-        if (!same)
-            fprintf(stderr, "\n%s vs %s: bytes %g/%g launches %lld/%lld\n", set, names[i],
-                    ops[i].bytes, w->bytes, (long long)ops[i].launches,
-                    (long long)w->launches);
-        CU_ASSERT(same);
+        same_as_step(set, &ops[i], w);
     }
 }
 
@@ -259,33 +268,24 @@ static void kernel_rows_should_be_the_steps_own_ops(void)
     xs_wl_free(&wl);
 }
 
-/* dir=both is the forward kernels, then the backward ones. */
 /* Each op of a kernel row is the step's op of the same name (the row's
- * name prefix `row` read as the step's `step`), byte for byte; n: how many
- * the row has. */
+ * name prefix `row` read as the step's `step`); n: how many the row has. */
 static int same_ops_by_name(const char *set, const xs_workload *wl, const char *row,
                             const char *step)
 {
-    xs_kernel_spec k;
-    char reason[256];
     xs_op ops[XS_KERNEL_OPS_MAX];
     int n;
-    xs_error err;
-    CU_ASSERT_EQUAL_FATAL(xs_kernel_spec_parse(set, &k, reason, sizeof reason), 0);
-    CU_ASSERT_EQUAL_FATAL(xs_kernel_ops(&k, ops, &n, &err), XS_OK);
+    kernel_ops(set, ops, &n);
+    size_t lr = strlen(row);
     for (int i = 0; i < n; i++) {
         char name[96];
-        size_t lr = strlen(row);
         CU_ASSERT_FATAL(strncmp(ops[i].name, row, lr) == 0);
         snprintf(name, sizeof name, "%s%s", step, ops[i].name + lr);
         const xs_op *w = find(wl, name);
         if (!w)
             fprintf(stderr, "\n%s: the step has no %s\n", set, ops[i].name);
         CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-        CU_ASSERT_DOUBLE_EQUAL(ops[i].bytes, w->bytes, 1e-9 * w->bytes);
-        CU_ASSERT_DOUBLE_EQUAL(ops[i].flops, w->flops, 1e-9 * w->flops + 1e-9);
-        CU_ASSERT_EQUAL(ops[i].launches, w->launches);
-        CU_ASSERT_EQUAL(ops[i].kind, w->kind);
+        same_as_step(set, &ops[i], w);
     }
     return n;
 }
@@ -312,6 +312,7 @@ static void attention_and_norm_rows_should_be_the_steps_own(void)
     xs_wl_free(&wl);
 }
 
+/* dir=both is the forward kernels, then the backward ones. */
 static void both_should_be_forward_plus_backward(void)
 {
     size_t n;
@@ -397,15 +398,6 @@ static void summaries_should_group_rows_by_class(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",softmax.bwd\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",bert-base-squad\n"));
     tu_run_free(&r);
-}
-
-static void kernel_ops(const char *set, xs_op *ops, int *n)
-{
-    xs_kernel_spec k;
-    char reason[256];
-    xs_error err;
-    CU_ASSERT_EQUAL_FATAL(xs_kernel_spec_parse(set, &k, reason, sizeof reason), 0);
-    CU_ASSERT_EQUAL_FATAL(xs_kernel_ops(&k, ops, n, &err), XS_OK);
 }
 
 /* PyTorch's softmax keeps a row on chip up to what a block's 48 KiB of
