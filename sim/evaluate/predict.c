@@ -460,8 +460,10 @@ static int predict_at(const xs_device *dev, const xs_scenario *s, const xs_workl
      * whether the list is compact or not (on an async device, in the
      * timeline's first step) */
     /* each device's loop fetches its own micro-batches */
-    int timed_step = s->train.timed == XS_TIMED_STEP; /* else loading and the loss read-back are outside */
-    double load_s = timed_step ? s->loader_us * 1e-6 * (double)(s->train.batch * s->train.grad_accum) : 0;
+    /* a forward + backward benchmark times neither the loading nor the loss read-back */
+    int timed_step = s->train.timed == XS_TIMED_STEP;
+    double load_s =
+        timed_step ? s->loader_us * 1e-6 * (double)(s->train.batch * s->train.grad_accum) : 0;
     if (be->async && !be->whole_step) {
         double t = timeline(wl, o, load_s, timed_step && s->train.loss_sync, p);
         p->device_time_s = p->step_time_s;
